@@ -1,0 +1,75 @@
+//! `winterp bench`: runs the CPU benchmark shapes and prints a table or JSON.
+
+use anyhow::{Result, anyhow};
+use clap::Args;
+use winterp_core::bench;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Print one JSON object per shape instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Repetitions per shape (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Only these shapes (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    shapes: Vec<String>,
+    /// Work multiplier (1 = about 0.1-0.5 s per shape run).
+    #[arg(long, default_value_t = 1)]
+    scale: u32,
+}
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    let mut shapes = bench::standard(args.scale.max(1));
+    if !args.shapes.is_empty() {
+        shapes.retain(|s| args.shapes.iter().any(|n| n == s.name));
+        if shapes.is_empty() {
+            return Err(anyhow!("no shape matches {:?}", args.shapes));
+        }
+    }
+    let results = bench::run_all(&shapes, args.reps.max(1)).map_err(|e| anyhow!(e))?;
+    if args.json {
+        let list: Vec<serde_json::Value> = results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "name": r.name,
+                    "mips_median": round2(r.mips_median()),
+                    "ns_per_iter_median": round2(r.ns_per_iter_median()),
+                    "dispatches_per_insn": round2(r.dispatches_per_insn()),
+                    "ns_per_iter_min": round2(r.ns_per_iter_min()),
+                    "insns": r.insns(),
+                    "iters": r.iters,
+                    "reps": r.samples.len(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "shapes": list }))?
+        );
+    } else {
+        println!(
+            "{:<10} {:>10} {:>12} {:>12} {:>10} {:>14}",
+            "shape", "MIPS", "ns/iter med", "ns/iter min", "disp/insn", "insns/run"
+        );
+        for (r, s) in results.iter().zip(&shapes) {
+            println!(
+                "{:<10} {:>10.1} {:>12.2} {:>12.2} {:>10.3} {:>14}   {}",
+                r.name,
+                r.mips_median(),
+                r.ns_per_iter_median(),
+                r.ns_per_iter_min(),
+                r.dispatches_per_insn(),
+                r.insns(),
+                s.what
+            );
+        }
+    }
+    Ok(())
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}

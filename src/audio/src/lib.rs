@@ -1,0 +1,1 @@
+//! winterp-audio: the mixer and cpal output. Arrives with issue 5.

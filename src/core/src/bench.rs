@@ -1,0 +1,392 @@
+//! Benchmark shapes written as guest machine code, and a runner that measures them
+//! with the executor's own counters. `winterp bench` prints the results.
+
+use crate::harness::{self, DATA, EXIT, Machine};
+use crate::stats::ExecCounters;
+use iced_x86::code_asm::*;
+use std::time::Instant;
+
+/// One benchmark program: guest code whose main loop runs `iters` times.
+pub struct Shape {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub code: Vec<u8>,
+    pub iters: u64,
+    /// Guest memory contents written before each run.
+    pub init: Vec<(u32, Vec<u8>)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub secs: f64,
+    pub counters: ExecCounters,
+}
+
+#[derive(Clone, Debug)]
+pub struct ShapeResult {
+    pub name: &'static str,
+    pub iters: u64,
+    pub samples: Vec<Sample>,
+}
+
+impl ShapeResult {
+    fn median_secs(&self) -> f64 {
+        let mut v: Vec<f64> = self.samples.iter().map(|s| s.secs).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+    pub fn min_secs(&self) -> f64 {
+        self.samples
+            .iter()
+            .map(|s| s.secs)
+            .fold(f64::INFINITY, f64::min)
+    }
+    pub fn insns(&self) -> u64 {
+        self.samples[0].counters.insns
+    }
+    pub fn mips_median(&self) -> f64 {
+        self.insns() as f64 / self.median_secs() / 1e6
+    }
+    pub fn ns_per_iter_median(&self) -> f64 {
+        self.median_secs() * 1e9 / self.iters as f64
+    }
+    pub fn ns_per_iter_min(&self) -> f64 {
+        self.min_secs() * 1e9 / self.iters as f64
+    }
+    pub fn dispatches_per_insn(&self) -> f64 {
+        let c = &self.samples[0].counters;
+        c.dispatches as f64 / c.insns.max(1) as f64
+    }
+    pub fn blocks_per_iter(&self) -> f64 {
+        self.samples[0].counters.blocks as f64 / self.iters as f64
+    }
+    pub fn dispatches_per_iter(&self) -> f64 {
+        self.samples[0].counters.dispatches as f64 / self.iters as f64
+    }
+}
+
+/// Runs a shape once on a fresh machine; returns wall time and counters.
+pub fn run_once(shape: &Shape) -> Result<Sample, String> {
+    let mut m = Machine::new();
+    for (addr, bytes) in &shape.init {
+        m.mem
+            .write_bytes(*addr, bytes)
+            .map_err(|f| format!("shape {}: init {f:?}", shape.name))?;
+    }
+    m.load(&shape.code);
+    let t = Instant::now();
+    let stop = m.run(u64::MAX);
+    let secs = t.elapsed().as_secs_f64();
+    match stop {
+        crate::StopReason::Thunk(EXIT) => Ok(Sample {
+            secs,
+            counters: m.exec.counters,
+        }),
+        other => Err(format!(
+            "shape {} stopped with {other:?} at eip {:#x}",
+            shape.name, m.cpu.eip
+        )),
+    }
+}
+
+/// Runs every shape `reps` times, interleaving shapes so drift hits all alike.
+pub fn run_all(shapes: &[Shape], reps: usize) -> Result<Vec<ShapeResult>, String> {
+    let mut res: Vec<ShapeResult> = shapes
+        .iter()
+        .map(|s| ShapeResult {
+            name: s.name,
+            iters: s.iters,
+            samples: vec![],
+        })
+        .collect();
+    for _ in 0..reps {
+        for (k, s) in shapes.iter().enumerate() {
+            let sample = run_once(s)?;
+            if let Some(first) = res[k].samples.first() {
+                if first.counters != sample.counters {
+                    return Err(format!(
+                        "shape {} did different work on a repeat run",
+                        s.name
+                    ));
+                }
+            }
+            res[k].samples.push(sample);
+        }
+    }
+    Ok(res)
+}
+
+type Asm = CodeAssembler;
+type R = Result<(), iced_x86::IcedError>;
+
+fn finish(a: &mut Asm) -> R {
+    a.mov(eax, EXIT)?;
+    a.jmp(eax)
+}
+
+/// Register ALU loop: add/xor/sub/shift-free ALU work and a counted back edge.
+pub fn reg_alu(iters: u32) -> Shape {
+    let code = harness::assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(ecx, iters)?;
+        a.xor(eax, eax)?;
+        a.mov(ebx, 0x1234_5678u32)?;
+        a.mov(edx, 7u32)?;
+        a.set_label(&mut top)?;
+        a.add(eax, ebx)?;
+        a.xor(edx, eax)?;
+        a.sub(ebx, edx)?;
+        a.and(edx, 0xffffu32)?;
+        a.or(esi, edx)?;
+        a.inc(edi)?;
+        a.cmp(eax, ebx)?;
+        a.adc(esi, 0)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    Shape {
+        name: "reg_alu",
+        what: "register ALU loop",
+        code,
+        iters: iters as u64,
+        init: vec![],
+    }
+}
+
+/// Byte copy loop: mov al,[esi]; mov [edi],al; inc; inc; dec; jnz.
+pub fn mem_copy(iters: u32) -> Shape {
+    let len = 0x10000u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.mov(al, byte_ptr(esi))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    Shape {
+        name: "mem_copy",
+        what: "byte copy loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init: test_data(),
+    }
+}
+
+/// Byte table translate: al = table[[esi]]; store; a counted loop.
+pub fn lut(iters: u32) -> Shape {
+    let len = 0x10000u32;
+    let table = DATA + 0x1f_0000;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.mov(ebx, table)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    Shape {
+        name: "lut",
+        what: "byte table translate loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init: test_data(),
+    }
+}
+
+/// Recursive fib(n) with call/ret and stack traffic; iterations = calls made.
+pub fn call_ret(n: u32) -> Shape {
+    let code = harness::assemble(|a| {
+        let mut fib = a.create_label();
+        let mut base = a.create_label();
+        a.mov(eax, n)?;
+        a.call(fib)?;
+        finish(a)?;
+        // fib(eax) -> eax
+        a.set_label(&mut fib)?;
+        a.cmp(eax, 2)?;
+        a.jb(base)?;
+        a.push(ebx)?;
+        a.push(eax)?;
+        a.dec(eax)?;
+        a.call(fib)?;
+        a.mov(ebx, eax)?;
+        a.pop(eax)?;
+        a.sub(eax, 2)?;
+        a.call(fib)?;
+        a.add(eax, ebx)?;
+        a.pop(ebx)?;
+        a.set_label(&mut base)?;
+        a.ret()
+    });
+    // fib calls: C(n) = C(n-1) + C(n-2) + 1, C(0)=C(1)=1
+    let (mut c0, mut c1) = (1u64, 1u64);
+    for _ in 2..=n {
+        let c2 = c0 + c1 + 1;
+        c0 = c1;
+        c1 = c2;
+    }
+    Shape {
+        name: "call_ret",
+        what: "recursive fib",
+        code,
+        iters: if n < 2 { 1 } else { c1 },
+        init: vec![],
+    }
+}
+
+/// fld/fmul/fadd/fstp over an array of doubles.
+pub fn x87(iters: u32) -> Shape {
+    let len = 4096u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(DATA + 0x1f_0000))?;
+        a.fadd(qword_ptr(DATA + 0x1f_0008))?;
+        a.fstp(qword_ptr(edi))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    let mut arr = Vec::new();
+    for k in 0..len {
+        arr.extend_from_slice(&(k as f64 * 0.5).to_le_bytes());
+    }
+    let mut consts = 1.0001f64.to_le_bytes().to_vec();
+    consts.extend_from_slice(&0.25f64.to_le_bytes());
+    let init = vec![(DATA, arr), (DATA + 0x1f_0000, consts)];
+    Shape {
+        name: "x87",
+        what: "fld/fmul/fadd/fstp loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init,
+    }
+}
+
+/// 512 distinct blocks entered in a pseudo-random order (an LCG picks each next
+/// block through a jump table), so branches are not periodic.
+pub fn block_mix(iters: u32) -> Shape {
+    let table = DATA + 0x1e_0000;
+    let mut blocks = Vec::new();
+    let code = harness::assemble(|a| {
+        let mut disp = a.create_label();
+        let mut done = a.create_label();
+        a.mov(ebp, iters)?;
+        a.mov(eax, 12345u32)?;
+        a.set_label(&mut disp)?;
+        a.dec(ebp)?;
+        a.js(done)?;
+        a.imul_3(eax, eax, 1_103_515_245)?;
+        a.add(eax, 12345)?;
+        a.mov(edx, eax)?;
+        a.shr(edx, 16)?;
+        a.and(edx, 511)?;
+        a.jmp(dword_ptr(edx * 4 + table))?;
+        for k in 0..512u32 {
+            let mut l = a.create_label();
+            a.set_label(&mut l)?;
+            blocks.push(l);
+            a.add(esi, k)?;
+            a.xor(edi, esi)?;
+            if k % 3 == 0 {
+                a.sub(ebx, edi)?;
+            } else {
+                a.lea(ebx, ebx + edi * 2 + k)?;
+            }
+            a.inc(ecx)?;
+            a.jmp(disp)?;
+        }
+        a.set_label(&mut done)?;
+        finish(a)
+    });
+    let _ = blocks;
+    let table_bytes: Vec<u8> = block_starts(&code)
+        .iter()
+        .flat_map(|a| a.to_le_bytes())
+        .collect();
+    Shape {
+        name: "block_mix",
+        what: "512 blocks in pseudo-random order",
+        code,
+        iters: iters as u64,
+        init: vec![(table, table_bytes)],
+    }
+}
+
+/// Addresses of the 512 mix blocks: each starts right after a `jmp` back to the
+/// dispatcher (the first right after the dispatcher's `jmp [table]`).
+fn block_starts(code: &[u8]) -> Vec<u32> {
+    let mut d = iced_x86::Decoder::with_ip(32, code, harness::CODE as u64, 0);
+    let mut v = Vec::new();
+    let mut after_jmp = false;
+    for ins in &mut d {
+        if after_jmp && v.len() < 512 {
+            v.push(ins.ip32());
+        }
+        after_jmp = ins.mnemonic() == iced_x86::Mnemonic::Jmp;
+    }
+    v
+}
+
+fn test_data() -> Vec<(u32, Vec<u8>)> {
+    let mut x = 0x2545_f491u32;
+    let mut buf = vec![0u8; 0x10000];
+    for b in buf.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x as u8;
+    }
+    let table: Vec<u8> = (0..=255u8).map(|b| b.rotate_left(3) ^ 0x5a).collect();
+    vec![(DATA, buf), (DATA + 0x1f_0000, table)]
+}
+
+/// The standard shapes at a size that runs ~0.1-0.5 s each.
+pub fn standard(scale: u32) -> Vec<Shape> {
+    vec![
+        reg_alu(20_000_000 * scale),
+        mem_copy(0x100_0000 * scale),
+        lut(0x100_0000 * scale),
+        call_ret(28 + scale.ilog2()),
+        x87(4096 * 1024 * scale),
+        block_mix(4_000_000 * scale),
+    ]
+}

@@ -1,0 +1,118 @@
+//! Block decoder: guest bytes -> iced-x86 instructions -> threaded ops.
+//!
+//! A block is a run of instructions that ends after the first control transfer
+//! (iced's flow control is not `Next`), at the guest page edge, or at the length
+//! cap. The instruction that crosses a page edge is the last in its block. Fetch
+//! faults are precise: the block ends before an instruction whose bytes cannot be
+//! read, and a block that would start on such bytes raises the fault instead.
+
+use crate::cpu::{Exception, ExceptionKind, NOREG, seg};
+use crate::exec::cache::Block;
+use crate::exec::op::{self, Op};
+use crate::mem::{Access, GuestMemory, perm};
+use iced_x86::{Decoder, DecoderError, DecoderOptions, FlowControl, Instruction, OpKind, Register};
+
+/// Longest x86 instruction.
+pub const MAX_INSN: u32 = 15;
+
+pub fn decode_block(mem: &GuestMemory, eip: u32, max_insns: usize) -> Result<Block, Exception> {
+    if mem.perm(eip) & perm::READ == 0 {
+        return Err(Exception {
+            kind: ExceptionKind::AccessViolation(Access::Execute),
+            eip,
+            addr: eip,
+        });
+    }
+    // Mark before reading: a store by another thread after this point is logged and
+    // retires what we are about to decode.
+    mem.mark_code(eip);
+    let page_end = (eip & !0xfff).wrapping_add(0x1000);
+    let in_page = page_end.wrapping_sub(eip);
+    let mut buf = vec![0u8; in_page as usize];
+    mem.read_bytes(eip, &mut buf).expect("readable page");
+    if mem.perm(page_end) & perm::READ != 0 {
+        mem.mark_code(page_end);
+        let mut tail = [0u8; MAX_INSN as usize - 1];
+        mem.read_bytes(page_end, &mut tail).expect("readable page");
+        buf.extend_from_slice(&tail);
+    }
+    let mut dec = Decoder::with_ip(32, &buf, eip as u64, DecoderOptions::NONE);
+    let mut ops: Vec<Op> = Vec::with_capacity(16);
+    let mut ins = Instruction::default();
+    let mut end = eip;
+    let mut terminated = false;
+    while (dec.position() as u32) < in_page && ops.len() < max_insns {
+        dec.decode_out(&mut ins);
+        if ins.is_invalid() && dec.last_error() == DecoderError::NoMoreBytes {
+            if ops.is_empty() {
+                let addr = eip.wrapping_add(buf.len() as u32);
+                return Err(Exception {
+                    kind: ExceptionKind::AccessViolation(Access::Execute),
+                    eip,
+                    addr,
+                });
+            }
+            break;
+        }
+        let next = ins.next_ip32();
+        let mut o = Op::new(op::invalid_opcode, ins.ip32(), next);
+        o.code = ins.code() as u16;
+        end = eip.wrapping_add(dec.position() as u32);
+        if ins.is_invalid() {
+            ops.push(o);
+            terminated = true;
+            break;
+        }
+        prefill_memory(&ins, &mut o);
+        o.h = crate::ops::lower(&ins, &mut o);
+        ops.push(o);
+        if ins.flow_control() != FlowControl::Next {
+            terminated = true;
+            break;
+        }
+    }
+    let ninsn = ops.len() as u32;
+    if !terminated {
+        let mut o = Op::new(op::block_end, end, end);
+        o.imm = end;
+        ops.push(o);
+    }
+    Ok(Block::new(ops, eip, end, ninsn))
+}
+
+/// Resolves the instruction's memory operand (if any) into the op's address fields.
+fn prefill_memory(ins: &Instruction, o: &mut Op) {
+    if !(0..ins.op_count()).any(|k| ins.op_kind(k) == OpKind::Memory) {
+        return;
+    }
+    let base = ins.memory_base();
+    let index = ins.memory_index();
+    o.base = gpr(base).unwrap_or(NOREG);
+    o.index = gpr(index).unwrap_or(NOREG);
+    o.scale = ins.memory_index_scale().trailing_zeros() as u8;
+    o.disp = ins.memory_displacement32();
+    let a16 = base.is_gpr16() || index.is_gpr16() || ins.memory_displ_size() == 2;
+    o.amask = if a16 { 0xffff } else { u32::MAX };
+    o.seg = seg_slot(ins.memory_segment());
+}
+
+/// x86 register number of a general-purpose register of any width.
+pub fn gpr(r: Register) -> Option<u8> {
+    if r.is_gpr8() || r.is_gpr16() || r.is_gpr32() {
+        Some(r.number() as u8)
+    } else {
+        None
+    }
+}
+
+pub fn seg_slot(r: Register) -> u8 {
+    match r {
+        Register::ES => seg::ES,
+        Register::CS => seg::CS,
+        Register::SS => seg::SS,
+        Register::DS => seg::DS,
+        Register::FS => seg::FS,
+        Register::GS => seg::GS,
+        _ => seg::NONE,
+    }
+}

@@ -1,0 +1,234 @@
+//! The executor: runs a guest thread's blocks out of its block cache until a budget
+//! is spent, an API thunk is reached, an exception is raised or a halt is requested.
+//!
+//! Dispatch design (measurements in docs/performance.md): inside a block every
+//! handler ends by calling the next op's handler with the same signature, which LLVM
+//! compiles to a `jmp`; the last op of a block returns to the run loop here, which
+//! accounts the block, checks for code changes by other threads and finds the next
+//! block through the page directory.
+
+pub mod cache;
+pub mod op;
+
+use crate::cpu::{Cpu, Exception, Exit};
+use crate::stats::ExecCounters;
+use cache::{Block, BlockCache};
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use crate::cpu::ExceptionKind;
+pub use op::{Handler, Op};
+
+/// Why [`Executor::run`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The instruction budget was spent (checked at block boundaries).
+    BudgetSpent,
+    /// Control reached an address in the stop range (an API thunk); EIP is there.
+    Thunk(u32),
+    /// A precise guest exception; the CPU state is as before the faulting instruction.
+    Exception(Exception),
+    /// Another thread asked this one to stop.
+    Halt,
+}
+
+/// Optional profiling data; when off, the run loop is a different monomorphisation
+/// and pays nothing for it.
+#[derive(Default)]
+pub struct Profile {
+    /// Executions per iced `Code` (per handler form).
+    pub per_code: Vec<u64>,
+}
+
+pub struct Executor {
+    cache: BlockCache,
+    seen_epoch: u64,
+    pub counters: ExecCounters,
+    stop_lo: u32,
+    stop_len: u32,
+    profile: Option<Box<Profile>>,
+    halt: Arc<AtomicBool>,
+    scratch: Vec<(u32, u32)>,
+    /// Longest block the decoder builds.
+    pub max_block_insns: usize,
+}
+
+impl Default for Executor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Executor {
+    pub fn new() -> Executor {
+        Executor {
+            cache: BlockCache::new(),
+            seen_epoch: u64::MAX,
+            counters: ExecCounters::default(),
+            stop_lo: 0,
+            stop_len: 0,
+            profile: None,
+            halt: Arc::new(AtomicBool::new(false)),
+            scratch: Vec::new(),
+            max_block_insns: 64,
+        }
+    }
+
+    /// Addresses in `[lo, hi)` stop the run with [`StopReason::Thunk`] when reached.
+    pub fn set_stop_range(&mut self, lo: u32, hi: u32) {
+        self.stop_lo = lo;
+        self.stop_len = hi.wrapping_sub(lo);
+    }
+
+    /// A flag another thread can set to stop this executor at its next block boundary.
+    pub fn halt_handle(&self) -> Arc<AtomicBool> {
+        self.halt.clone()
+    }
+
+    /// Turns the per-handler and per-block histograms on or off.
+    pub fn set_profiling(&mut self, on: bool) {
+        if on && self.profile.is_none() {
+            self.profile = Some(Box::new(Profile {
+                per_code: vec![0; iced_x86::Code::values().len()],
+            }));
+        } else if !on {
+            self.profile = None;
+        }
+    }
+
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_deref()
+    }
+
+    /// Hot blocks: (start address, instructions, entries), most entered first.
+    pub fn hot_blocks(&self, n: usize) -> Vec<(u32, u32, u64)> {
+        let mut v: Vec<_> = self
+            .cache
+            .blocks()
+            .map(|b| (b.start, b.ninsn, b.entries.get()))
+            .filter(|b| b.2 > 0)
+            .collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2));
+        v.truncate(n);
+        v
+    }
+
+    /// Drops all decoded code (e.g. after a tier switch).
+    pub fn flush(&mut self) {
+        self.cache.flush();
+        self.counters.flushes += 1;
+    }
+
+    /// Runs until at least `budget` more instructions have retired (checked at block
+    /// boundaries) or something stops the thread.
+    pub fn run(&mut self, cpu: &mut Cpu, budget: u64) -> StopReason {
+        if self.profile.is_some() {
+            self.run_loop::<true>(cpu, budget)
+        } else {
+            self.run_loop::<false>(cpu, budget)
+        }
+    }
+
+    fn run_loop<const PROF: bool>(&mut self, cpu: &mut Cpu, budget: u64) -> StopReason {
+        let target = cpu.retired.saturating_add(budget);
+        loop {
+            if cpu.retired >= target {
+                return StopReason::BudgetSpent;
+            }
+            if cpu.mem.code_epoch() != self.seen_epoch {
+                self.sync_code(cpu);
+            }
+            if self.halt.load(Ordering::Relaxed) {
+                return StopReason::Halt;
+            }
+            let eip = cpu.eip;
+            if eip.wrapping_sub(self.stop_lo) < self.stop_len {
+                return StopReason::Thunk(eip);
+            }
+            let block: &Block = match self.cache.lookup(eip) {
+                Some(b) => b,
+                None => {
+                    let b = match crate::decode::decode_block(&cpu.mem, eip, self.max_block_insns) {
+                        Ok(b) => b,
+                        Err(e) => return StopReason::Exception(e),
+                    };
+                    self.counters.decodes += 1;
+                    self.cache.insert(b)
+                }
+            };
+            self.counters.blocks += 1;
+            if PROF {
+                block.entries.set(block.entries.get() + 1);
+            }
+            let exit = (block.ops[0].h)(cpu, &block.ops, 0);
+            let done = match exit {
+                Exit::Block => block.ninsn as u64,
+                Exit::Fault => cpu.exit_at as u64,
+                Exit::CodeWrite => cpu.exit_at as u64 + 1,
+            };
+            cpu.retired += done;
+            self.counters.insns += done;
+            self.counters.dispatches += if exit == Exit::Block {
+                block.ops.len() as u64
+            } else {
+                done + (exit == Exit::Fault) as u64
+            };
+            if PROF {
+                let ops = &block.ops
+                    [..(done as usize + (exit == Exit::Fault) as usize).min(block.ops.len())];
+                if let Some(p) = self.profile.as_deref_mut() {
+                    for op in ops {
+                        p.per_code[op.code as usize] += 1;
+                    }
+                }
+            }
+            if exit == Exit::Fault {
+                let e = cpu
+                    .pending
+                    .take()
+                    .expect("a faulting handler records its exception");
+                cpu.eip = e.eip;
+                return StopReason::Exception(e);
+            }
+        }
+    }
+
+    /// Replays code writes (by any thread) into this thread's cache.
+    #[cold]
+    fn sync_code(&mut self, cpu: &Cpu) {
+        if self.seen_epoch == u64::MAX {
+            self.seen_epoch = cpu.mem.code_epoch();
+            return;
+        }
+        self.scratch.clear();
+        match cpu
+            .mem
+            .code_writes_since(self.seen_epoch, &mut self.scratch)
+        {
+            Some(now) => {
+                self.seen_epoch = now;
+                for &(a, l) in &self.scratch {
+                    self.counters.invalidations += self.cache.invalidate(a, l) as u64;
+                }
+            }
+            None => {
+                self.seen_epoch = cpu.mem.code_epoch();
+                self.flush();
+            }
+        }
+    }
+}
+
+impl Block {
+    pub fn new(ops: Vec<Op>, start: u32, end: u32, ninsn: u32) -> Block {
+        Block {
+            ops: ops.into_boxed_slice(),
+            start,
+            end,
+            ninsn,
+            live: true,
+            entries: Cell::new(0),
+        }
+    }
+}

@@ -1,0 +1,685 @@
+//! Guest memory: one 4 GiB host reservation per process, guest address `ga` at
+//! `base + ga`, and a one-byte-per-page permission table that also carries the
+//! CODE bit for pages holding decoded code.
+//!
+//! Every guest access checks the permission table before touching host memory, so a
+//! bad guest access becomes a [`Fault`] (a guest exception) and never a host signal.
+//! Uncommitted pages are also `PROT_NONE` on the host as a second line of defence.
+//!
+//! This is one of the two modules allowed to use `unsafe` (the other is the executor).
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
+
+pub const PAGE_SIZE: u32 = 0x1000;
+pub const PAGE_SHIFT: u32 = 12;
+const PAGE_COUNT: usize = 1 << 20;
+const RESERVE: usize = 1 << 32;
+/// Tail beyond 4 GiB so that an unaligned access at the very top can never reach
+/// past the reservation even if a caller forgets the wrap check.
+const GUARD: usize = 1 << 16;
+
+/// Per-page permission bits.
+pub mod perm {
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const EXEC: u8 = 4;
+    /// Some thread decoded code from this page: stores take the invalidation path.
+    pub const CODE: u8 = 8;
+    pub const COMMITTED: u8 = 16;
+    /// Win32 PAGE_GUARD: the first touch raises a guard-page exception.
+    pub const GUARD: u8 = 32;
+}
+
+/// Guest page protection, as the Win32 layer asks for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prot {
+    pub read: bool,
+    pub write: bool,
+    pub exec: bool,
+}
+
+impl Prot {
+    pub const NONE: Prot = Prot {
+        read: false,
+        write: false,
+        exec: false,
+    };
+    pub const R: Prot = Prot {
+        read: true,
+        write: false,
+        exec: false,
+    };
+    pub const RW: Prot = Prot {
+        read: true,
+        write: true,
+        exec: false,
+    };
+    pub const RX: Prot = Prot {
+        read: true,
+        write: false,
+        exec: true,
+    };
+    pub const RWX: Prot = Prot {
+        read: true,
+        write: true,
+        exec: true,
+    };
+
+    fn bits(self) -> u8 {
+        (if self.read { perm::READ } else { 0 })
+            | (if self.write { perm::WRITE } else { 0 })
+            | (if self.exec { perm::EXEC } else { 0 })
+    }
+}
+
+/// What kind of access faulted (Win32 puts this in ExceptionInformation[0]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Execute,
+}
+
+/// A guest access that the page table refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub addr: u32,
+    pub access: Access,
+    /// The page was a PAGE_GUARD page (the guard is now cleared).
+    pub guard: bool,
+}
+
+impl Fault {
+    pub const fn new(addr: u32, access: Access) -> Fault {
+        Fault {
+            addr,
+            access,
+            guard: false,
+        }
+    }
+}
+
+/// What a successful store touched: plain data, or a page holding decoded code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrote {
+    Data,
+    Code,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MemError {
+    #[error("could not reserve the 4 GiB guest address space: {0}")]
+    Reserve(std::io::Error),
+    #[error("host mprotect failed at guest {addr:#010x}: {err}")]
+    Protect { addr: u32, err: std::io::Error },
+    #[error("guest range {addr:#010x}+{len:#x} is not committed")]
+    NotCommitted { addr: u32, len: u32 },
+}
+
+/// Number of recent code writes kept for other threads to replay.
+const CODE_LOG_LEN: usize = 256;
+
+struct CodeLog {
+    /// Ring of (epoch, addr, len); the entry for epoch `e` lives at `e % CODE_LOG_LEN`.
+    ring: Vec<(u64, u32, u32)>,
+}
+
+struct Region {
+    base: *mut u8,
+    perms: Box<[AtomicU8]>,
+    code_epoch: AtomicU64,
+    code_log: Mutex<CodeLog>,
+    /// Serialises LOCKed accesses that the host cannot do as one native atomic
+    /// (misaligned or page-crossing).
+    split_lock: Mutex<()>,
+}
+
+// SAFETY: `base` points at a private mapping owned by this Region for its whole life;
+// all access to the bytes goes through methods that check the permission table, and
+// concurrent guest accesses are the guest's own data races (as on real hardware).
+unsafe impl Send for Region {}
+// SAFETY: see above; shared access is the point (guest threads share memory).
+unsafe impl Sync for Region {}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: `base` came from mmap with exactly this length and is unmapped once.
+        unsafe {
+            libc::munmap(self.base as *mut libc::c_void, RESERVE + GUARD);
+        }
+    }
+}
+
+/// A handle on a process's guest memory. Cloning is cheap; all clones share the bytes.
+#[derive(Clone)]
+pub struct GuestMemory {
+    region: Arc<Region>,
+    base: *mut u8,
+}
+
+// SAFETY: the handle only carries the base pointer of a Region kept alive by the Arc.
+unsafe impl Send for GuestMemory {}
+// SAFETY: as for Region.
+unsafe impl Sync for GuestMemory {}
+
+macro_rules! access {
+    ($read:ident, $write:ident, $ty:ty, $n:expr) => {
+        /// Guest load; faults if any byte is unreadable. Wraps at 4 GiB like the CPU.
+        #[inline(always)]
+        pub fn $read(&self, addr: u32) -> Result<$ty, Fault> {
+            let p = self.perm(addr);
+            if p & (perm::READ | perm::GUARD) == perm::READ && (addr & 0xfff) <= 0x1000 - $n {
+                // SAFETY: the page is committed and readable and the access stays inside it.
+                Ok(unsafe { (self.base.add(addr as usize) as *const $ty).read_unaligned() })
+            } else {
+                let mut b = [0u8; $n];
+                self.read_slow(addr, &mut b)?;
+                Ok(<$ty>::from_le_bytes(b))
+            }
+        }
+
+        /// Guest store; faults (writing nothing) if any byte is not writable.
+        #[inline(always)]
+        pub fn $write(&self, addr: u32, v: $ty) -> Result<Wrote, Fault> {
+            let p = self.perm(addr);
+            if p & (perm::WRITE | perm::CODE | perm::GUARD) == perm::WRITE
+                && (addr & 0xfff) <= 0x1000 - $n
+            {
+                // SAFETY: the page is committed and writable and the access stays inside it.
+                unsafe { (self.base.add(addr as usize) as *mut $ty).write_unaligned(v) };
+                Ok(Wrote::Data)
+            } else {
+                self.write_slow(addr, &v.to_le_bytes())
+            }
+        }
+    };
+}
+
+impl GuestMemory {
+    /// Reserves the 4 GiB guest space. Nothing is committed yet.
+    pub fn new() -> Result<GuestMemory, MemError> {
+        // SAFETY: an anonymous PROT_NONE reservation; no existing memory is touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                RESERVE + GUARD,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(MemError::Reserve(std::io::Error::last_os_error()));
+        }
+        let perms: Box<[AtomicU8]> = (0..PAGE_COUNT).map(|_| AtomicU8::new(0)).collect();
+        let region = Region {
+            base: p as *mut u8,
+            perms,
+            code_epoch: AtomicU64::new(0),
+            code_log: Mutex::new(CodeLog {
+                ring: vec![(u64::MAX, 0, 0); CODE_LOG_LEN],
+            }),
+            split_lock: Mutex::new(()),
+        };
+        let base = region.base;
+        Ok(GuestMemory {
+            region: Arc::new(region),
+            base,
+        })
+    }
+
+    #[inline(always)]
+    pub fn perm(&self, addr: u32) -> u8 {
+        self.region.perms[(addr >> PAGE_SHIFT) as usize].load(Ordering::Relaxed)
+    }
+
+    /// Commits `[addr, addr+len)` (page-rounded) with `prot`, zero-filled if new.
+    pub fn commit(&self, addr: u32, len: u32, prot: Prot) -> Result<(), MemError> {
+        let (first, last) = page_span(addr, len);
+        for page in first..=last {
+            let ga = page << PAGE_SHIFT;
+            let old = self.region.perms[page as usize].load(Ordering::Relaxed);
+            if old & perm::COMMITTED == 0 {
+                self.host_protect(ga, libc::PROT_READ | libc::PROT_WRITE)?;
+            }
+            let keep = old & perm::CODE;
+            self.region.perms[page as usize]
+                .store(prot.bits() | perm::COMMITTED | keep, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Changes the guest protection of committed pages. Returns the old protection of
+    /// the first page, as VirtualProtect does.
+    pub fn protect(&self, addr: u32, len: u32, prot: Prot) -> Result<Prot, MemError> {
+        let (first, last) = page_span(addr, len);
+        for page in first..=last {
+            if self.region.perms[page as usize].load(Ordering::Relaxed) & perm::COMMITTED == 0 {
+                return Err(MemError::NotCommitted { addr, len });
+            }
+        }
+        let old = self.prot(addr);
+        for page in first..=last {
+            let slot = &self.region.perms[page as usize];
+            let keep = slot.load(Ordering::Relaxed) & (perm::CODE | perm::COMMITTED);
+            slot.store(prot.bits() | keep, Ordering::Relaxed);
+        }
+        Ok(old)
+    }
+
+    /// Marks pages as guard pages (Win32 PAGE_GUARD): first touch faults once.
+    pub fn set_guard(&self, addr: u32, len: u32, on: bool) {
+        let (first, last) = page_span(addr, len);
+        for page in first..=last {
+            let slot = &self.region.perms[page as usize];
+            if on {
+                slot.fetch_or(perm::GUARD, Ordering::Relaxed);
+            } else {
+                slot.fetch_and(!perm::GUARD, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Releases pages: contents are dropped and any access faults.
+    pub fn decommit(&self, addr: u32, len: u32) -> Result<(), MemError> {
+        let (first, last) = page_span(addr, len);
+        self.note_code_write(first << PAGE_SHIFT, (last - first + 1) << PAGE_SHIFT);
+        for page in first..=last {
+            self.region.perms[page as usize].store(0, Ordering::Relaxed);
+            let ga = page << PAGE_SHIFT;
+            // SAFETY: the page lies inside our reservation; dropping its contents is the intent.
+            unsafe {
+                libc::madvise(
+                    self.base.add(ga as usize) as *mut libc::c_void,
+                    PAGE_SIZE as usize,
+                    libc::MADV_DONTNEED,
+                );
+            }
+            self.host_protect(ga, libc::PROT_NONE)?;
+        }
+        Ok(())
+    }
+
+    pub fn prot(&self, addr: u32) -> Prot {
+        let p = self.perm(addr);
+        Prot {
+            read: p & perm::READ != 0,
+            write: p & perm::WRITE != 0,
+            exec: p & perm::EXEC != 0,
+        }
+    }
+
+    pub fn is_committed(&self, addr: u32) -> bool {
+        self.perm(addr) & perm::COMMITTED != 0
+    }
+
+    fn host_protect(&self, ga: u32, prot: libc::c_int) -> Result<(), MemError> {
+        // SAFETY: the page lies inside our reservation, page aligned.
+        let r = unsafe {
+            libc::mprotect(
+                self.base.add(ga as usize) as *mut libc::c_void,
+                PAGE_SIZE as usize,
+                prot,
+            )
+        };
+        if r != 0 {
+            return Err(MemError::Protect {
+                addr: ga,
+                err: std::io::Error::last_os_error(),
+            });
+        }
+        Ok(())
+    }
+
+    access!(read_u8, write_u8, u8, 1);
+    access!(read_u16, write_u16, u16, 2);
+    access!(read_u32, write_u32, u32, 4);
+    access!(read_u64, write_u64, u64, 8);
+
+    /// An access that crosses a page, wraps at 4 GiB or hits a special page.
+    #[cold]
+    fn read_slow(&self, addr: u32, out: &mut [u8]) -> Result<(), Fault> {
+        for k in 0..out.len() as u32 {
+            let a = addr.wrapping_add(k);
+            let p = self.perm(a);
+            if p & perm::GUARD != 0 {
+                self.set_guard(a, 1, false);
+                return Err(Fault {
+                    addr: a,
+                    access: Access::Read,
+                    guard: true,
+                });
+            }
+            if p & perm::READ == 0 {
+                return Err(Fault::new(a, Access::Read));
+            }
+        }
+        for (k, o) in out.iter_mut().enumerate() {
+            let a = addr.wrapping_add(k as u32);
+            // SAFETY: every byte's page was checked readable above.
+            *o = unsafe { *self.base.add(a as usize) };
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn write_slow(&self, addr: u32, bytes: &[u8]) -> Result<Wrote, Fault> {
+        let mut code = false;
+        for k in 0..bytes.len() as u32 {
+            let a = addr.wrapping_add(k);
+            let p = self.perm(a);
+            if p & perm::GUARD != 0 {
+                self.set_guard(a, 1, false);
+                return Err(Fault {
+                    addr: a,
+                    access: Access::Write,
+                    guard: true,
+                });
+            }
+            if p & perm::WRITE == 0 {
+                return Err(Fault::new(a, Access::Write));
+            }
+            code |= p & perm::CODE != 0;
+        }
+        for (k, b) in bytes.iter().enumerate() {
+            let a = addr.wrapping_add(k as u32);
+            // SAFETY: every byte's page was checked writable above.
+            unsafe { *self.base.add(a as usize) = *b };
+        }
+        if code {
+            self.note_code_write(addr, bytes.len() as u32);
+            Ok(Wrote::Code)
+        } else {
+            Ok(Wrote::Data)
+        }
+    }
+
+    /// Checks that `[addr, addr+len)` could be written, without writing. Lets
+    /// multi-store instructions (PUSHA, ENTER, string ops) fault before any change.
+    pub fn probe_write(&self, addr: u32, len: u32) -> Result<(), Fault> {
+        self.probe(addr, len, perm::WRITE, Access::Write)
+    }
+
+    pub fn probe_read(&self, addr: u32, len: u32) -> Result<(), Fault> {
+        self.probe(addr, len, perm::READ, Access::Read)
+    }
+
+    fn probe(&self, addr: u32, len: u32, need: u8, access: Access) -> Result<(), Fault> {
+        if len == 0 {
+            return Ok(());
+        }
+        let mut a = addr;
+        let end = addr.wrapping_add(len - 1);
+        loop {
+            let p = self.perm(a);
+            if p & need == 0 || p & perm::GUARD != 0 {
+                return Err(Fault::new(a.max(addr), access));
+            }
+            let next = (a & !0xfff).wrapping_add(0x1000);
+            if (end & !0xfff) == (a & !0xfff) || next == 0 {
+                return Ok(());
+            }
+            a = next;
+        }
+    }
+
+    /// Reads guest bytes for the host (loader, HLE), honouring only commitment.
+    pub fn read_bytes(&self, addr: u32, out: &mut [u8]) -> Result<(), Fault> {
+        self.probe(addr, out.len() as u32, perm::COMMITTED, Access::Read)?;
+        for (k, o) in out.iter_mut().enumerate() {
+            // SAFETY: committed pages are host-readable; checked above.
+            *o = unsafe { *self.base.add(addr.wrapping_add(k as u32) as usize) };
+        }
+        Ok(())
+    }
+
+    /// Writes guest bytes for the host (loader, HLE, tests), ignoring guest
+    /// write protection but not commitment. Decoded code over those bytes is retired.
+    pub fn write_bytes(&self, addr: u32, bytes: &[u8]) -> Result<(), Fault> {
+        let len = bytes.len() as u32;
+        self.probe(addr, len, perm::COMMITTED, Access::Write)?;
+        let mut code = false;
+        if len > 0 {
+            let (first, last) = page_span(addr, len);
+            for page in first..=last {
+                code |= self.region.perms[page as usize].load(Ordering::Relaxed) & perm::CODE != 0;
+            }
+        }
+        for (k, b) in bytes.iter().enumerate() {
+            // SAFETY: committed pages are host-writable; checked above.
+            unsafe { *self.base.add(addr.wrapping_add(k as u32) as usize) = *b };
+        }
+        if code {
+            self.note_code_write(addr, len);
+        }
+        Ok(())
+    }
+
+    /// Reads a NUL-terminated byte string (at most `max` bytes).
+    pub fn read_cstr(&self, addr: u32, max: usize) -> Result<Vec<u8>, Fault> {
+        let mut v = Vec::new();
+        for k in 0..max as u32 {
+            let mut b = [0u8];
+            self.read_bytes(addr.wrapping_add(k), &mut b)?;
+            if b[0] == 0 {
+                break;
+            }
+            v.push(b[0]);
+        }
+        Ok(v)
+    }
+
+    // ---- code tracking -------------------------------------------------------------
+
+    /// Marks a page as holding decoded code, so stores to it are reported.
+    pub fn mark_code(&self, addr: u32) {
+        self.region.perms[(addr >> PAGE_SHIFT) as usize].fetch_or(perm::CODE, Ordering::Relaxed);
+    }
+
+    /// Records that guest bytes holding decoded code changed; every thread's block
+    /// cache replays this at its next block boundary.
+    pub fn note_code_write(&self, addr: u32, len: u32) {
+        let mut log = self
+            .region
+            .code_log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let e = self.region.code_epoch.load(Ordering::Relaxed);
+        log.ring[(e % CODE_LOG_LEN as u64) as usize] = (e, addr, len);
+        self.region.code_epoch.store(e + 1, Ordering::Release);
+    }
+
+    #[inline(always)]
+    pub fn code_epoch(&self) -> u64 {
+        self.region.code_epoch.load(Ordering::Acquire)
+    }
+
+    /// Code writes since `since`, or `None` if the log no longer reaches back that far
+    /// (the caller then drops all decoded code).
+    pub fn code_writes_since(&self, since: u64, out: &mut Vec<(u32, u32)>) -> Option<u64> {
+        let log = self
+            .region
+            .code_log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let now = self.region.code_epoch.load(Ordering::Relaxed);
+        if now - since > CODE_LOG_LEN as u64 {
+            return None;
+        }
+        for e in since..now {
+            let (tag, a, l) = log.ring[(e % CODE_LOG_LEN as u64) as usize];
+            if tag != e {
+                return None;
+            }
+            out.push((a, l));
+        }
+        Some(now)
+    }
+
+    // ---- LOCK / XCHG --------------------------------------------------------------
+
+    /// Atomic read-modify-write of `N` bytes (1, 2, 4 or 8) at `addr`: `f` maps the old
+    /// value to `Some(new)` (store) or `None` (leave memory alone, as a failed
+    /// CMPXCHG does). Returns the old value.
+    pub fn atomic_rmw(
+        &self,
+        addr: u32,
+        size: u32,
+        mut f: impl FnMut(u64) -> Option<u64>,
+    ) -> Result<(u64, Wrote), Fault> {
+        self.probe(addr, size, perm::READ, Access::Read)?;
+        self.probe(addr, size, perm::WRITE, Access::Write)?;
+        let mut code = false;
+        if (addr & 0xfff) + size <= 0x1000 {
+            code = self.perm(addr) & perm::CODE != 0;
+        } else {
+            code |= self.perm(addr) & perm::CODE != 0;
+            code |= self.perm(addr.wrapping_add(size - 1)) & perm::CODE != 0;
+        }
+        let aligned = addr % size == 0;
+        let old = if aligned {
+            // SAFETY: the range is committed, readable and writable (checked above),
+            // aligned to its size, and lives as long as `self.region`.
+            let p = unsafe { self.base.add(addr as usize) };
+            macro_rules! cas_loop {
+                ($at:ty, $t:ty) => {{
+                    // SAFETY: `p` is aligned for `$t` and valid for the region's lifetime.
+                    let a = unsafe { <$at>::from_ptr(p as *mut $t) };
+                    let mut cur = a.load(Ordering::SeqCst);
+                    loop {
+                        match f(cur as u64) {
+                            None => break cur as u64,
+                            Some(n) => match a.compare_exchange_weak(
+                                cur,
+                                n as $t,
+                                Ordering::SeqCst,
+                                Ordering::SeqCst,
+                            ) {
+                                Ok(_) => break cur as u64,
+                                Err(c) => cur = c,
+                            },
+                        }
+                    }
+                }};
+            }
+            match size {
+                1 => cas_loop!(AtomicU8, u8),
+                2 => cas_loop!(AtomicU16, u16),
+                4 => cas_loop!(AtomicU32, u32),
+                _ => cas_loop!(AtomicU64, u64),
+            }
+        } else {
+            let _g = self
+                .region
+                .split_lock
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let mut b = [0u8; 8];
+            self.read_bytes(addr, &mut b[..size as usize])?;
+            let cur = u64::from_le_bytes(b);
+            if let Some(n) = f(cur) {
+                let nb = n.to_le_bytes();
+                for k in 0..size {
+                    // SAFETY: checked writable above; under the split lock.
+                    unsafe { *self.base.add(addr.wrapping_add(k) as usize) = nb[k as usize] };
+                }
+            }
+            cur
+        };
+        if code {
+            self.note_code_write(addr, size);
+            Ok((old, Wrote::Code))
+        } else {
+            Ok((old, Wrote::Data))
+        }
+    }
+}
+
+fn page_span(addr: u32, len: u32) -> (u32, u32) {
+    let first = addr >> PAGE_SHIFT;
+    let last = (addr as u64 + len.max(1) as u64 - 1).min(u32::MAX as u64) as u32 >> PAGE_SHIFT;
+    (first, last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unmapped_and_readonly_fault_without_writing() {
+        let m = GuestMemory::new().unwrap();
+        assert_eq!(m.read_u32(0x1000), Err(Fault::new(0x1000, Access::Read)));
+        m.commit(0x10000, 0x1000, Prot::R).unwrap();
+        assert_eq!(m.read_u32(0x10000), Ok(0));
+        assert_eq!(
+            m.write_u32(0x10000, 5),
+            Err(Fault::new(0x10000, Access::Write))
+        );
+        assert_eq!(m.read_u32(0x10000), Ok(0));
+    }
+
+    #[test]
+    fn page_crossing_checks_both_pages() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x20000, 0x1000, Prot::RW).unwrap();
+        // Second page missing: the store faults at the first byte of that page, and
+        // nothing is written to the first page either.
+        assert_eq!(
+            m.write_u32(0x20ffe, 0xdeadbeef),
+            Err(Fault::new(0x21000, Access::Write))
+        );
+        assert_eq!(m.read_u16(0x20ffe), Ok(0));
+        m.commit(0x21000, 0x1000, Prot::RW).unwrap();
+        assert_eq!(m.write_u32(0x20ffe, 0xdeadbeef), Ok(Wrote::Data));
+        assert_eq!(m.read_u32(0x20ffe), Ok(0xdeadbeef));
+        assert_eq!(m.read_u8(0x21001), Ok(0xde));
+    }
+
+    #[test]
+    fn wraps_at_4gib() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0xffff_f000, 0x1000, Prot::RW).unwrap();
+        m.commit(0, 0x1000, Prot::RW).unwrap();
+        m.write_u32(0xffff_fffe, 0x11223344).unwrap();
+        assert_eq!(m.read_u16(0), Ok(0x1122));
+        assert_eq!(m.read_u16(0xffff_fffe), Ok(0x3344));
+    }
+
+    #[test]
+    fn code_writes_are_logged() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x30000, 0x1000, Prot::RWX).unwrap();
+        let e0 = m.code_epoch();
+        m.write_u8(0x30010, 1).unwrap();
+        assert_eq!(m.code_epoch(), e0);
+        m.mark_code(0x30000);
+        assert_eq!(m.write_u8(0x30010, 2), Ok(Wrote::Code));
+        let mut v = Vec::new();
+        assert_eq!(m.code_writes_since(e0, &mut v), Some(e0 + 1));
+        assert_eq!(v, vec![(0x30010, 1)]);
+    }
+
+    #[test]
+    fn atomic_rmw_counts_across_threads() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x40000, 0x1000, Prot::RW).unwrap();
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                let m = m.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..10000 {
+                        m.atomic_rmw(0x40000, 4, |v| Some(v + 1)).unwrap();
+                        m.atomic_rmw(0x40fff, 2, |v| Some((v + 1) & 0xffff)).ok();
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(m.read_u32(0x40000), Ok(40000));
+    }
+}

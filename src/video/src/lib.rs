@@ -1,0 +1,1 @@
+//! winterp-video: guest surfaces to RGBA, scaling and presentation. Arrives with issue 4.
