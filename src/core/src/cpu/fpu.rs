@@ -1,22 +1,224 @@
-//! x87 and MMX state. (Placeholder until the x87 module lands.)
+//! x87 and MMX state.
+//!
+//! Values are held as f64 (the brief's choice: Win32 programs run with the control
+//! word's precision at 53 bits) with the stack pointer, tag word, status word
+//! (C0-C3, C1, sticky exception bits) and control word kept exactly. MMX registers
+//! alias the physical x87 registers: an MMX write stores the raw 64-bit value with
+//! exponent 0xFFFF (as the hardware does), recorded in `mmx_raw` so that neither
+//! side loses bits when the other reads the register.
+
+/// Physical register index of ST(i) for stack top `top`.
+#[inline(always)]
+pub const fn phys(top: u8, i: u8) -> usize {
+    ((top + i) & 7) as usize
+}
+
+pub mod tag {
+    pub const VALID: u16 = 0;
+    pub const ZERO: u16 = 1;
+    pub const SPECIAL: u16 = 2;
+    pub const EMPTY: u16 = 3;
+}
 
 #[derive(Clone, Debug)]
 pub struct Fpu {
+    /// Physical registers R0-R7.
     pub st: [f64; 8],
+    /// Raw 64-bit significands of registers last written by MMX instructions.
+    pub mm: [u64; 8],
+    /// Bit k set: physical register k holds `mm[k]` with exponent 0xFFFF.
+    pub mmx_raw: u8,
     pub top: u8,
-    pub cw: u16,
-    pub sw: u16,
+    /// Full tag word, two bits per physical register.
     pub tags: u16,
+    pub cw: u16,
+    /// Status word with the TOP field (bits 11-13) kept at zero; see [`Fpu::status`].
+    pub sw: u16,
+    /// Last instruction/operand pointers and opcode, as FSAVE/FSTENV store them.
+    pub fip: u32,
+    pub fcs: u16,
+    pub fop: u16,
+    pub fdp: u32,
+    pub fds: u16,
 }
 
 impl Default for Fpu {
     fn default() -> Self {
         Fpu {
             st: [0.0; 8],
+            mm: [0; 8],
+            mmx_raw: 0,
             top: 0,
-            cw: 0x27f,
-            sw: 0,
             tags: 0xffff,
+            // The control word Windows gives a new thread: 53-bit precision,
+            // round to nearest, all exceptions masked.
+            cw: 0x027f,
+            sw: 0,
+            fip: 0,
+            fcs: 0,
+            fop: 0,
+            fdp: 0,
+            fds: 0,
         }
+    }
+}
+
+impl Fpu {
+    /// Status word including TOP.
+    #[inline]
+    pub fn status(&self) -> u16 {
+        (self.sw & !0x3800) | ((self.top as u16 & 7) << 11)
+    }
+
+    // ---- MMX view -----------------------------------------------------------------
+
+    /// MMX register `i` (physical register i).
+    #[inline(always)]
+    pub fn mmx(&self, i: u8) -> u64 {
+        let k = (i & 7) as usize;
+        if self.mmx_raw & (1 << k) != 0 {
+            self.mm[k]
+        } else {
+            f64_to_ext80(self.st[k]).0
+        }
+    }
+
+    /// Writes MMX register `i`: exponent field becomes 0xFFFF (raw), and, as every
+    /// MMX instruction does, TOP becomes 0 and all tags valid.
+    #[inline(always)]
+    pub fn set_mmx(&mut self, i: u8, v: u64) {
+        let k = (i & 7) as usize;
+        self.mm[k] = v;
+        self.mmx_raw |= 1 << k;
+        self.mmx_enter();
+    }
+
+    /// State change every MMX instruction other than EMMS makes.
+    #[inline(always)]
+    pub fn mmx_enter(&mut self) {
+        self.top = 0;
+        self.tags = 0;
+    }
+
+    /// EMMS: all registers empty.
+    #[inline(always)]
+    pub fn emms(&mut self) {
+        self.tags = 0xffff;
+    }
+}
+
+/// Converts an f64 to the 80-bit extended format: (significand with explicit integer
+/// bit, sign and biased 15-bit exponent).
+pub fn f64_to_ext80(v: f64) -> (u64, u16) {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        if frac == 0 {
+            return (0, sign);
+        }
+        // Double denormal: normalise into the wider exponent range.
+        let lz = frac.leading_zeros() as i32 - 11; // shift to bring the top bit to bit 52
+        let m = frac << (lz + 11);
+        let e = 1 - 1023 - lz + 16383;
+        return (m, sign | e as u16);
+    }
+    if exp == 0x7ff {
+        let m = (1u64 << 63) | (frac << 11);
+        return (m, sign | 0x7fff);
+    }
+    let m = (1u64 << 63) | (frac << 11);
+    (m, sign | (exp - 1023 + 16383) as u16)
+}
+
+/// Converts an 80-bit extended value to the nearest f64 (round to nearest even).
+pub fn ext80_to_f64(m: u64, se: u16) -> f64 {
+    let sign = if se & 0x8000 != 0 { -1.0f64 } else { 1.0 };
+    let e = (se & 0x7fff) as i32;
+    if e == 0x7fff {
+        if m << 1 == 0 {
+            return sign * f64::INFINITY;
+        }
+        // NaN: keep the payload's top bits and the quiet bit.
+        let frac = (m << 1) >> 12;
+        let bits = ((se as u64 & 0x8000) << 48) | (0x7ffu64 << 52) | frac.max(1);
+        return f64::from_bits(bits);
+    }
+    if m == 0 {
+        return sign * 0.0;
+    }
+    // value = m * 2^(e - 16383 - 63); exact in i128-free form via ldexp-style scaling.
+    let unbiased = if e == 0 { 1 - 16383 } else { e - 16383 };
+    let r = round_to_f64(m, unbiased - 63);
+    sign * r
+}
+
+/// `m * 2^exp` rounded to nearest-even f64.
+fn round_to_f64(m: u64, exp: i32) -> f64 {
+    // Normalise so bit 63 is set.
+    let lz = m.leading_zeros() as i32;
+    let m = m << lz;
+    let exp = exp - lz;
+    // Value is 1.f * 2^(exp+63).
+    let e = exp + 63;
+    let (keep, shift) = if e >= -1022 {
+        (53, 11)
+    } else {
+        // Denormal result: fewer significant bits.
+        let bits = 53 - (-1022 - e);
+        if bits <= 0 {
+            // Rounds to zero or the smallest denormal.
+            let half = bits == 0 && m > (1u64 << 63);
+            return if half { f64::from_bits(1) } else { 0.0 };
+        }
+        (bits, 64 - bits)
+    };
+    let _ = keep;
+    let mut q = m >> shift;
+    let rem = m & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    if rem > half || (rem == half && q & 1 == 1) {
+        q += 1;
+    }
+    // q has `keep` (or keep+1 after carry) bits; scale back.
+    let mut out = q as f64;
+    let mut scale = e - (64 - shift as i32 - 1);
+    // Apply 2^scale in steps to avoid overflow/underflow of the intermediate.
+    while scale > 1000 {
+        out *= 2f64.powi(1000);
+        scale -= 1000;
+    }
+    while scale < -1000 {
+        out *= 2f64.powi(-1000);
+        scale += 1000;
+    }
+    out * 2f64.powi(scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ext80_round_trip_for_doubles() {
+        for v in [
+            1.0,
+            -2.5,
+            1e300,
+            -1e-300,
+            5e-324,
+            0.1,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            0.0,
+            -0.0,
+            f64::INFINITY,
+        ] {
+            let (m, se) = f64_to_ext80(v);
+            let back = ext80_to_f64(m, se);
+            assert_eq!(back.to_bits(), v.to_bits(), "{v}");
+        }
+        assert_eq!(f64_to_ext80(1.0), (1u64 << 63, 0x3fff));
     }
 }
