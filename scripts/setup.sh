@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the system packages winterp's build and tests need on Debian/Ubuntu.
+# Safe to re-run: packages already present are skipped. Uses sudo when not root.
+set -euo pipefail
+
+PKGS=(
+  pkg-config          # -sys crates find their libraries through it
+  gcc                 # cc for crates that build C
+  gcc-multilib        # gcc -m32 -static: the host-CPU oracle of the differential test
+  gcc-mingw-w64-i686  # builds the guest test programs in tests/guest
+  libasound2-dev      # cpal (ALSA) for audio output
+  libudev-dev         # gilrs (gamepads)
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust 1.95+ from https://rustup.rs" >&2
+  exit 1
+fi
+echo "setup: system packages ready"
