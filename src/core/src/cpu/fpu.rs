@@ -70,6 +70,114 @@ impl Fpu {
         (self.sw & !0x3800) | ((self.top as u16 & 7) << 11)
     }
 
+    /// Tag of physical register `k` as FSTENV/FSAVE report it: 3 (empty) from the
+    /// tag word, otherwise computed from the register's contents (0 valid, 1 zero,
+    /// 2 special), as the hardware does.
+    pub fn full_tag(&self, k: usize) -> u16 {
+        if (self.tags >> (2 * k)) & 3 == tag::EMPTY {
+            return tag::EMPTY;
+        }
+        let (m, se) = self.ext80(k);
+        let e = se & 0x7fff;
+        if e == 0x7fff || (e != 0 && m >> 63 == 0) || (e == 0 && m != 0) {
+            tag::SPECIAL
+        } else if e == 0 && m == 0 {
+            tag::ZERO
+        } else {
+            tag::VALID
+        }
+    }
+
+    /// The full 16-bit tag word (two bits per physical register) as FSTENV stores it.
+    pub fn tag_word(&self) -> u16 {
+        (0..8).fold(0, |t, k| t | (self.full_tag(k) << (2 * k)))
+    }
+
+    /// Physical register `k` in 80-bit form (significand, sign|exponent).
+    pub fn ext80(&self, k: usize) -> (u64, u16) {
+        if self.mmx_raw & (1 << k) != 0 {
+            (self.mm[k], 0xffff)
+        } else {
+            f64_to_ext80(self.st[k])
+        }
+    }
+
+    /// Loads physical register `k` from its 80-bit form (FRSTOR, FLD m80 keep only
+    /// the nearest f64; a value with exponent field 0xFFFF keeps its raw significand
+    /// for the MMX view).
+    pub fn set_ext80(&mut self, k: usize, m: u64, se: u16) {
+        self.st[k] = ext80_to_f64(m, se);
+        if se == 0xffff {
+            self.mm[k] = m;
+            self.mmx_raw |= 1 << k;
+        } else {
+            self.mmx_raw &= !(1 << k);
+        }
+    }
+
+    /// The 28-byte 32-bit protected-mode FSTENV image.
+    pub fn env_image(&self) -> [u8; 28] {
+        let mut b = [0u8; 28];
+        b[0..4].copy_from_slice(&(0xffff_0000 | self.cw as u32).to_le_bytes());
+        b[4..8].copy_from_slice(&(0xffff_0000 | self.status() as u32).to_le_bytes());
+        b[8..12].copy_from_slice(&(0xffff_0000 | self.tag_word() as u32).to_le_bytes());
+        b[12..16].copy_from_slice(&self.fip.to_le_bytes());
+        let cs_op = self.fcs as u32 | ((self.fop as u32 & 0x7ff) << 16);
+        b[16..20].copy_from_slice(&cs_op.to_le_bytes());
+        b[20..24].copy_from_slice(&self.fdp.to_le_bytes());
+        b[24..28].copy_from_slice(&(0xffff_0000 | self.fds as u32).to_le_bytes());
+        b
+    }
+
+    /// Loads the environment from a 28-byte FLDENV image. Tags: a register is empty
+    /// iff its image tag is 3; the other classes are recomputed from contents.
+    pub fn load_env_image(&mut self, b: &[u8]) {
+        let w16 = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let w32 = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        self.cw = w16(0) | 0x0040;
+        let sw = w16(4);
+        self.top = ((sw >> 11) & 7) as u8;
+        self.sw = sw & !0x3800;
+        let t = w16(8);
+        let mut tags = 0u16;
+        for k in 0..8 {
+            if (t >> (2 * k)) & 3 == tag::EMPTY {
+                tags |= tag::EMPTY << (2 * k);
+            }
+        }
+        self.tags = tags;
+        self.fip = w32(12);
+        self.fcs = w16(16);
+        self.fop = w16(18) & 0x7ff;
+        self.fdp = w32(20);
+        self.fds = w16(24);
+    }
+
+    /// The 108-byte 32-bit protected-mode FSAVE image: the 28-byte environment, then
+    /// ST(0)..ST(7) as 80-bit values. (FSAVE also reinitialises; this does not.)
+    pub fn fsave_image(&self) -> [u8; 108] {
+        let mut b = [0u8; 108];
+        b[..28].copy_from_slice(&self.env_image());
+        for i in 0..8u8 {
+            let (m, se) = self.ext80(phys(self.top, i));
+            let o = 28 + 10 * i as usize;
+            b[o..o + 8].copy_from_slice(&m.to_le_bytes());
+            b[o + 8..o + 10].copy_from_slice(&se.to_le_bytes());
+        }
+        b
+    }
+
+    /// Loads the whole x87 state from a 108-byte FSAVE image (FRSTOR).
+    pub fn frstor_image(&mut self, img: &[u8; 108]) {
+        self.load_env_image(&img[..28]);
+        for i in 0..8u8 {
+            let o = 28 + 10 * i as usize;
+            let m = u64::from_le_bytes(img[o..o + 8].try_into().expect("8 bytes"));
+            let se = u16::from_le_bytes([img[o + 8], img[o + 9]]);
+            self.set_ext80(phys(self.top, i), m, se);
+        }
+    }
+
     // ---- MMX view -----------------------------------------------------------------
 
     /// MMX register `i` (physical register i).

@@ -127,6 +127,9 @@ pub enum Exit {
     Fault,
     /// Op `exit_at` stored into a page holding decoded code and retired; `eip` is set.
     CodeWrite,
+    /// Only with the `dispatch-loop` feature: continue with the next op.
+    #[cfg(feature = "dispatch-loop")]
+    Next,
 }
 
 impl Cpu {

@@ -161,11 +161,13 @@ impl Executor {
             if PROF {
                 block.entries.set(block.entries.get() + 1);
             }
-            let exit = (block.ops[0].h)(cpu, &block.ops, 0);
+            let exit = run_block(cpu, &block.ops);
             let done = match exit {
                 Exit::Block => block.ninsn as u64,
                 Exit::Fault => cpu.exit_at as u64,
                 Exit::CodeWrite => cpu.exit_at as u64 + 1,
+                #[cfg(feature = "dispatch-loop")]
+                Exit::Next => unreachable!("run_block consumes Next"),
             };
             cpu.retired += done;
             self.counters.insns += done;
@@ -216,6 +218,26 @@ impl Executor {
                 self.seen_epoch = cpu.mem.code_epoch();
                 self.flush();
             }
+        }
+    }
+}
+
+/// Enters a block: its first handler tail-calls the rest.
+#[cfg(not(feature = "dispatch-loop"))]
+#[inline(always)]
+fn run_block(cpu: &mut Cpu, ops: &[Op]) -> Exit {
+    (ops[0].h)(cpu, ops, 0)
+}
+
+/// The per-block loop of the `dispatch-loop` alternative.
+#[cfg(feature = "dispatch-loop")]
+#[inline(always)]
+fn run_block(cpu: &mut Cpu, ops: &[Op]) -> Exit {
+    let mut i = 0;
+    loop {
+        match (ops[i].h)(cpu, ops, i) {
+            Exit::Next => i += 1,
+            e => return e,
         }
     }
 }

@@ -74,10 +74,19 @@ impl Cpu {
 }
 
 /// Runs the next op of the block (a tail call).
+#[cfg(not(feature = "dispatch-loop"))]
 #[inline(always)]
 pub fn next(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let j = i + 1;
     (ops[j].h)(cpu, ops, j)
+}
+
+/// The measured alternative (feature `dispatch-loop`): return to a per-block loop
+/// in the executor, which calls the next handler.
+#[cfg(feature = "dispatch-loop")]
+#[inline(always)]
+pub fn next(_cpu: &mut Cpu, _ops: &[Op], _i: usize) -> Exit {
+    Exit::Next
 }
 
 /// Continues after a store: a store into decoded code ends the block right after
