@@ -174,9 +174,9 @@ macro_rules! access {
                 // SAFETY: the page is committed and readable and the access stays inside it.
                 Ok(unsafe { (self.base.add(addr as usize) as *const $ty).read_unaligned() })
             } else {
-                let mut b = [0u8; $n];
-                self.read_slow(addr, &mut b)?;
-                Ok(<$ty>::from_le_bytes(b))
+                // No buffer is passed down: a local whose address escapes would stop
+                // the calling handler's tail call to the next op.
+                self.read_slow_n(addr, $n).map(|v| v as $ty)
             }
         }
 
@@ -191,7 +191,7 @@ macro_rules! access {
                 unsafe { (self.base.add(addr as usize) as *mut $ty).write_unaligned(v) };
                 Ok(Wrote::Data)
             } else {
-                self.write_slow(addr, &v.to_le_bytes())
+                self.write_slow_n(addr, v as u64, $n)
             }
         }
     };
@@ -338,6 +338,20 @@ impl GuestMemory {
     access!(read_u16, write_u16, u16, 2);
     access!(read_u32, write_u32, u32, 4);
     access!(read_u64, write_u64, u64, 8);
+
+    #[cold]
+    #[inline(never)]
+    fn read_slow_n(&self, addr: u32, n: usize) -> Result<u64, Fault> {
+        let mut b = [0u8; 8];
+        self.read_slow(addr, &mut b[..n])?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_slow_n(&self, addr: u32, v: u64, n: usize) -> Result<Wrote, Fault> {
+        self.write_slow(addr, &v.to_le_bytes()[..n])
+    }
 
     /// An access that crosses a page, wraps at 4 GiB or hits a special page.
     #[cold]
@@ -530,7 +544,8 @@ impl GuestMemory {
         size: u32,
         mut f: impl FnMut(u64) -> Option<u64>,
     ) -> Result<(u64, Wrote), Fault> {
-        self.probe(addr, size, perm::READ, Access::Read)?;
+        // A locked read-modify-write faults as a write access, as x86 reports it.
+        self.probe(addr, size, perm::READ, Access::Write)?;
         self.probe(addr, size, perm::WRITE, Access::Write)?;
         let mut code = false;
         if (addr & 0xfff) + size <= 0x1000 {

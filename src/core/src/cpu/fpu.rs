@@ -198,6 +198,11 @@ impl Fpu {
         let k = (i & 7) as usize;
         self.mm[k] = v;
         self.mmx_raw |= 1 << k;
+        // What x87 arithmetic sees in the register: exponent 0x7FFF, sign set (a
+        // NaN, or -inf for 0x8000_0000_0000_0000).
+        let frac = (v << 1) >> 12;
+        let frac = if frac == 0 && v << 1 != 0 { 1 } else { frac };
+        self.st[k] = f64::from_bits(0xfff0_0000_0000_0000 | frac);
         self.mmx_enter();
     }
 

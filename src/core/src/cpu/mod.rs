@@ -113,8 +113,11 @@ pub struct Cpu {
     pub pending: Option<Exception>,
     /// Time-stamp counter base; RDTSC returns this plus retired instructions.
     pub tsc_base: u64,
-    /// Instructions retired so far (maintained by the executor).
+    /// Instructions retired before the current block (maintained by the executor);
+    /// a handler at op `i` is preceded by `retired + i` instructions.
     pub retired: u64,
+    /// Block-chaining state for the executor's branch handlers.
+    pub chain: crate::exec::chain::ChainState,
 }
 
 /// How a handler chain ended.
@@ -147,6 +150,7 @@ impl Cpu {
             pending: None,
             tsc_base: 0,
             retired: 0,
+            chain: Default::default(),
         }
     }
 

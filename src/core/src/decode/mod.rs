@@ -15,7 +15,14 @@ use iced_x86::{Decoder, DecoderError, DecoderOptions, FlowControl, Instruction, 
 /// Longest x86 instruction.
 pub const MAX_INSN: u32 = 15;
 
-pub fn decode_block(mem: &GuestMemory, eip: u32, max_insns: usize) -> Result<Block, Exception> {
+/// `stop` is the executor's stop range `(lo, len)`: a block ends before an
+/// instruction that starts there, so falling into a thunk stops like jumping to it.
+pub fn decode_block(
+    mem: &GuestMemory,
+    eip: u32,
+    max_insns: usize,
+    stop: (u32, u32),
+) -> Result<Block, Exception> {
     if mem.perm(eip) & perm::READ == 0 {
         return Err(Exception {
             kind: ExceptionKind::AccessViolation(Access::Execute),
@@ -42,6 +49,10 @@ pub fn decode_block(mem: &GuestMemory, eip: u32, max_insns: usize) -> Result<Blo
     let mut end = eip;
     let mut terminated = false;
     while (dec.position() as u32) < in_page && ops.len() < max_insns {
+        let at = eip.wrapping_add(dec.position() as u32);
+        if !ops.is_empty() && at.wrapping_sub(stop.0) < stop.1 {
+            break;
+        }
         dec.decode_out(&mut ins);
         if ins.is_invalid() && dec.last_error() == DecoderError::NoMoreBytes {
             if ops.is_empty() {

@@ -8,6 +8,7 @@
 //! block through the page directory.
 
 pub mod cache;
+pub mod chain;
 pub mod op;
 
 use crate::cpu::{Cpu, Exception, Exit};
@@ -52,6 +53,8 @@ pub struct Executor {
     scratch: Vec<(u32, u32)>,
     /// Longest block the decoder builds.
     pub max_block_insns: usize,
+    /// Whether branches enter cached successor blocks directly (see [`chain`]).
+    pub chaining: bool,
 }
 
 impl Default for Executor {
@@ -72,6 +75,7 @@ impl Executor {
             halt: Arc::new(AtomicBool::new(false)),
             scratch: Vec::new(),
             max_block_insns: 64,
+            chaining: true,
         }
     }
 
@@ -123,15 +127,25 @@ impl Executor {
     /// Runs until at least `budget` more instructions have retired (checked at block
     /// boundaries) or something stops the thread.
     pub fn run(&mut self, cpu: &mut Cpu, budget: u64) -> StopReason {
-        if self.profile.is_some() {
+        let start = cpu.retired;
+        let r = if self.profile.is_some() {
             self.run_loop::<true>(cpu, budget)
         } else {
             self.run_loop::<false>(cpu, budget)
-        }
+        };
+        cpu.chain.disarm();
+        self.counters.insns += cpu.retired - start;
+        self.counters.blocks += std::mem::take(&mut cpu.chain.blocks);
+        self.counters.dispatches += std::mem::take(&mut cpu.chain.dispatches);
+        r
     }
 
     fn run_loop<const PROF: bool>(&mut self, cpu: &mut Cpu, budget: u64) -> StopReason {
         let target = cpu.retired.saturating_add(budget);
+        cpu.chain.budget_end = target;
+        cpu.chain.stop_lo = self.stop_lo;
+        cpu.chain.stop_len = self.stop_len;
+        let chain_max = if PROF || !self.chaining { 0 } else { chain::CHAIN_MAX };
         loop {
             if cpu.retired >= target {
                 return StopReason::BudgetSpent;
@@ -146,39 +160,45 @@ impl Executor {
             if eip.wrapping_sub(self.stop_lo) < self.stop_len {
                 return StopReason::Thunk(eip);
             }
-            let block: &Block = match self.cache.lookup(eip) {
-                Some(b) => b,
-                None => {
-                    let b = match crate::decode::decode_block(&cpu.mem, eip, self.max_block_insns) {
-                        Ok(b) => b,
-                        Err(e) => return StopReason::Exception(e),
-                    };
-                    self.counters.decodes += 1;
-                    self.cache.insert(b)
-                }
-            };
-            self.counters.blocks += 1;
+            if self.cache.lookup(eip).is_none() {
+                let b = match crate::decode::decode_block(
+                    &cpu.mem,
+                    eip,
+                    self.max_block_insns,
+                    (self.stop_lo, self.stop_len),
+                ) {
+                    Ok(b) => b,
+                    Err(e) => return StopReason::Exception(e),
+                };
+                self.counters.decodes += 1;
+                self.cache.insert(b);
+            }
+            let block: &Block = self.cache.lookup(eip).expect("a decoded block starts at eip");
             if PROF {
                 block.entries.set(block.entries.get() + 1);
             }
+            let ch = &mut cpu.chain;
+            ch.blocks += 1;
+            ch.cur_ninsn = block.ninsn;
+            ch.cur_len = block.ops.len() as u32;
+            ch.left = chain_max;
+            ch.seen_epoch = self.seen_epoch;
+            ch.arm(&self.cache);
             let exit = run_block(cpu, &block.ops);
-            let done = match exit {
-                Exit::Block => block.ninsn as u64,
-                Exit::Fault => cpu.exit_at as u64,
-                Exit::CodeWrite => cpu.exit_at as u64 + 1,
+            // Account the block that ended the chain (the first one if none chained).
+            let ch = &mut cpu.chain;
+            let (done, disp) = match exit {
+                Exit::Block => (ch.cur_ninsn as u64, ch.cur_len as u64),
+                Exit::Fault => (cpu.exit_at as u64, cpu.exit_at as u64 + 1),
+                Exit::CodeWrite => (cpu.exit_at as u64 + 1, cpu.exit_at as u64 + 1),
                 #[cfg(feature = "dispatch-loop")]
                 Exit::Next => unreachable!("run_block consumes Next"),
             };
             cpu.retired += done;
-            self.counters.insns += done;
-            self.counters.dispatches += if exit == Exit::Block {
-                block.ops.len() as u64
-            } else {
-                done + (exit == Exit::Fault) as u64
-            };
+            ch.dispatches += disp;
             if PROF {
-                let ops = &block.ops
-                    [..(done as usize + (exit == Exit::Fault) as usize).min(block.ops.len())];
+                // Profiling disables chaining, so the block entered is the one that ran.
+                let ops = &block.ops[..(disp as usize).min(block.ops.len())];
                 if let Some(p) = self.profile.as_deref_mut() {
                     for op in ops {
                         p.per_code[op.code as usize] += 1;

@@ -170,7 +170,7 @@ pub fn unimplemented(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 
 /// Falls off the end of a block that did not end in a branch.
 pub fn block_end(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
-    jump(cpu, ops[i].imm)
+    super::chain::jump_chain(cpu, ops[i].imm)
 }
 
 pub fn iced_code(v: u16) -> iced_x86::Code {

@@ -70,6 +70,12 @@ const fn writes_back(op: u8) -> bool {
     op != CMP && op != TEST
 }
 
+/// The load of a read-modify-write instruction faults as a write access.
+#[inline(always)]
+fn as_write<const OP: u8>(f: crate::mem::Fault) -> crate::mem::Fault {
+    if writes_back(OP) { crate::mem::Fault { access: crate::mem::Access::Write, ..f } } else { f }
+}
+
 fn alu_rr<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let (a, b) = (cpu.reg(S, o.r), cpu.reg(S, o.rm));
@@ -107,7 +113,8 @@ fn alu_rm<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Ex
 fn alu_m<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, src: u32) -> Exit {
     let o = &ops[i];
     let ea = cpu.ea(o);
-    let a = mtry!(cpu, ops, i, cpu.load(S, ea));
+    // A read-modify-write reports a fault on its load as a write, as x86 does.
+    let a = mtry!(cpu, ops, i, cpu.load(S, ea).map_err(as_write::<OP>));
     let mut f = cpu.flags;
     let r = alu::<OP, S>(&mut f, a, src);
     if !writes_back(OP) {
@@ -202,7 +209,7 @@ fn unary_r<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> E
 
 fn unary_m<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let ea = cpu.ea(&ops[i]);
-    let a = mtry!(cpu, ops, i, cpu.load(S, ea));
+    let a = mtry!(cpu, ops, i, cpu.load(S, ea).map_err(as_write::<ADD>));
     let mut f = cpu.flags;
     let r = unary::<OP, S>(&mut f, a);
     let w = mtry!(cpu, ops, i, cpu.store(S, ea, r));

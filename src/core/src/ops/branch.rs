@@ -2,7 +2,8 @@
 //! INTO, UD2, and the privileged HLT. Every handler here ends its block.
 
 use crate::cpu::{Cpu, ECX, ESP, ExceptionKind, Exit};
-use crate::exec::op::{Handler, Op, fault, jump, raise};
+use crate::exec::chain::jump_chain as jump;
+use crate::exec::op::{Handler, Op, fault, raise};
 use crate::mtry;
 use iced_x86::{Code, Instruction, Mnemonic, OpKind};
 

@@ -11,17 +11,20 @@
 //!   SHLD) and `MSB(res) ^ MSB-1(res)` for the right forms (ROR, RCR, SHR, SAR, SHRD);
 //! - CF for a count past the width is the bit that a wide shift would move out (0
 //!   for SHL/SHR, the sign for SAR);
-//! - a 16-bit SHLD/SHRD count of 17..31 shifts the 48-bit `dest:src:dest`.
+//! - a 16-bit SHLD/SHRD count of 17..31 shifts `dest:src:src` / `src:src:dest`
+//!   with CF = 0 (see [`dshift`]).
 //!
 //! Memory destinations load, compute, store and only then commit the flags, so a
-//! faulting store leaves everything unchanged. With a count of 0 the host still
-//! needs the operand writable, so the memory forms probe for write access.
+//! faulting store leaves everything unchanged. As on the host, any fault on the
+//! destination is reported as a write, and with a count of 0 the operand must
+//! still be writable (the memory forms probe for write access).
 
 use super::reg_op;
 use crate::by_size;
 use crate::cpu::flags::{AF, CF, OF, ZF, mask};
 use crate::cpu::{Cpu, ECX, Exit, LazyFlags};
 use crate::exec::op::{Handler, Op, after_store, next};
+use crate::mem::{Access, Fault};
 use crate::mtry;
 use iced_x86::{Instruction, Mnemonic, OpKind};
 
@@ -125,6 +128,16 @@ fn shift<const OP: u8, const S: u32>(f: &LazyFlags, v: u32, c: u32) -> (u32, u32
     }
 }
 
+/// Loads the destination of a read-modify-write. The host reads it with write
+/// intent, so a fault on that read is reported as a write fault.
+#[inline(always)]
+fn load_rmw<const S: u32>(cpu: &Cpu, ea: u32) -> Result<u32, Fault> {
+    cpu.load(S, ea).map_err(|f| Fault {
+        access: Access::Write,
+        ..f
+    })
+}
+
 fn nop(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     next(cpu, ops, i)
 }
@@ -156,7 +169,7 @@ fn sh_rc<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exi
 #[inline(always)]
 fn sh_m<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, c: u32) -> Exit {
     let ea = cpu.ea(&ops[i]);
-    let v = mtry!(cpu, ops, i, cpu.load(S, ea));
+    let v = mtry!(cpu, ops, i, load_rmw::<S>(cpu, ea));
     if c == 0 {
         mtry!(cpu, ops, i, cpu.mem.probe_write(ea, S / 8));
         return next(cpu, ops, i);
@@ -189,14 +202,29 @@ fn dshift<const LEFT: bool, const S: u32>(d: u32, s: u32, c: u32) -> (u32, u32) 
             let x = ((s as u64) << 32) | d as u64;
             ((x >> c) as u32, (d >> (c - 1)) & 1)
         }
+    } else if LEFT {
+        // The host shifts dest:src:src (48 bits); counts above 16 move bits of src
+        // in twice and give CF = 0.
+        let x = ((d as u64) << 32) | ((s as u64) << 16) | s as u64;
+        let r = (x >> (32 - c)) as u32 & 0xffff;
+        let cf = if c <= 16 { (d >> (16 - c)) & 1 } else { 0 };
+        // OF: MSB(res) ^ CF up to 15; the host gives CF at 16 and 0 above.
+        let of = match c {
+            0..16 => msb::<16>(r) ^ cf,
+            16 => cf,
+            _ => 0,
+        };
+        return (r, szp::<16>(r) | cf | AF | of << 11);
     } else {
-        // 48 bits dest:src:dest; counts above 16 reach the second copy of dest.
-        let x = ((d as u64) << 32) | ((s as u64) << 16) | d as u64;
-        if LEFT {
-            ((x >> (32 - c)) as u32 & 0xffff, ((x >> (48 - c)) & 1) as u32)
+        // src:src:dest shifted right.
+        let x = ((s as u64) << 32) | ((s as u64) << 16) | d as u64;
+        let r = (x >> c) as u32 & 0xffff;
+        let cf = if c <= 16 {
+            ((x >> (c - 1)) & 1) as u32
         } else {
-            ((x >> c) as u32 & 0xffff, ((x >> (c - 1)) & 1) as u32)
-        }
+            0
+        };
+        (r, cf)
     };
     let of = if LEFT {
         msb::<S>(r) ^ cf
@@ -232,7 +260,7 @@ fn shd_m<const LEFT: bool, const CL: bool, const S: u32>(
     let o = &ops[i];
     let c = if CL { cpu.regs[ECX] & 31 } else { o.imm };
     let ea = cpu.ea(o);
-    let v = mtry!(cpu, ops, i, cpu.load(S, ea));
+    let v = mtry!(cpu, ops, i, load_rmw::<S>(cpu, ea));
     if c == 0 {
         mtry!(cpu, ops, i, cpu.mem.probe_write(ea, S / 8));
         return next(cpu, ops, i);
@@ -345,4 +373,237 @@ fn lower_double(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         OpKind::Memory => dshift_pick!(left, cl, sz, shd_m),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected values are from the SDM and from runs on the AMD Zen host (noted
+    //! where a flag is undefined).
+    use crate::cpu::flags::{AF, ARITH, CF, OF, PF, SF, ZF};
+    use crate::cpu::{EAX, ECX, EDX};
+    use crate::harness::{CODE, DATA, EXIT, Machine, assemble};
+    use crate::mem::{Access, Prot};
+    use crate::{ExceptionKind, StopReason};
+    use iced_x86::IcedError;
+    use iced_x86::code_asm::*;
+
+    /// Runs `f` (then a jump to EXIT) with the given registers and EFLAGS.
+    fn run(
+        regs: &[(usize, u32)],
+        eflags: u32,
+        f: impl FnOnce(&mut CodeAssembler) -> Result<(), IcedError>,
+    ) -> (Machine, StopReason) {
+        let code = assemble(|a| {
+            f(a)?;
+            a.jmp(EXIT as u64)
+        });
+        let mut m = Machine::new();
+        m.load(&code);
+        for &(r, v) in regs {
+            m.cpu.regs[r] = v;
+        }
+        m.cpu.set_eflags(eflags);
+        let st = m.run(1000);
+        (m, st)
+    }
+
+    fn ok(
+        regs: &[(usize, u32)],
+        eflags: u32,
+        f: impl FnOnce(&mut CodeAssembler) -> Result<(), IcedError>,
+    ) -> Machine {
+        let (m, st) = run(regs, eflags, f);
+        assert_eq!(st, StopReason::Thunk(EXIT));
+        m
+    }
+
+    fn fl(m: &Machine) -> u32 {
+        m.cpu.eflags() & ARITH
+    }
+
+    #[test]
+    fn shl_by_one_sets_cf_of() {
+        // 0x80000001 << 1 = 2: CF = old MSB, OF = MSB(res) ^ CF = 1; AF = 1 (host).
+        let m = ok(&[(EAX, 0x8000_0001)], 0, |a| a.shl(eax, 1));
+        assert_eq!(m.cpu.regs[EAX], 2);
+        assert_eq!(fl(&m), CF | OF | AF);
+    }
+
+    #[test]
+    fn count_zero_changes_nothing() {
+        // Flags from a SUB (lazy) must survive shifts and rotates by 0, by CL = 0
+        // and by CL = 32 (masked to 0).
+        let m = ok(&[(EAX, 0x8000_0001), (EDX, 5)], 0, |a| {
+            a.cmp(edx, 6)?; // 5 - 6: CF SF AF PF set
+            a.shl(eax, 0)?;
+            a.rcl(eax, cl)?;
+            a.mov(cl, 32)?;
+            a.shr(eax, cl)?;
+            a.rol(ax, cl)?;
+            a.shld(eax, edx, cl)?;
+            a.shrd(eax, edx, 0)
+        });
+        assert_eq!(m.cpu.regs[EAX], 0x8000_0001);
+        assert_eq!(fl(&m), CF | SF | AF | PF);
+    }
+
+    #[test]
+    fn count_31_and_masking() {
+        // SHR 0xC0000000 by 31: result 1, CF = bit 30 = 1.
+        let m = ok(&[(EAX, 0xc000_0000)], 0, |a| a.shr(eax, 31));
+        assert_eq!(m.cpu.regs[EAX], 1);
+        assert_eq!(fl(&m) & (CF | ZF | SF), CF);
+        // SHL 3 by 31 (CL = 63 masks to 31): 0x80000000, CF = bit 1 = 1, SF = 1.
+        let m = ok(&[(EAX, 3), (ECX, 63)], 0, |a| a.shl(eax, cl));
+        assert_eq!(m.cpu.regs[EAX], 0x8000_0000);
+        assert_eq!(fl(&m) & (CF | ZF | SF | PF), CF | SF | PF);
+    }
+
+    #[test]
+    fn sar_and_byte_widths() {
+        // SAR AL by 8 (count >= width): all sign bits, CF = sign (host).
+        let m = ok(&[(EAX, 0x1234_5680)], 0, |a| a.sar(al, 8));
+        assert_eq!(m.cpu.regs[EAX], 0x1234_56ff);
+        assert_eq!(fl(&m), CF | SF | PF | AF);
+        // SHR AH by 4: 0xab -> 0x0a, CF = bit 3 = 1; only AH changes.
+        let m = ok(&[(EAX, 0x1234_ab00)], 0, |a| a.shr(ah, 4));
+        assert_eq!(m.cpu.regs[EAX], 0x1234_0a00);
+        assert_eq!(fl(&m), CF | PF | AF);
+        // SAR on 16 bits keeps the upper half of the register.
+        let m = ok(&[(EAX, 0xdead_8000)], 0, |a| a.sar(ax, 15));
+        assert_eq!(m.cpu.regs[EAX], 0xdead_ffff);
+    }
+
+    #[test]
+    fn rotates_touch_only_cf_of() {
+        // ROL AL by 8: value unchanged, CF = LSB; ZF from the earlier XOR kept.
+        let m = ok(&[(EAX, 0x81), (EDX, 0)], 0, |a| {
+            a.xor(edx, edx)?; // ZF PF
+            a.rol(al, 8)
+        });
+        assert_eq!(m.cpu.regs[EAX], 0x81);
+        assert_eq!(fl(&m), ZF | PF | CF);
+        // ROR EAX by 4.
+        let m = ok(&[(EAX, 0x1234_5678)], 0, |a| a.ror(eax, 4));
+        assert_eq!(m.cpu.regs[EAX], 0x8123_4567);
+        assert_eq!(fl(&m) & (CF | OF), CF | OF);
+    }
+
+    #[test]
+    fn rcl_rcr_through_carry() {
+        // STC; RCL AL,1 with AL = 0x80: AL = 0x01 (old CF in), CF = 1, OF = 1.
+        let m = ok(&[(EAX, 0x80)], CF, |a| a.rcl(al, 1));
+        assert_eq!(m.cpu.regs[EAX], 0x01);
+        assert_eq!(fl(&m), CF | OF);
+        // RCL AL by 9 rotates the 9 bits CF:AL all the way round: no change.
+        let m = ok(&[(EAX, 0x80), (ECX, 9)], CF, |a| a.rcl(al, cl));
+        assert_eq!(m.cpu.regs[EAX], 0x80);
+        assert!(m.cpu.flags.cf());
+        // RCL AX by 17 likewise.
+        let m = ok(&[(EAX, 0x1234), (ECX, 17)], 0, |a| a.rcl(ax, cl));
+        assert_eq!(m.cpu.regs[EAX], 0x1234);
+        assert!(!m.cpu.flags.cf());
+        // RCR AL,1 with CF = 1: 0x01 -> 0x80, CF = 1, OF = MSB ^ MSB-1 = 1.
+        let m = ok(&[(EAX, 0x01)], CF, |a| a.rcr(al, 1));
+        assert_eq!(m.cpu.regs[EAX], 0x80);
+        assert_eq!(fl(&m), CF | OF);
+        // RCL EAX by 31 with CF = 1 and EAX = 0: CF lands in bit 30.
+        let m = ok(&[(EAX, 0)], CF, |a| a.rcl(eax, 31));
+        assert_eq!(m.cpu.regs[EAX], 1 << 30);
+        assert!(!m.cpu.flags.cf());
+        // RCR EAX by 2 with CF = 1: 0b1 -> CF from bit 1 (=0), bit 31 = bit 0, bit 30 = CF.
+        let m = ok(&[(EAX, 1)], CF, |a| a.rcr(eax, 2));
+        assert_eq!(m.cpu.regs[EAX], 0xc000_0000);
+        assert!(!m.cpu.flags.cf());
+    }
+
+    #[test]
+    fn shld_shrd() {
+        // SHLD EAX,EDX,4: 0x12345678:9abcdef0 -> 0x23456789, CF = bit 28 = 1; host
+        // EFLAGS 0xa13 (OF = MSB ^ CF = 1, AF = 1, PF of 0x89 = 0).
+        let m = ok(&[(EAX, 0x1234_5678), (EDX, 0x9abc_def0)], 0, |a| {
+            a.shld(eax, edx, 4)
+        });
+        assert_eq!(m.cpu.regs[EAX], 0x2345_6789);
+        assert_eq!(fl(&m), 0xa13 & ARITH);
+        // SHRD EAX,EDX,8 -> 0xf0123456, CF = bit 7 = 0; host EFLAGS 0x296.
+        let m = ok(
+            &[(EAX, 0x1234_5678), (EDX, 0x9abc_def0), (ECX, 8)],
+            0,
+            |a| a.shrd(eax, edx, cl),
+        );
+        assert_eq!(m.cpu.regs[EAX], 0xf012_3456);
+        assert_eq!(fl(&m), 0x296 & ARITH);
+        // SHLD AX,DX,16 gives DX; by 31 on the host: DX shifted in twice (undefined).
+        let m = ok(&[(EAX, 0x7fff), (EDX, 0xbcfd), (ECX, 16)], 0, |a| {
+            a.shld(ax, dx, cl)
+        });
+        assert_eq!(m.cpu.regs[EAX], 0xbcfd);
+        // SHRD EAX,EDX,31 and SHLD with a count of 1.
+        let m = ok(&[(EAX, 0x8000_0000), (EDX, 1)], 0, |a| a.shrd(eax, edx, 31));
+        assert_eq!(m.cpu.regs[EAX], 3);
+        assert!(!m.cpu.flags.cf());
+        let m = ok(&[(EAX, 0x4000_0000), (EDX, 0x8000_0000)], 0, |a| {
+            a.shld(eax, edx, 1)
+        });
+        assert_eq!(m.cpu.regs[EAX], 0x8000_0001);
+        assert_eq!(fl(&m) & (CF | OF | SF), OF | SF);
+    }
+
+    #[test]
+    fn memory_destinations() {
+        let m = ok(&[(EAX, 0x1234_5678)], CF, |a| {
+            a.mov(byte_ptr(DATA + 8), 0x80u32)?;
+            a.rcl(byte_ptr(DATA + 8), 1)?; // CF in
+            a.mov(dword_ptr(DATA), 0x8000_0001u32)?;
+            a.shl(dword_ptr(DATA), 1)?;
+            a.mov(word_ptr(DATA + 12), 0x1234u32)?;
+            a.mov(cl, 4)?;
+            a.shld(word_ptr(DATA + 12), ax, cl)
+        });
+        assert_eq!(m.mem.read_u32(DATA).unwrap(), 2);
+        assert_eq!(m.mem.read_u8(DATA + 8).unwrap(), 0x01);
+        assert_eq!(m.mem.read_u16(DATA + 12).unwrap(), 0x2345);
+        assert!(m.cpu.flags.cf()); // bit 12 of 0x1234
+    }
+
+    #[test]
+    fn memory_fault_changes_nothing() {
+        for count in [0u32, 3] {
+            let (m, st) = {
+                let code = assemble(|a| {
+                    a.cmp(edx, 6)?;
+                    a.shl(dword_ptr(DATA), cl)?;
+                    a.jmp(EXIT as u64)
+                });
+                let mut m = Machine::new();
+                m.load(&code);
+                m.mem.write_u32(DATA, 0x1111).unwrap();
+                m.mem.protect(DATA, 0x1000, Prot::R).unwrap();
+                m.cpu.regs[EDX] = 5;
+                m.cpu.regs[ECX] = count;
+                let st = m.run(100);
+                (m, st)
+            };
+            // The host faults on a read-only operand even with a count of 0.
+            match st {
+                StopReason::Exception(e) => {
+                    assert_eq!(e.kind, ExceptionKind::AccessViolation(Access::Write));
+                    assert_eq!(e.eip, CODE + 3);
+                }
+                s => panic!("{s:?}"),
+            }
+            assert_eq!(m.mem.read_u32(DATA).unwrap(), 0x1111);
+            assert_eq!(fl(&m), CF | SF | AF | PF);
+        }
+        // An unmapped destination: the host reports the read-for-write as a write.
+        let (_, st) = run(&[], 0, |a| a.rcl(word_ptr(0x5000_0000u32), 1));
+        match st {
+            StopReason::Exception(e) => {
+                assert_eq!(e.kind, ExceptionKind::AccessViolation(Access::Write));
+                assert_eq!(e.addr, 0x5000_0000);
+            }
+            s => panic!("{s:?}"),
+        }
+    }
 }

@@ -64,9 +64,9 @@ pub struct Oracle {
 fn build() -> Result<PathBuf, String> {
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let exe = out_dir.join("oracle32");
-    let src_time = std::fs::metadata(SOURCE).and_then(|m| m.modified()).map_err(|e| {
-        format!("cannot stat {SOURCE}: {e}")
-    })?;
+    let src_time = std::fs::metadata(SOURCE)
+        .and_then(|m| m.modified())
+        .map_err(|e| format!("cannot stat {SOURCE}: {e}"))?;
     if let Ok(t) = std::fs::metadata(&exe).and_then(|m| m.modified())
         && t >= src_time
     {
@@ -106,16 +106,25 @@ impl Oracle {
             .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
         let stdin = BufWriter::with_capacity(1 << 20, child.stdin.take().expect("piped stdin"));
         let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("piped stdout"));
-        let mut o = Oracle { child, stdin, stdout, buf: Vec::new() };
+        let mut o = Oracle {
+            child,
+            stdin,
+            stdout,
+            buf: Vec::new(),
+        };
         let mut init = Vec::with_capacity(16 + window.len());
         for v in [MAGIC_INIT, code_addr, win_addr, window.len() as u32] {
             init.extend_from_slice(&v.to_le_bytes());
         }
         init.extend_from_slice(window);
-        o.stdin.write_all(&init).map_err(|e| format!("oracle init: {e}"))?;
+        o.stdin
+            .write_all(&init)
+            .map_err(|e| format!("oracle init: {e}"))?;
         o.stdin.flush().map_err(|e| format!("oracle init: {e}"))?;
         let mut ready = [0u8; 8];
-        o.stdout.read_exact(&mut ready).map_err(|e| format!("oracle did not start: {e}"))?;
+        o.stdout
+            .read_exact(&mut ready)
+            .map_err(|e| format!("oracle did not start: {e}"))?;
         if u32::from_le_bytes(ready[..4].try_into().unwrap()) != MAGIC_READY {
             return Err("oracle: bad ready message".into());
         }
@@ -156,7 +165,11 @@ impl Oracle {
         self.stdout.read_exact(&mut rh).map_err(io)?;
         let word = |k: usize| u32::from_le_bytes(rh[4 * k..4 * k + 4].try_into().unwrap());
         if word(0) != MAGIC_RESULT || word(1) as usize != cases.len() {
-            return Err(format!("oracle: bad result header {:08x} {}", word(0), word(1)));
+            return Err(format!(
+                "oracle: bad result header {:08x} {}",
+                word(0),
+                word(1)
+            ));
         }
         b.resize(word(2) as usize, 0);
         self.stdout.read_exact(b).map_err(io)?;
@@ -182,8 +195,20 @@ impl Oracle {
                     mem.push((off + k as u16, v));
                 }
             }
-            let fault = (signo != 0).then_some(HostFault { signo, trapno, err, addr });
-            out.push(HostResult { regs, eip, eflags, fsave, fault, mem });
+            let fault = (signo != 0).then_some(HostFault {
+                signo,
+                trapno,
+                err,
+                addr,
+            });
+            out.push(HostResult {
+                regs,
+                eip,
+                eflags,
+                fsave,
+                fault,
+                mem,
+            });
         }
         Ok(out)
     }

@@ -1,0 +1,277 @@
+//! Compares and classification: FCOM FCOMP FCOMPP FUCOM FUCOMP FUCOMPP FICOM
+//! FICOMP FTST FXAM FCOMI FCOMIP FUCOMI FUCOMIP, and FCMOVcc.
+
+use super::arith::{I16, I32, M32, M64, load_src};
+use super::num::is_snan;
+use super::{C0, C2, C3, DE, IE, INDEFINITE, wait};
+use crate::cpu::flags::{CF, PF, ZF};
+use crate::cpu::fpu::Fpu;
+use crate::cpu::{Cpu, Exit};
+use crate::exec::op::{Handler, Op, next};
+use crate::mtry;
+use iced_x86::{Instruction, MemorySize, Mnemonic, OpKind};
+
+/// Result of a compare as C3 C2 C0 (the FCOMI flags use the same positions as
+/// ZF PF CF, mapped in `fcomi`).
+const GT: u16 = 0;
+const LT: u16 = C0;
+const EQ: u16 = C3;
+const UN: u16 = C3 | C2 | C0;
+
+impl Fpu {
+    /// Compares `a` with `b`; `unordered` for FUCOM (IE only for SNaN operands).
+    /// Returns the C3 C2 C0 pattern, or None when an unmasked exception suppresses it.
+    #[inline(always)]
+    fn compare(&mut self, a: f64, b: f64, unordered: bool, de: bool) -> Option<u16> {
+        if a.is_nan() || b.is_nan() {
+            let ie = !unordered || is_snan(a) || is_snan(b);
+            if self.exc(if ie { IE } else { 0 }) {
+                return None;
+            }
+            return Some(UN);
+        }
+        if de && self.exc(DE) {
+            return None;
+        }
+        Some(if a > b {
+            GT
+        } else if a < b {
+            LT
+        } else {
+            EQ
+        })
+    }
+
+    #[inline(always)]
+    fn set_compare(&mut self, c: u16) {
+        self.sw = (self.sw & !super::CC) | c;
+    }
+}
+
+/// FCOM/FCOMP/FUCOM... with a memory operand (float or integer).
+fn fcom_m<const K: u8, const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let (b, de) = mtry!(cpu, ops, i, load_src::<K>(cpu, ea));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    let k = f.pk(0);
+    if f.is_empty(k) {
+        if !f.underflow() {
+            f.set_compare(UN);
+            if POP {
+                f.pop();
+            }
+        }
+        return next(cpu, ops, i);
+    }
+    if let Some(c) = f.compare(f.st[k], b, false, de) {
+        f.set_compare(c);
+        if POP {
+            f.pop();
+        }
+    }
+    next(cpu, ops, i)
+}
+
+/// FCOM/FUCOM ST(i) with 0, 1 or 2 pops (FCOMPP/FUCOMPP use ST(1)).
+fn fcom_sti<const POPS: u8, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let (k0, k1) = (f.pk(0), f.pk(ops[i].rm));
+    let c = if f.is_empty(k0) || f.is_empty(k1) {
+        if f.underflow() { None } else { Some(UN) }
+    } else {
+        f.compare(f.st[k0], f.st[k1], U, false)
+    };
+    if let Some(c) = c {
+        f.set_compare(c);
+        for _ in 0..POPS {
+            f.pop();
+        }
+    }
+    next(cpu, ops, i)
+}
+
+fn ftst(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let k = f.pk(0);
+    let c = if f.is_empty(k) {
+        if f.underflow() { None } else { Some(UN) }
+    } else {
+        f.compare(f.st[k], 0.0, false, false)
+    };
+    if let Some(c) = c {
+        f.set_compare(c);
+    }
+    next(cpu, ops, i)
+}
+
+fn fxam(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let k = f.pk(0);
+    let c = fxam_class(f, k);
+    f.set_compare(c);
+    next(cpu, ops, i)
+}
+
+/// FXAM's C3 C2 C1 C0 for physical register `k`.
+pub fn fxam_class(f: &Fpu, k: usize) -> u16 {
+    let (m, se) = f.ext80(k);
+    let sign = if se & 0x8000 != 0 { super::C1 } else { 0 };
+    let e = se & 0x7fff;
+    let class = if f.is_empty(k) {
+        C3 | C0
+    } else if e == 0x7fff {
+        if m >> 63 == 0 {
+            0
+        } else if m << 1 == 0 {
+            C2 | C0
+        } else {
+            C0
+        }
+    } else if e == 0 {
+        if m == 0 { C3 } else { C3 | C2 }
+    } else if m >> 63 == 0 {
+        0
+    } else {
+        C2
+    };
+    class | sign
+}
+
+/// FCOMI/FCOMIP/FUCOMI/FUCOMIP: ZF PF CF from the compare, OF SF AF cleared.
+fn fcomi<const POP: bool, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let (k0, k1) = (f.pk(0), f.pk(ops[i].rm));
+    let c = if f.is_empty(k0) || f.is_empty(k1) {
+        if f.underflow() { None } else { Some(UN) }
+    } else {
+        // C1 is left alone (as the host does; the SDM says "set to 0").
+        f.compare(f.st[k0], f.st[k1], U, false)
+    };
+    if let Some(c) = c {
+        if POP {
+            f.pop();
+        }
+        let bits = match c {
+            GT => 0,
+            LT => CF,
+            EQ => ZF,
+            _ => ZF | PF | CF,
+        };
+        cpu.flags.set_eager(bits);
+    }
+    next(cpu, ops, i)
+}
+
+/// FCMOVcc: ST(0) = ST(i) when the EFLAGS condition `x` holds.
+fn fcmov(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let o = &ops[i];
+    let take = cpu.flags.cond(o.x);
+    let f = &mut cpu.fpu;
+    let (d, s) = (f.pk(0), f.pk(o.rm));
+    if f.is_empty(d) || f.is_empty(s) {
+        if !f.underflow() {
+            f.put(d, INDEFINITE);
+        }
+        return next(cpu, ops, i);
+    }
+    if take {
+        let raw = f.mmx_raw & (1 << s) != 0;
+        let (v, m) = (f.st[s], f.mm[s]);
+        f.put(d, v);
+        if raw {
+            f.set_ext80(d, m, 0xffff);
+        }
+    }
+    next(cpu, ops, i)
+}
+
+pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
+    use Mnemonic::*;
+    let m = ins.mnemonic();
+    let mem = ins.op_count() >= 1 && ins.op_kind(0) == OpKind::Memory;
+    if mem {
+        let pop = matches!(m, Fcomp | Ficomp);
+        if !matches!(m, Fcom | Fcomp | Ficom | Ficomp) {
+            return None;
+        }
+        macro_rules! k {
+            ($k:expr) => {
+                if pop { fcom_m::<{ $k }, true> as Handler } else { fcom_m::<{ $k }, false> as Handler }
+            };
+        }
+        return Some(match ins.memory_size() {
+            MemorySize::Float32 => k!(M32),
+            MemorySize::Float64 => k!(M64),
+            MemorySize::Int16 => k!(I16),
+            MemorySize::Int32 => k!(I32),
+            _ => return None,
+        });
+    }
+    let sti = || if ins.op_count() >= 2 { super::st_index(ins, 1) } else if ins.op_count() == 1 { super::st_index(ins, 0) } else { 1 };
+    Some(match m {
+        Fcom => {
+            o.rm = sti();
+            fcom_sti::<0, false>
+        }
+        Fcomp => {
+            o.rm = sti();
+            fcom_sti::<1, false>
+        }
+        Fcompp => {
+            o.rm = 1;
+            fcom_sti::<2, false>
+        }
+        Fucom => {
+            o.rm = sti();
+            fcom_sti::<0, true>
+        }
+        Fucomp => {
+            o.rm = sti();
+            fcom_sti::<1, true>
+        }
+        Fucompp => {
+            o.rm = 1;
+            fcom_sti::<2, true>
+        }
+        Ftst => ftst,
+        Fxam => fxam,
+        Fcomi => {
+            o.rm = sti();
+            fcomi::<false, false>
+        }
+        Fcomip => {
+            o.rm = sti();
+            fcomi::<true, false>
+        }
+        Fucomi => {
+            o.rm = sti();
+            fcomi::<false, true>
+        }
+        Fucomip => {
+            o.rm = sti();
+            fcomi::<true, true>
+        }
+        Fcmovb | Fcmove | Fcmovbe | Fcmovu | Fcmovnb | Fcmovne | Fcmovnbe | Fcmovnu => {
+            o.rm = sti();
+            o.x = match m {
+                Fcmovb => 0x2,
+                Fcmovnb => 0x3,
+                Fcmove => 0x4,
+                Fcmovne => 0x5,
+                Fcmovbe => 0x6,
+                Fcmovnbe => 0x7,
+                Fcmovu => 0xa,
+                _ => 0xb,
+            };
+            fcmov
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,555 @@
+//! Loads and stores: FLD FST FSTP (m32 m64 m80 ST(i)), FILD FIST FISTP FISTTP
+//! (m16 m32 m64), FBLD FBSTP (packed BCD) and the constants FLD1 FLDZ FLDPI
+//! FLDL2E FLDL2T FLDLG2 FLDLN2.
+
+use super::arith::f32_bits_to_f64;
+use super::num::{self, FRAC, is_snan, quiet, round_int};
+use super::{C1, DE, IE, INDEFINITE, OE, PE, RC_CHOP, RC_DOWN, RC_NEAREST, RC_UP, UE, wait};
+use crate::cpu::fpu::Fpu;
+use crate::cpu::{Cpu, Exit};
+use crate::exec::op::{Handler, Op, after_store, next};
+use crate::mem::Wrote;
+use crate::mtry;
+use iced_x86::{Instruction, MemorySize, Mnemonic, OpKind};
+
+impl Fpu {
+    /// Whether recording `flags` would suppress a store to memory (an unmasked
+    /// IE, DE, ZE, OE or UE).
+    #[inline(always)]
+    pub fn store_blocked(&self, flags: u16) -> bool {
+        flags & !self.cw & 0x1f != 0
+    }
+
+    /// Commits the flags of a store that was done (or suppressed) and pops.
+    #[inline]
+    fn store_done(&mut self, flags: u16, c1: bool, pop: bool) {
+        let blocked = self.store_blocked(flags);
+        self.exc(flags);
+        if blocked {
+            return;
+        }
+        self.set_c1(c1);
+        if pop {
+            self.pop();
+        }
+    }
+}
+
+// ---- FLD ----------------------------------------------------------------------------
+
+fn fld_m64(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let b = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
+    let e = (b >> 52) & 0x7ff;
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    let k = f.top.wrapping_sub(1) & 7;
+    if (e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && f.is_empty(k as usize) {
+        f.top = k;
+        f.put(k as usize, f64::from_bits(b));
+        f.sw &= !C1;
+        return next(cpu, ops, i);
+    }
+    fld_slow(f, f64::from_bits(b), e == 0 && b << 1 != 0);
+    next(cpu, ops, i)
+}
+
+fn fld_m32(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let b = mtry!(cpu, ops, i, cpu.mem.read_u32(ea));
+    let v = f32_bits_to_f64(b);
+    let e = (b >> 23) & 0xff;
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    let k = f.top.wrapping_sub(1) & 7;
+    if (e.wrapping_sub(1) < 0xfe || b << 1 == 0) && f.is_empty(k as usize) {
+        f.top = k;
+        f.put(k as usize, v);
+        f.sw &= !C1;
+        return next(cpu, ops, i);
+    }
+    // An m32 denormal is a normal double: detect it on the raw bits.
+    fld_slow(f, v, e == 0 && b << 1 != 0);
+    next(cpu, ops, i)
+}
+
+/// FLD of a denormal (`de`), NaN or infinite m32/m64 value, or onto a full stack.
+#[inline(never)]
+fn fld_slow(f: &mut Fpu, v: f64, de: bool) {
+    if !f.can_push() {
+        f.push(INDEFINITE);
+        return;
+    }
+    let (v, fl) = if is_snan(v) {
+        (quiet(v), IE)
+    } else {
+        (v, if de { DE } else { 0 })
+    };
+    if f.exc(fl) {
+        return;
+    }
+    f.push(v);
+}
+
+fn fld_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let m = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
+    let se = mtry!(cpu, ops, i, cpu.mem.read_u16(ea.wrapping_add(8)));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    if !f.can_push() {
+        f.push(INDEFINITE);
+        return next(cpu, ops, i);
+    }
+    f.push(0.0);
+    let k = f.pk(0);
+    f.set_ext80(k, m, se);
+    next(cpu, ops, i)
+}
+
+fn fld_sti(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let k = f.pk(ops[i].rm);
+    if f.is_empty(k) {
+        // Underflow: the masked response pushes the indefinite (over a full
+        // ST(7) too: the host reports only the underflow).
+        if !f.underflow() {
+            f.push_raw(INDEFINITE);
+        }
+        return next(cpu, ops, i);
+    }
+    if !f.can_push() {
+        f.push(INDEFINITE);
+        return next(cpu, ops, i);
+    }
+    let raw = f.mmx_raw & (1 << k) != 0;
+    let (v, m) = (f.st[k], f.mm[k]);
+    f.push_raw(v);
+    f.sw &= !C1;
+    if raw {
+        let d = f.pk(0);
+        f.set_ext80(d, m, 0xffff);
+    }
+    next(cpu, ops, i)
+}
+
+/// FLD1, FLDZ, FLDPI, ...: the value for each rounding mode (nearest, down, up).
+const CONSTS: [[u64; 3]; 7] = [
+    [0x3ff0_0000_0000_0000; 3],
+    [0; 3],
+    [0x4009_21fb_5444_2d18, 0x4009_21fb_5444_2d18, 0x4009_21fb_5444_2d19],
+    [0x3ff7_1547_652b_82fe, 0x3ff7_1547_652b_82fe, 0x3ff7_1547_652b_82ff],
+    [0x400a_934f_0979_a371, 0x400a_934f_0979_a371, 0x400a_934f_0979_a372],
+    [0x3fd3_4413_509f_79ff, 0x3fd3_4413_509f_79fe, 0x3fd3_4413_509f_79ff],
+    [0x3fe6_2e42_fefa_39ef, 0x3fe6_2e42_fefa_39ef, 0x3fe6_2e42_fefa_39f0],
+];
+
+fn fld_const<const C: usize>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let v = match f.rc() {
+        RC_NEAREST => CONSTS[C][0],
+        RC_UP => CONSTS[C][2],
+        _ => CONSTS[C][1],
+    };
+    f.push(f64::from_bits(v));
+    next(cpu, ops, i)
+}
+
+// ---- FST ----------------------------------------------------------------------------
+
+fn fst_m64<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let f = &cpu.fpu;
+    let k = f.pk(0);
+    let v = f.st[k];
+    if f.is_empty(k) || is_snan(v) {
+        return fst_slow::<POP, 64>(cpu, ops, i, ea);
+    }
+    let w = mtry!(cpu, ops, i, cpu.mem.write_u64(ea, v.to_bits()));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.sw &= !C1;
+    if POP {
+        f.pop();
+    }
+    after_store(cpu, ops, i, w)
+}
+
+fn fst_m32<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let f = &cpu.fpu;
+    let k = f.pk(0);
+    let v = f.st[k];
+    let r = v as f32;
+    if f.is_empty(k) || r as f64 != v {
+        return fst_slow::<POP, 32>(cpu, ops, i, ea);
+    }
+    let w = mtry!(cpu, ops, i, cpu.mem.write_u32(ea, r.to_bits()));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.sw &= !C1;
+    if POP {
+        f.pop();
+    }
+    after_store(cpu, ops, i, w)
+}
+
+/// f64 to f32 bits under the control word's rounding: (bits, flags, rounded up).
+pub fn to_f32(cw: u16, v: f64) -> (u32, u16, bool) {
+    if v.is_nan() {
+        let b = v.to_bits();
+        let bits = ((b >> 63) as u32) << 31 | 0x7fc0_0000 | ((b & FRAC) >> 29) as u32;
+        return (bits, if is_snan(v) { IE } else { 0 }, false);
+    }
+    let r = v as f32;
+    if r as f64 == v {
+        return (r.to_bits(), 0, false);
+    }
+    let rc = (cw >> 10) & 3;
+    let neg = v < 0.0;
+    let rb = r.to_bits();
+    // Exact magnitude above |r|?
+    let mag_above = v.abs() > (r as f64).abs();
+    let away = (rc == RC_UP && !neg) || (rc == RC_DOWN && neg);
+    let toward = rc == RC_CHOP || (rc == RC_UP && neg) || (rc == RC_DOWN && !neg);
+    let bits = if rc == RC_NEAREST {
+        rb
+    } else if mag_above && away {
+        rb + 1
+    } else if !mag_above && toward {
+        rb - 1
+    } else {
+        rb
+    };
+    let out = f32::from_bits(bits);
+    let mut fl = PE;
+    let up = (out as f64).abs() > v.abs();
+    if v.abs() > f32::MAX as f64 && (out.is_infinite() || (rc != RC_NEAREST && !toward) || r.is_infinite()) {
+        fl |= OE;
+    }
+    // Tininess after rounding (to 24 bits with an unbounded exponent).
+    let (t, _) = num::round_cw(cw & !0x0300, v, 0, true);
+    if t.abs() < f32::MIN_POSITIVE as f64 {
+        fl |= UE;
+    }
+    (bits, fl, up)
+}
+
+#[inline(never)]
+fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, ea: u32) -> Exit {
+    let f = &mut cpu.fpu;
+    let k = f.pk(0);
+    let (v, mut fl) = if f.is_empty(k) {
+        (INDEFINITE, IE | super::SF)
+    } else {
+        (f.st[k], 0)
+    };
+    let mut c1 = false;
+    let w = if S == 64 {
+        if is_snan(v) {
+            fl |= IE;
+        }
+        if f.store_blocked(fl) {
+            if fl & super::SF != 0 {
+                f.set_c1(false);
+            }
+            f.exc(fl);
+            return next(cpu, ops, i);
+        }
+        let bits = if v.is_nan() { quiet(v).to_bits() } else { v.to_bits() };
+        mtry!(cpu, ops, i, cpu.mem.write_u64(ea, bits))
+    } else {
+        let (bits, f2, up) = to_f32(f.cw, v);
+        fl |= f2;
+        c1 = up;
+        if f.store_blocked(fl) {
+            if fl & super::SF != 0 {
+                f.set_c1(false);
+            }
+            f.exc(fl);
+            return next(cpu, ops, i);
+        }
+        mtry!(cpu, ops, i, cpu.mem.write_u32(ea, bits))
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.store_done(fl, c1, POP);
+    after_store(cpu, ops, i, w)
+}
+
+/// Writes 10 bytes (an 80-bit value or packed BCD), probing first.
+fn write80(cpu: &Cpu, ea: u32, m: u64, se: u16) -> Result<Wrote, crate::mem::Fault> {
+    cpu.mem.probe_write(ea, 10)?;
+    let a = cpu.mem.write_u64(ea, m)?;
+    let b = cpu.mem.write_u16(ea.wrapping_add(8), se)?;
+    Ok(if a == Wrote::Code || b == Wrote::Code { Wrote::Code } else { Wrote::Data })
+}
+
+fn fstp_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let f = &cpu.fpu;
+    let k = f.pk(0);
+    let empty = f.is_empty(k);
+    if empty && f.store_blocked(IE) {
+        cpu.fpu.underflow();
+        return next(cpu, ops, i);
+    }
+    let (m, se) = if empty { (0xc000_0000_0000_0000, 0xffff) } else { f.ext80(k) };
+    let w = mtry!(cpu, ops, i, write80(cpu, ea, m, se));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    if empty {
+        f.underflow();
+    }
+    f.set_c1(false);
+    f.pop();
+    after_store(cpu, ops, i, w)
+}
+
+/// FST/FSTP ST(i).
+fn fst_sti<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let f = &mut cpu.fpu;
+    let (s, d) = (f.pk(0), f.pk(ops[i].rm));
+    if f.is_empty(s) {
+        if !f.underflow() {
+            f.put(d, INDEFINITE);
+            if POP {
+                f.pop();
+            }
+        }
+        return next(cpu, ops, i);
+    }
+    let raw = f.mmx_raw & (1 << s) != 0;
+    let (v, m) = (f.st[s], f.mm[s]);
+    f.put(d, v);
+    if raw {
+        f.set_ext80(d, m, 0xffff);
+    }
+    f.sw &= !C1;
+    if POP {
+        f.pop();
+    }
+    next(cpu, ops, i)
+}
+
+// ---- integers -----------------------------------------------------------------------
+
+fn fild<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let v = match S {
+        16 => mtry!(cpu, ops, i, cpu.mem.read_u16(ea)) as i16 as f64,
+        32 => mtry!(cpu, ops, i, cpu.mem.read_u32(ea)) as i32 as f64,
+        _ => mtry!(cpu, ops, i, cpu.mem.read_u64(ea)) as i64 as f64,
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.push(v);
+    next(cpu, ops, i)
+}
+
+/// Converts to an S-bit integer: (value, flags, rounded up). Out of range, NaN
+/// and infinity give the integer indefinite with IE.
+pub fn to_int(rc: u16, v: f64, bits: u32) -> (i64, u16, bool) {
+    let indefinite = i64::MIN >> (64 - bits);
+    if !v.is_finite() {
+        return (indefinite, IE, false);
+    }
+    let r = round_int(rc, v);
+    let lim = (1u64 << (bits - 1)) as f64;
+    if r >= lim || r < -lim {
+        return (indefinite, IE, false);
+    }
+    if r == v {
+        (r as i64, 0, false)
+    } else {
+        (r as i64, PE, r.abs() > v.abs())
+    }
+}
+
+fn fist<const S: u32, const POP: bool, const TRUNC: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let f = &cpu.fpu;
+    let k = f.pk(0);
+    let rc = if TRUNC { RC_CHOP } else { f.rc() };
+    let (val, fl, c1) = if f.is_empty(k) {
+        (i64::MIN >> (64 - S), IE | super::SF, false)
+    } else {
+        to_int(rc, f.st[k], S)
+    };
+    if f.store_blocked(fl) {
+        let f = &mut cpu.fpu;
+        if fl & super::SF != 0 {
+            f.underflow();
+        } else {
+            f.exc(fl);
+        }
+        return next(cpu, ops, i);
+    }
+    let w = match S {
+        16 => mtry!(cpu, ops, i, cpu.mem.write_u16(ea, val as u16)),
+        32 => mtry!(cpu, ops, i, cpu.mem.write_u32(ea, val as u32)),
+        _ => mtry!(cpu, ops, i, cpu.mem.write_u64(ea, val as u64)),
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.store_done(fl, c1, POP);
+    after_store(cpu, ops, i, w)
+}
+
+// ---- packed BCD ---------------------------------------------------------------------
+
+fn fbld(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let lo = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
+    let hi = mtry!(cpu, ops, i, cpu.mem.read_u16(ea.wrapping_add(8)));
+    let mut n: u64 = 0;
+    let bytes = lo.to_le_bytes();
+    for k in (0..9).rev() {
+        let b = if k == 8 { hi as u8 } else { bytes[k] };
+        n = n * 100 + ((b >> 4) as u64 & 15) * 10 + (b as u64 & 15);
+    }
+    let v = n as f64;
+    let v = if hi & 0x8000 != 0 { -v } else { v };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.push(v);
+    next(cpu, ops, i)
+}
+
+fn fbstp(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    wait!(cpu, ops, i);
+    let ea = cpu.ea(&ops[i]);
+    let f = &cpu.fpu;
+    let k = f.pk(0);
+    let (res, fl, c1) = if f.is_empty(k) {
+        (None, IE | super::SF, false)
+    } else {
+        let v = f.st[k];
+        if !v.is_finite() {
+            (None, IE, false)
+        } else {
+            let r = round_int(f.rc(), v);
+            if r.abs() > 999_999_999_999_999_999.0 {
+                (None, IE, false)
+            } else if r == v {
+                (Some(r), 0, false)
+            } else {
+                (Some(r), PE, r.abs() > v.abs())
+            }
+        }
+    };
+    if f.store_blocked(fl) {
+        let f = &mut cpu.fpu;
+        if fl & super::SF != 0 {
+            f.underflow();
+        } else {
+            f.exc(fl);
+        }
+        return next(cpu, ops, i);
+    }
+    let (m, se) = match res {
+        None => (0xc000_0000_0000_0000u64, 0xffffu16),
+        Some(r) => {
+            let mut n = r.abs() as u64;
+            let mut bytes = [0u8; 10];
+            for b in bytes.iter_mut().take(9) {
+                let lo = n % 10;
+                n /= 10;
+                let hi = n % 10;
+                n /= 10;
+                *b = (hi as u8) << 4 | lo as u8;
+            }
+            if r.is_sign_negative() {
+                bytes[9] = 0x80;
+            }
+            let m = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+            (m, u16::from_le_bytes([bytes[8], bytes[9]]))
+        }
+    };
+    let w = mtry!(cpu, ops, i, write80(cpu, ea, m, se));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    if fl & super::SF != 0 {
+        f.underflow();
+        f.pop();
+    } else {
+        f.store_done(fl, c1, true);
+    }
+    after_store(cpu, ops, i, w)
+}
+
+// ---- lowering -----------------------------------------------------------------------
+
+pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
+    use Mnemonic::*;
+    let m = ins.mnemonic();
+    let mem = ins.op_count() >= 1 && ins.op_kind(0) == OpKind::Memory;
+    let ms = ins.memory_size();
+    Some(match m {
+        Fld if mem => match ms {
+            MemorySize::Float32 => fld_m32 as Handler,
+            MemorySize::Float64 => fld_m64,
+            _ => fld_m80,
+        },
+        Fld => {
+            o.rm = super::st_index(ins, 0);
+            fld_sti
+        }
+        Fst | Fstp if mem => {
+            let pop = m == Fstp;
+            match (ms, pop) {
+                (MemorySize::Float32, false) => fst_m32::<false> as Handler,
+                (MemorySize::Float32, true) => fst_m32::<true>,
+                (MemorySize::Float64, false) => fst_m64::<false>,
+                (MemorySize::Float64, true) => fst_m64::<true>,
+                (_, true) => fstp_m80,
+                _ => return None,
+            }
+        }
+        Fst | Fstp | Fstpnce => {
+            o.rm = super::st_index(ins, 0);
+            if m == Fst { fst_sti::<false> } else { fst_sti::<true> }
+        }
+        Fild => match ms {
+            MemorySize::Int16 => fild::<16>,
+            MemorySize::Int32 => fild::<32>,
+            _ => fild::<64>,
+        },
+        Fist => match ms {
+            MemorySize::Int16 => fist::<16, false, false>,
+            _ => fist::<32, false, false>,
+        },
+        Fistp => match ms {
+            MemorySize::Int16 => fist::<16, true, false>,
+            MemorySize::Int32 => fist::<32, true, false>,
+            _ => fist::<64, true, false>,
+        },
+        Fisttp => match ms {
+            MemorySize::Int16 => fist::<16, true, true>,
+            MemorySize::Int32 => fist::<32, true, true>,
+            _ => fist::<64, true, true>,
+        },
+        Fbld => fbld,
+        Fbstp => fbstp,
+        Fld1 => fld_const::<0>,
+        Fldz => fld_const::<1>,
+        Fldpi => fld_const::<2>,
+        Fldl2e => fld_const::<3>,
+        Fldl2t => fld_const::<4>,
+        Fldlg2 => fld_const::<5>,
+        Fldln2 => fld_const::<6>,
+        _ => return None,
+    })
+}

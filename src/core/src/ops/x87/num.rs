@@ -1,0 +1,381 @@
+//! Exact floating-point helpers: the sign of a rounding error, correct rounding
+//! of an integer significand, rounding to the control word's precision and
+//! rounding mode, and the x87 NaN rules.
+//!
+//! Directions: `dir` is the sign of `exact - result` as values (-1, 0, +1).
+
+use super::{RC_CHOP, RC_DOWN, RC_NEAREST, RC_UP};
+use std::cmp::Ordering;
+
+pub const FRAC: u64 = (1 << 52) - 1;
+pub const SIGN: u64 = 1 << 63;
+pub const QUIET: u64 = 1 << 51;
+/// Largest value with a 24-bit significand in the double exponent range.
+pub const MAX24: u64 = 0x7fef_ffff_e000_0000;
+
+#[inline(always)]
+pub fn exp_field(x: f64) -> u64 {
+    (x.to_bits() >> 52) & 0x7ff
+}
+
+#[inline(always)]
+pub fn is_snan(x: f64) -> bool {
+    let b = x.to_bits();
+    (b >> 52) & 0x7ff == 0x7ff && b & FRAC != 0 && b & QUIET == 0
+}
+
+#[inline(always)]
+pub fn quiet(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() | QUIET)
+}
+
+/// Finite, nonzero `x` as `m * 2^e` with `m` in [2^52, 2^53).
+#[inline(always)]
+pub fn decompose(x: f64) -> (u64, i32) {
+    let b = x.to_bits();
+    let ex = ((b >> 52) & 0x7ff) as i32;
+    let f = b & FRAC;
+    if ex == 0 {
+        let sh = f.leading_zeros() as i32 - 11;
+        (f << sh, -1074 - sh)
+    } else {
+        (f | (1 << 52), ex - 1075)
+    }
+}
+
+/// Compares `a * 2^ea` with `b * 2^eb` (a, b > 0).
+pub fn cmp_scaled(a: u128, ea: i32, b: u128, eb: i32) -> Ordering {
+    let ba = 128 - a.leading_zeros() as i32;
+    let bb = 128 - b.leading_zeros() as i32;
+    let (ta, tb) = (ba + ea, bb + eb);
+    if ta != tb {
+        return ta.cmp(&tb);
+    }
+    if ba >= bb {
+        a.cmp(&(b << (ba - bb)))
+    } else {
+        (a << (bb - ba)).cmp(&b)
+    }
+}
+
+/// Value direction from a magnitude comparison of the exact result with `r`.
+#[inline(always)]
+pub fn mag_dir(ord: Ordering, r: f64) -> i8 {
+    let s = if r.is_sign_negative() { -1 } else { 1 };
+    match ord {
+        Ordering::Greater => s,
+        Ordering::Less => -s,
+        Ordering::Equal => 0,
+    }
+}
+
+#[inline(always)]
+fn sgn(neg: bool) -> i8 {
+    if neg { -1 } else { 1 }
+}
+
+/// Direction of `r = a + b` (finite operands). Exact (TwoSum) unless `r` overflowed.
+#[inline(always)]
+pub fn add_dir(a: f64, b: f64, r: f64) -> i8 {
+    if r.is_infinite() {
+        return -sgn(r.is_sign_negative());
+    }
+    let bp = r - a;
+    let ap = r - bp;
+    let err = (a - ap) + (b - bp);
+    if err == 0.0 {
+        0
+    } else {
+        sgn(err < 0.0)
+    }
+}
+
+/// Direction of `r = a * b` (finite nonzero operands).
+pub fn mul_dir(a: f64, b: f64, r: f64) -> i8 {
+    let neg = a.is_sign_negative() != b.is_sign_negative();
+    if r == 0.0 {
+        return sgn(neg);
+    }
+    if r.is_infinite() {
+        return -sgn(neg);
+    }
+    let (ma, ea) = decompose(a);
+    let (mb, eb) = decompose(b);
+    let (mr, er) = decompose(r);
+    mag_dir(
+        cmp_scaled(ma as u128 * mb as u128, ea + eb, mr as u128, er),
+        r,
+    )
+}
+
+/// Direction of `q = a / b` (finite nonzero operands).
+pub fn div_dir(a: f64, b: f64, q: f64) -> i8 {
+    let neg = a.is_sign_negative() != b.is_sign_negative();
+    if q == 0.0 {
+        return sgn(neg);
+    }
+    if q.is_infinite() {
+        return -sgn(neg);
+    }
+    let (ma, ea) = decompose(a);
+    let (mb, eb) = decompose(b);
+    let (mq, eq) = decompose(q);
+    // |a/b| > |q|  <=>  |a| > |q|*|b|
+    mag_dir(
+        cmp_scaled(ma as u128, ea, mq as u128 * mb as u128, eq + eb),
+        q,
+    )
+}
+
+/// Direction of `r = sqrt(a)` (finite positive `a`).
+pub fn sqrt_dir(a: f64, r: f64) -> i8 {
+    let (ma, ea) = decompose(a);
+    let (mr, er) = decompose(r);
+    mag_dir(
+        cmp_scaled(ma as u128, ea, mr as u128 * mr as u128, 2 * er),
+        r,
+    )
+}
+
+/// Correctly rounded (to nearest even) `(-1)^neg * m * 2^e` and its direction.
+pub fn make_f64(neg: bool, m: u128, e: i32) -> (f64, i8) {
+    let s = if neg { SIGN } else { 0 };
+    if m == 0 {
+        return (f64::from_bits(s), 0);
+    }
+    let bl = 128 - m.leading_zeros() as i32;
+    let top = bl - 1 + e;
+    if top > 1023 {
+        return (f64::from_bits(s | 0x7ff0_0000_0000_0000), -sgn(neg));
+    }
+    let keep = if top >= -1022 { 53 } else { top + 1075 };
+    if keep <= 0 {
+        // Below half the smallest denormal (or exactly half: ties to even 0).
+        let up = keep == 0 && m.count_ones() > 1;
+        return if up {
+            (f64::from_bits(s | 1), -sgn(neg))
+        } else {
+            (f64::from_bits(s), sgn(neg))
+        };
+    }
+    let drop = bl - keep;
+    let (mut q, mdir) = if drop <= 0 {
+        ((m << (-drop)) as u64, 0i8)
+    } else {
+        let q = (m >> drop) as u64;
+        let rem = m & ((1u128 << drop) - 1);
+        let half = 1u128 << (drop - 1);
+        if rem > half || (rem == half && q & 1 == 1) {
+            (q + 1, -1)
+        } else if rem == 0 {
+            (q, 0)
+        } else {
+            (q, 1)
+        }
+    };
+    let dir = mdir * sgn(neg);
+    if top >= -1022 {
+        let mut t = top;
+        if q >> 53 != 0 {
+            q >>= 1;
+            t += 1;
+        }
+        if t > 1023 {
+            return (f64::from_bits(s | 0x7ff0_0000_0000_0000), -sgn(neg));
+        }
+        let bits = (((t + 1023) as u64) << 52) | (q & FRAC);
+        (f64::from_bits(s | bits), dir)
+    } else {
+        (f64::from_bits(s | q), dir)
+    }
+}
+
+/// Next representable value toward +inf (x not +inf, not NaN).
+#[inline]
+pub fn next_up(x: f64) -> f64 {
+    let b = x.to_bits();
+    if x == 0.0 {
+        f64::from_bits(1)
+    } else if b & SIGN == 0 {
+        f64::from_bits(b + 1)
+    } else {
+        f64::from_bits(b - 1)
+    }
+}
+
+#[inline]
+pub fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
+/// Rounds the round-to-nearest double `r` with direction `dir` to the control
+/// word's rounding mode and (when `pc` is set) precision. Returns the result and
+/// the direction of the exact value from it.
+pub fn round_cw(cw: u16, r: f64, dir: i8, pc: bool) -> (f64, i8) {
+    let rc = (cw >> 10) & 3;
+    if pc && (cw >> 8) & 3 == 0 && r.is_finite() && exp_field(r) != 0 {
+        return round24(rc, r, dir);
+    }
+    if dir == 0 || rc == RC_NEAREST {
+        return (r, dir);
+    }
+    let out = match rc {
+        RC_DOWN if dir < 0 => (next_down(r), 1),
+        RC_UP if dir > 0 => (next_up(r), -1),
+        RC_CHOP if r != 0.0 && (dir > 0) == r.is_sign_negative() => {
+            if r > 0.0 {
+                (next_down(r), 1)
+            } else {
+                (next_up(r), -1)
+            }
+        }
+        _ => (r, dir),
+    };
+    if pc && (cw >> 8) & 3 == 0 && out.0.abs() == f64::MAX {
+        return (f64::from_bits((out.0.to_bits() & SIGN) | MAX24), out.1);
+    }
+    out
+}
+
+/// Rounds a normal double (with direction `dir` of the exact value) to a 24-bit
+/// significand under rounding control `rc`.
+fn round24(rc: u16, r: f64, dir: i8) -> (f64, i8) {
+    const LOW: u64 = (1 << 29) - 1;
+    const HALF: u64 = 1 << 28;
+    let b = r.to_bits();
+    let s = b & SIGN;
+    let neg = s != 0;
+    let mb = b & !SIGN;
+    let mdir = dir * sgn(neg);
+    let low = mb & LOW;
+    let trunc = mb - low;
+    let away = (rc == RC_UP && !neg) || (rc == RC_DOWN && neg);
+    let toward = rc == RC_CHOP || (rc == RC_UP && neg) || (rc == RC_DOWN && !neg);
+    let (res, new_mdir) = if low == 0 {
+        match mdir {
+            0 => (mb, 0),
+            1 if away => (mb + LOW + 1, -1),
+            1 => (mb, 1),
+            _ if toward => (mb - LOW - 1, 1),
+            _ => (mb, -1),
+        }
+    } else {
+        let up = if rc == RC_NEAREST {
+            low > HALF || (low == HALF && (mdir > 0 || (mdir == 0 && (trunc >> 29) & 1 == 1)))
+        } else {
+            away
+        };
+        if up {
+            (trunc + LOW + 1, -1)
+        } else {
+            (trunc, 1)
+        }
+    };
+    (f64::from_bits(s | res), new_mdir * sgn(neg))
+}
+
+/// The x87 NaN rules for two operands (SDM table 4-7): returns the result and
+/// whether an SNaN was involved (IE).
+pub fn nan2(a: f64, b: f64) -> (f64, bool) {
+    let (sa, sb) = (is_snan(a), is_snan(b));
+    let ie = sa || sb;
+    let r = match (a.is_nan(), b.is_nan()) {
+        (true, false) => a,
+        (false, true) => b,
+        _ => {
+            if sa != sb {
+                // SNaN and QNaN: the QNaN.
+                if sa { b } else { a }
+            } else {
+                let (fa, fb) = (a.to_bits() & FRAC, b.to_bits() & FRAC);
+                match fa.cmp(&fb) {
+                    Ordering::Greater => a,
+                    Ordering::Less => b,
+                    // Equal significands: the positive one.
+                    Ordering::Equal => {
+                        if a.is_sign_negative() {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                }
+            }
+        }
+    };
+    (quiet(r), ie)
+}
+
+/// Rounds to an integer under rounding control `rc`.
+#[inline]
+pub fn round_int(rc: u16, v: f64) -> f64 {
+    match rc {
+        RC_NEAREST => v.round_ties_even(),
+        RC_DOWN => v.floor(),
+        RC_UP => v.ceil(),
+        _ => v.trunc(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn make_f64_rounds_like_the_host() {
+        for (m, e) in [
+            (1u128, 0),
+            (3, -1),
+            ((1u128 << 54) + 1, 0),
+            ((1u128 << 54) + 2, 0),
+            ((1u128 << 54) + 3, 0),
+            (0x1234_5678_9abc_def0_1234, -1100),
+            (12345, -1080),
+            (1, -1075),
+            (3, -1076),
+            (0xffff_ffff_ffff_ffff, 960),
+            (0xffff_ffff_ffff_f800, 960),
+        ] {
+            let (r, dir) = make_f64(false, m, e);
+            // Reference: exact by construction through two host roundings where safe.
+            let want = (m as f64) * 2f64.powi(e.max(-1000)) * 2f64.powi((e - e.max(-1000)).max(-1000));
+            if m < (1 << 53) && e >= -1022 && e < 900 {
+                assert_eq!(r, want, "{m} {e}");
+                assert_eq!(dir, 0);
+            }
+            let _ = dir;
+        }
+        assert_eq!(make_f64(false, 1, -1075).0, 0.0);
+        assert_eq!(make_f64(false, 3, -1076).0, f64::from_bits(1));
+        assert_eq!(make_f64(false, (1 << 53) + 1, 0), ((1u64 << 53) as f64, 1));
+        assert_eq!(make_f64(false, (1 << 53) + 3, 0), ((1u64 << 53) as f64 + 4.0, -1));
+        assert_eq!(make_f64(true, 1, 1024).0, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn directions() {
+        assert_eq!(add_dir(1.0, 1e-20, 1.0), 1);
+        assert_eq!(add_dir(1.0, -1e-20, 1.0), -1);
+        assert_eq!(mul_dir(1.0 / 3.0, 3.0, 1.0 / 3.0 * 3.0), -1);
+        assert_eq!(div_dir(1.0, 3.0, 1.0 / 3.0), 1);
+        assert_eq!(div_dir(2.0, 3.0, 2.0 / 3.0), 1);
+        assert_eq!(div_dir(1.0, 10.0, 0.1), -1);
+        assert_eq!(sqrt_dir(2.0, 2f64.sqrt()), -1);
+        assert_eq!(sqrt_dir(4.0, 2.0), 0);
+        assert_eq!(mul_dir(1e-200, 1e-200, 0.0), 1);
+    }
+
+    #[test]
+    fn round24_matches_f32() {
+        for v in [1.0 / 3.0, 2.0 / 3.0, 0.1, 1e10 / 7.0, -5.0 / 7.0] {
+            let (r, _) = round_cw(0x007f, v, 0, true);
+            assert_eq!(r, v as f32 as f64, "{v}");
+        }
+        // Chop and up.
+        let (r, _) = round_cw(0x0c7f, 1.0 / 3.0, 0, true);
+        assert_eq!(r, f32::from_bits(0x3eaa_aaaa) as f64);
+        let (r, d) = round_cw(0x087f, 0.1, 0, true);
+        assert_eq!(r, f32::from_bits(0.1f32.to_bits()) as f64);
+        assert_eq!(d, -1);
+    }
+}
