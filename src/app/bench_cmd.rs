@@ -18,6 +18,9 @@ pub struct BenchArgs {
     /// Work multiplier (1 = about 0.1-0.5 s per shape run).
     #[arg(long, default_value_t = 1)]
     scale: u32,
+    /// A/B-measure an executor setting: both arms in one process, interleaved.
+    #[arg(long)]
+    toggle: Option<String>,
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
@@ -27,6 +30,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
         if shapes.is_empty() {
             return Err(anyhow!("no shape matches {:?}", args.shapes));
         }
+    }
+    if let Some(t) = &args.toggle {
+        return run_toggle(&shapes, &args, t);
     }
     let results = bench::run_all(&shapes, args.reps.max(1)).map_err(|e| anyhow!(e))?;
     if args.json {
@@ -66,6 +72,49 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 s.what
             );
         }
+    }
+    Ok(())
+}
+
+fn arm_json(r: &bench::ShapeResult, arm: &str) -> serde_json::Value {
+    serde_json::json!({
+        "name": r.name,
+        "arm": arm,
+        "ns_per_iter_median": round2(r.ns_per_iter_median()),
+        "ns_per_iter_min": round2(r.ns_per_iter_min()),
+        "dispatches_per_iter": round2(r.dispatches_per_iter()),
+        "blocks_per_iter": round2(r.blocks_per_iter()),
+        "mips_median": round2(r.mips_median()),
+    })
+}
+
+fn run_toggle(shapes: &[bench::Shape], args: &BenchArgs, toggle: &str) -> Result<()> {
+    let res = bench::run_toggle(shapes, args.reps.max(1), toggle).map_err(|e| anyhow!(e))?;
+    if args.json {
+        let list: Vec<serde_json::Value> = res
+            .iter()
+            .flat_map(|(off, on)| [arm_json(off, "off"), arm_json(on, "on")])
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "toggle": toggle, "shapes": list }))?
+        );
+        return Ok(());
+    }
+    println!(
+        "toggle {toggle}: {:<10} {:>12} {:>12} {:>8} {:>12} {:>12}",
+        "shape", "off ns/iter", "on ns/iter", "on/off", "off MIPS", "on MIPS"
+    );
+    for (off, on) in &res {
+        println!(
+            "toggle {toggle}: {:<10} {:>12.2} {:>12.2} {:>8.3} {:>12.1} {:>12.1}",
+            off.name,
+            off.ns_per_iter_median(),
+            on.ns_per_iter_median(),
+            on.ns_per_iter_median() / off.ns_per_iter_median(),
+            off.mips_median(),
+            on.mips_median()
+        );
     }
     Ok(())
 }

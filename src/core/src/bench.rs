@@ -65,9 +65,40 @@ impl ShapeResult {
     }
 }
 
+/// Executor settings a benchmark arm runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    /// Block chaining (branches enter decoded successors directly).
+    pub chaining: bool,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { chaining: true }
+    }
+}
+
+/// Settings that `winterp bench --toggle` can switch.
+pub const TOGGLES: &[&str] = &["chain"];
+
+impl RunConfig {
+    /// This config with toggle `name` set to `on`.
+    pub fn with(self, name: &str, on: bool) -> Result<RunConfig, String> {
+        match name {
+            "chain" => Ok(RunConfig { chaining: on }),
+            _ => Err(format!("unknown toggle {name:?}; known: {TOGGLES:?}")),
+        }
+    }
+}
+
 /// Runs a shape once on a fresh machine; returns wall time and counters.
 pub fn run_once(shape: &Shape) -> Result<Sample, String> {
+    run_once_with(shape, RunConfig::default())
+}
+
+pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
     let mut m = Machine::new();
+    m.exec.chaining = cfg.chaining;
     for (addr, bytes) in &shape.init {
         m.mem
             .write_bytes(*addr, bytes)
@@ -87,6 +118,51 @@ pub fn run_once(shape: &Shape) -> Result<Sample, String> {
             shape.name, m.cpu.eip
         )),
     }
+}
+
+/// A/B: every shape with `toggle` off and on, `reps` rounds, arms interleaved with
+/// the order rotated each round. Both arms must do identical guest work (same
+/// instructions and blocks); the result is (off, on) per shape.
+pub fn run_toggle(
+    shapes: &[Shape],
+    reps: usize,
+    toggle: &str,
+) -> Result<Vec<(ShapeResult, ShapeResult)>, String> {
+    let off = RunConfig::default().with(toggle, false)?;
+    let on = RunConfig::default().with(toggle, true)?;
+    let mut res: Vec<(ShapeResult, ShapeResult)> = shapes
+        .iter()
+        .map(|s| {
+            let r = ShapeResult {
+                name: s.name,
+                iters: s.iters,
+                samples: vec![],
+            };
+            (r.clone(), r)
+        })
+        .collect();
+    for round in 0..reps {
+        for (k, s) in shapes.iter().enumerate() {
+            let order = if (round + k) % 2 == 0 {
+                [false, true]
+            } else {
+                [true, false]
+            };
+            for arm in order {
+                let sample = run_once_with(s, if arm { on } else { off })?;
+                let slot = if arm { &mut res[k].1 } else { &mut res[k].0 };
+                slot.samples.push(sample);
+            }
+            let (a, b) = (&res[k].0.samples[0].counters, &res[k].1.samples[0].counters);
+            if a.insns != b.insns || a.blocks != b.blocks {
+                return Err(format!(
+                    "shape {}: toggle {toggle} changed the guest work",
+                    s.name
+                ));
+            }
+        }
+    }
+    Ok(res)
 }
 
 /// Runs every shape `reps` times, interleaving shapes so drift hits all alike.

@@ -91,7 +91,9 @@ fn instruction_spanning_a_page_edge_is_retired_by_a_write_to_its_tail() {
     let mut m = Machine::new();
     // mov eax, imm32 whose last two immediate bytes are on the next page.
     let at = CODE + 0x1000 - 3;
-    m.mem.write_bytes(at, &[0xb8, 0x01, 0x00, 0x00, 0x00]).unwrap();
+    m.mem
+        .write_bytes(at, &[0xb8, 0x01, 0x00, 0x00, 0x00])
+        .unwrap();
     let jmp_exit = assemble(|a| finish(a));
     m.mem.write_bytes(at + 5, &jmp_exit).unwrap();
     m.cpu.eip = at;

@@ -82,7 +82,9 @@ pub fn jump_chain(cpu: &mut Cpu, target: u32) -> Exit {
     // keeps the cache alive and unmodified while handlers run (decoding, insertion and
     // invalidation happen only in the run loop, between blocks).
     let cache: &BlockCache = unsafe { &*cache };
-    let Some(b) = cache.lookup(target) else { return Exit::Block };
+    let Some(b) = cache.lookup(target) else {
+        return Exit::Block;
+    };
     let ops: &[Op] = &b.ops;
     let c = &mut cpu.chain;
     c.left -= 1;

@@ -145,7 +145,11 @@ impl Executor {
         cpu.chain.budget_end = target;
         cpu.chain.stop_lo = self.stop_lo;
         cpu.chain.stop_len = self.stop_len;
-        let chain_max = if PROF || !self.chaining { 0 } else { chain::CHAIN_MAX };
+        let chain_max = if PROF || !self.chaining {
+            0
+        } else {
+            chain::CHAIN_MAX
+        };
         loop {
             if cpu.retired >= target {
                 return StopReason::BudgetSpent;
@@ -173,7 +177,10 @@ impl Executor {
                 self.counters.decodes += 1;
                 self.cache.insert(b);
             }
-            let block: &Block = self.cache.lookup(eip).expect("a decoded block starts at eip");
+            let block: &Block = self
+                .cache
+                .lookup(eip)
+                .expect("a decoded block starts at eip");
             if PROF {
                 block.entries.set(block.entries.get() + 1);
             }

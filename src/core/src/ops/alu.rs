@@ -73,7 +73,14 @@ const fn writes_back(op: u8) -> bool {
 /// The load of a read-modify-write instruction faults as a write access.
 #[inline(always)]
 fn as_write<const OP: u8>(f: crate::mem::Fault) -> crate::mem::Fault {
-    if writes_back(OP) { crate::mem::Fault { access: crate::mem::Access::Write, ..f } } else { f }
+    if writes_back(OP) {
+        crate::mem::Fault {
+            access: crate::mem::Access::Write,
+            ..f
+        }
+    } else {
+        f
+    }
 }
 
 fn alu_rr<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {

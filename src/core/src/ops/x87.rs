@@ -35,10 +35,10 @@ mod num;
 mod tests;
 mod trans;
 
+use crate::cpu::ExceptionKind;
 use crate::cpu::fpu::{Fpu, phys};
 use crate::cpu::{Cpu, Exit};
 use crate::exec::op::{Handler, Op, raise};
-use crate::cpu::ExceptionKind;
 use iced_x86::{Code, EncodingKind, Instruction, OpCodeTableKind, OpKind, Register};
 
 // ---- status word bits ---------------------------------------------------------------
@@ -280,13 +280,18 @@ fn fop(ins: &Instruction) -> u32 {
         };
         md << 6 | reg << 3 | rm
     } else if oc.op_code_len() == 2 {
-        (oc.op_code() & 0xff) | if ins.op_count() > 0 && ins.op_kind(0) == OpKind::Register {
-            // ST(i) forms: C0+i etc.; the iced opcode carries the i=0 byte.
-            let n = if ins.op_count() == 2 && ins.op_register(0) == Register::ST0 { 1 } else { 0 };
-            st_index(ins, n) as u32
-        } else {
-            0
-        }
+        (oc.op_code() & 0xff)
+            | if ins.op_count() > 0 && ins.op_kind(0) == OpKind::Register {
+                // ST(i) forms: C0+i etc.; the iced opcode carries the i=0 byte.
+                let n = if ins.op_count() == 2 && ins.op_register(0) == Register::ST0 {
+                    1
+                } else {
+                    0
+                };
+                st_index(ins, n) as u32
+            } else {
+                0
+            }
     } else {
         0
     };
@@ -313,7 +318,11 @@ fn is_x87(ins: &Instruction) -> bool {
     if oc.encoding() != EncodingKind::Legacy || oc.table() != OpCodeTableKind::Normal {
         return false;
     }
-    let first = if oc.op_code_len() == 2 { oc.op_code() >> 8 } else { oc.op_code() };
+    let first = if oc.op_code_len() == 2 {
+        oc.op_code() >> 8
+    } else {
+        oc.op_code()
+    };
     (0xd8..=0xdf).contains(&first)
 }
 

@@ -2,8 +2,8 @@
 //! FIMUL FIDIV FIDIVR, FSQRT, FRNDINT, FSCALE, FXTRACT, FPREM, FPREM1, FCHS, FABS.
 
 use super::num::{
-    self, FRAC, add_dir, decompose, div_dir, exp_field, is_snan, make_f64, mul_dir, nan2,
-    quiet, round_cw, sqrt_dir,
+    self, FRAC, add_dir, decompose, div_dir, exp_field, is_snan, make_f64, mul_dir, nan2, quiet,
+    round_cw, sqrt_dir,
 };
 use super::{C1, C2, CC, DE, IE, INDEFINITE, OE, PE, RC_DOWN, RC_NEAREST, UE, ZE, wait};
 use crate::cpu::fpu::Fpu;
@@ -56,7 +56,9 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
             let r = a * b;
             let br = r.to_bits();
             let (ea, eb, er) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (br >> 52) & 0x7ff);
-            if ea.wrapping_sub(1) >= 0x7fe || eb.wrapping_sub(1) >= 0x7fe || er.wrapping_sub(2) >= 0x7fd
+            if ea.wrapping_sub(1) >= 0x7fe
+                || eb.wrapping_sub(1) >= 0x7fe
+                || er.wrapping_sub(2) >= 0x7fd
             {
                 return None;
             }
@@ -74,7 +76,9 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
             let q = a / b;
             let bq = q.to_bits();
             let (ea, eb, eq) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (bq >> 52) & 0x7ff);
-            if ea.wrapping_sub(1) >= 0x7fe || eb.wrapping_sub(1) >= 0x7fe || eq.wrapping_sub(2) >= 0x7fd
+            if ea.wrapping_sub(1) >= 0x7fe
+                || eb.wrapping_sub(1) >= 0x7fe
+                || eq.wrapping_sub(2) >= 0x7fd
             {
                 return None;
             }
@@ -120,8 +124,16 @@ fn arith_slow<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64
                 return f.result(INDEFINITE, IE);
             }
             let mut r = a + b;
-            let dir = if a.is_infinite() || b.is_infinite() { 0 } else { add_dir(a, b, r) };
-            if r == 0.0 && dir == 0 && rc == RC_DOWN && !(a == 0.0 && b == 0.0 && a.is_sign_negative() == b.is_sign_negative()) {
+            let dir = if a.is_infinite() || b.is_infinite() {
+                0
+            } else {
+                add_dir(a, b, r)
+            };
+            if r == 0.0
+                && dir == 0
+                && rc == RC_DOWN
+                && !(a == 0.0 && b == 0.0 && a.is_sign_negative() == b.is_sign_negative())
+            {
                 r = -0.0;
             }
             (r, dir)
@@ -235,7 +247,9 @@ impl Fpu {
             let ar = r.abs();
             if r.is_infinite()
                 || r53.is_infinite()
-                || (self.rc() != RC_NEAREST && !mag_lt && (ar == f64::MAX || ar.to_bits() == num::MAX24))
+                || (self.rc() != RC_NEAREST
+                    && !mag_lt
+                    && (ar == f64::MAX || ar.to_bits() == num::MAX24))
             {
                 fl |= OE;
             }
@@ -285,7 +299,10 @@ pub fn load_src<const K: u8>(cpu: &Cpu, ea: u32) -> Result<(f64, bool), crate::m
     Ok(match K {
         M32 => {
             let b = cpu.mem.read_u32(ea)?;
-            (f32_bits_to_f64(b), (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0)
+            (
+                f32_bits_to_f64(b),
+                (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0,
+            )
         }
         M64 => {
             let b = cpu.mem.read_u64(ea)?;
@@ -457,7 +474,14 @@ fn fscale(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         if (s > 0.0 && a == 0.0) || (s < 0.0 && a.is_infinite()) {
             f.result(INDEFINITE, IE)
         } else if s > 0.0 {
-            f.result(if a.is_sign_negative() { f64::NEG_INFINITY } else { f64::INFINITY }, 0)
+            f.result(
+                if a.is_sign_negative() {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+                0,
+            )
         } else {
             f.result(if a.is_sign_negative() { -0.0 } else { 0.0 }, 0)
         }
@@ -617,7 +641,11 @@ pub fn prem(a: f64, b: f64, ieee: bool) -> (f64, u64, bool) {
         // |a| < |b|/2: quotient 0, for both forms.
         return (a, 0, false);
     }
-    let (num, shift) = if d >= 0 { ((ma as u128) << d, 0) } else { (ma as u128, 1) };
+    let (num, shift) = if d >= 0 {
+        ((ma as u128) << d, 0)
+    } else {
+        (ma as u128, 1)
+    };
     // Compare a with b scaled: num / (mb << shift).
     let den = (mb as u128) << shift;
     let mut q = num / den;
@@ -633,7 +661,11 @@ pub fn prem(a: f64, b: f64, ieee: bool) -> (f64, u64, bool) {
     }
     let (r, _) = make_f64(rneg, rem, eb - shift);
     // A zero remainder keeps the dividend's sign.
-    let r = if rem == 0 { f64::from_bits((a.to_bits() & num::SIGN) | r.to_bits()) } else { r };
+    let r = if rem == 0 {
+        f64::from_bits((a.to_bits() & num::SIGN) | r.to_bits())
+    } else {
+        r
+    };
     (r, q as u64, false)
 }
 

@@ -203,7 +203,11 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         }
         macro_rules! k {
             ($k:expr) => {
-                if pop { fcom_m::<{ $k }, true> as Handler } else { fcom_m::<{ $k }, false> as Handler }
+                if pop {
+                    fcom_m::<{ $k }, true> as Handler
+                } else {
+                    fcom_m::<{ $k }, false> as Handler
+                }
             };
         }
         return Some(match ins.memory_size() {
@@ -214,7 +218,15 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
             _ => return None,
         });
     }
-    let sti = || if ins.op_count() >= 2 { super::st_index(ins, 1) } else if ins.op_count() == 1 { super::st_index(ins, 0) } else { 1 };
+    let sti = || {
+        if ins.op_count() >= 2 {
+            super::st_index(ins, 1)
+        } else if ins.op_count() == 1 {
+            super::st_index(ins, 0)
+        } else {
+            1
+        }
+    };
     Some(match m {
         Fcom => {
             o.rm = sti();

@@ -54,7 +54,11 @@ fn fxch(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 fn fincstp<const DEC: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
-    f.top = if DEC { f.top.wrapping_sub(1) } else { f.top.wrapping_add(1) } & 7;
+    f.top = if DEC {
+        f.top.wrapping_sub(1)
+    } else {
+        f.top.wrapping_add(1)
+    } & 7;
     f.sw &= !C1;
     next(cpu, ops, i)
 }
@@ -121,7 +125,12 @@ fn fstsw_m<const WAIT: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     if WAIT {
         wait_only!(cpu, ops, i);
     }
-    let w = mtry!(cpu, ops, i, cpu.mem.write_u16(cpu.ea(&ops[i]), cpu.fpu.status()));
+    let w = mtry!(
+        cpu,
+        ops,
+        i,
+        cpu.mem.write_u16(cpu.ea(&ops[i]), cpu.fpu.status())
+    );
     after_store(cpu, ops, i, w)
 }
 
@@ -161,8 +170,16 @@ fn read_all<const N: usize>(cpu: &Cpu, ea: u32) -> Result<[u8; N], Fault> {
 
 /// Fills the selector fields the image reports (the code and data segments).
 fn note_selectors(cpu: &mut Cpu) {
-    cpu.fpu.fcs = if cpu.fpu.fip != 0 { cpu.seg_sel[seg::CS as usize] } else { 0 };
-    cpu.fpu.fds = if cpu.fpu.fdp != 0 { cpu.seg_sel[seg::DS as usize] } else { 0 };
+    cpu.fpu.fcs = if cpu.fpu.fip != 0 {
+        cpu.seg_sel[seg::CS as usize]
+    } else {
+        0
+    };
+    cpu.fpu.fds = if cpu.fpu.fdp != 0 {
+        cpu.seg_sel[seg::DS as usize]
+    } else {
+        0
+    };
 }
 
 /// The 14-byte 16-bit protected-mode environment from the 28-byte one.
@@ -280,8 +297,12 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         Fldcw => fldcw,
         Fnstcw => fstcw::<false>,
         Fstcw => fstcw::<true>,
-        Fnstsw if ins.op_count() == 1 && ins.op_kind(0) == iced_x86::OpKind::Register => fstsw_ax::<false>,
-        Fstsw if ins.op_count() == 1 && ins.op_kind(0) == iced_x86::OpKind::Register => fstsw_ax::<true>,
+        Fnstsw if ins.op_count() == 1 && ins.op_kind(0) == iced_x86::OpKind::Register => {
+            fstsw_ax::<false>
+        }
+        Fstsw if ins.op_count() == 1 && ins.op_kind(0) == iced_x86::OpKind::Register => {
+            fstsw_ax::<true>
+        }
         Fnstsw => fstsw_m::<false>,
         Fstsw => fstsw_m::<true>,
         Fnstenv if w32 => fstenv::<false, true>,

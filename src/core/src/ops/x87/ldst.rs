@@ -141,11 +141,31 @@ fn fld_sti(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 const CONSTS: [[u64; 3]; 7] = [
     [0x3ff0_0000_0000_0000; 3],
     [0; 3],
-    [0x4009_21fb_5444_2d18, 0x4009_21fb_5444_2d18, 0x4009_21fb_5444_2d19],
-    [0x3ff7_1547_652b_82fe, 0x3ff7_1547_652b_82fe, 0x3ff7_1547_652b_82ff],
-    [0x400a_934f_0979_a371, 0x400a_934f_0979_a371, 0x400a_934f_0979_a372],
-    [0x3fd3_4413_509f_79ff, 0x3fd3_4413_509f_79fe, 0x3fd3_4413_509f_79ff],
-    [0x3fe6_2e42_fefa_39ef, 0x3fe6_2e42_fefa_39ef, 0x3fe6_2e42_fefa_39f0],
+    [
+        0x4009_21fb_5444_2d18,
+        0x4009_21fb_5444_2d18,
+        0x4009_21fb_5444_2d19,
+    ],
+    [
+        0x3ff7_1547_652b_82fe,
+        0x3ff7_1547_652b_82fe,
+        0x3ff7_1547_652b_82ff,
+    ],
+    [
+        0x400a_934f_0979_a371,
+        0x400a_934f_0979_a371,
+        0x400a_934f_0979_a372,
+    ],
+    [
+        0x3fd3_4413_509f_79ff,
+        0x3fd3_4413_509f_79fe,
+        0x3fd3_4413_509f_79ff,
+    ],
+    [
+        0x3fe6_2e42_fefa_39ef,
+        0x3fe6_2e42_fefa_39ef,
+        0x3fe6_2e42_fefa_39f0,
+    ],
 ];
 
 fn fld_const<const C: usize>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
@@ -231,7 +251,9 @@ pub fn to_f32(cw: u16, v: f64) -> (u32, u16, bool) {
     let out = f32::from_bits(bits);
     let mut fl = PE;
     let up = (out as f64).abs() > v.abs();
-    if v.abs() > f32::MAX as f64 && (out.is_infinite() || (rc != RC_NEAREST && !toward) || r.is_infinite()) {
+    if v.abs() > f32::MAX as f64
+        && (out.is_infinite() || (rc != RC_NEAREST && !toward) || r.is_infinite())
+    {
         fl |= OE;
     }
     // Tininess after rounding (to 24 bits with an unbounded exponent).
@@ -263,7 +285,11 @@ fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, 
             f.exc(fl);
             return next(cpu, ops, i);
         }
-        let bits = if v.is_nan() { quiet(v).to_bits() } else { v.to_bits() };
+        let bits = if v.is_nan() {
+            quiet(v).to_bits()
+        } else {
+            v.to_bits()
+        };
         mtry!(cpu, ops, i, cpu.mem.write_u64(ea, bits))
     } else {
         let (bits, f2, up) = to_f32(f.cw, v);
@@ -289,7 +315,11 @@ fn write80(cpu: &Cpu, ea: u32, m: u64, se: u16) -> Result<Wrote, crate::mem::Fau
     cpu.mem.probe_write(ea, 10)?;
     let a = cpu.mem.write_u64(ea, m)?;
     let b = cpu.mem.write_u16(ea.wrapping_add(8), se)?;
-    Ok(if a == Wrote::Code || b == Wrote::Code { Wrote::Code } else { Wrote::Data })
+    Ok(if a == Wrote::Code || b == Wrote::Code {
+        Wrote::Code
+    } else {
+        Wrote::Data
+    })
 }
 
 fn fstp_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
@@ -302,7 +332,11 @@ fn fstp_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         cpu.fpu.underflow();
         return next(cpu, ops, i);
     }
-    let (m, se) = if empty { (0xc000_0000_0000_0000, 0xffff) } else { f.ext80(k) };
+    let (m, se) = if empty {
+        (0xc000_0000_0000_0000, 0xffff)
+    } else {
+        f.ext80(k)
+    };
     let w = mtry!(cpu, ops, i, write80(cpu, ea, m, se));
     let f = &mut cpu.fpu;
     f.fdp = ea;
@@ -376,7 +410,11 @@ pub fn to_int(rc: u16, v: f64, bits: u32) -> (i64, u16, bool) {
     }
 }
 
-fn fist<const S: u32, const POP: bool, const TRUNC: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+fn fist<const S: u32, const POP: bool, const TRUNC: bool>(
+    cpu: &mut Cpu,
+    ops: &[Op],
+    i: usize,
+) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
     let f = &cpu.fpu;
@@ -520,7 +558,11 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         }
         Fst | Fstp | Fstpnce => {
             o.rm = super::st_index(ins, 0);
-            if m == Fst { fst_sti::<false> } else { fst_sti::<true> }
+            if m == Fst {
+                fst_sti::<false>
+            } else {
+                fst_sti::<true>
+            }
         }
         Fild => match ms {
             MemorySize::Int16 => fild::<16>,

@@ -83,11 +83,7 @@ pub fn add_dir(a: f64, b: f64, r: f64) -> i8 {
     let bp = r - a;
     let ap = r - bp;
     let err = (a - ap) + (b - bp);
-    if err == 0.0 {
-        0
-    } else {
-        sgn(err < 0.0)
-    }
+    if err == 0.0 { 0 } else { sgn(err < 0.0) }
 }
 
 /// Direction of `r = a * b` (finite nonzero operands).
@@ -338,7 +334,8 @@ mod tests {
         ] {
             let (r, dir) = make_f64(false, m, e);
             // Reference: exact by construction through two host roundings where safe.
-            let want = (m as f64) * 2f64.powi(e.max(-1000)) * 2f64.powi((e - e.max(-1000)).max(-1000));
+            let want =
+                (m as f64) * 2f64.powi(e.max(-1000)) * 2f64.powi((e - e.max(-1000)).max(-1000));
             if m < (1 << 53) && e >= -1022 && e < 900 {
                 assert_eq!(r, want, "{m} {e}");
                 assert_eq!(dir, 0);
@@ -348,7 +345,10 @@ mod tests {
         assert_eq!(make_f64(false, 1, -1075).0, 0.0);
         assert_eq!(make_f64(false, 3, -1076).0, f64::from_bits(1));
         assert_eq!(make_f64(false, (1 << 53) + 1, 0), ((1u64 << 53) as f64, 1));
-        assert_eq!(make_f64(false, (1 << 53) + 3, 0), ((1u64 << 53) as f64 + 4.0, -1));
+        assert_eq!(
+            make_f64(false, (1 << 53) + 3, 0),
+            ((1u64 << 53) as f64 + 4.0, -1)
+        );
         assert_eq!(make_f64(true, 1, 1024).0, f64::NEG_INFINITY);
     }
 

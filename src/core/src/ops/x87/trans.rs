@@ -42,7 +42,11 @@ fn trig<const OP: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
     let pushes = OP == TAN || OP == SINCOS;
-    let k = if pushes { f.st0_or_underflow_push() } else { f.st0_or_underflow() };
+    let k = if pushes {
+        f.st0_or_underflow_push()
+    } else {
+        f.st0_or_underflow()
+    };
     let Some(k) = k else {
         return next(cpu, ops, i);
     };
@@ -126,12 +130,83 @@ fn reduce(x: f64) -> (u32, f64, f64) {
     }
 }
 
+// ---- double-double arithmetic (for results within an ulp of the x87's) ----------
+
+#[derive(Clone, Copy)]
+struct Dd(f64, f64);
+
+#[inline]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bp = s - a;
+    (s, (a - (s - bp)) + (b - bp))
+}
+
+impl Dd {
+    fn add(self, o: Dd) -> Dd {
+        let (s, e) = two_sum(self.0, o.0);
+        let (t, f) = two_sum(self.1, o.1);
+        let (s, e) = two_sum(s, e + t);
+        let (s, e) = two_sum(s, e + f);
+        Dd(s, e)
+    }
+
+    fn neg(self) -> Dd {
+        Dd(-self.0, -self.1)
+    }
+
+    fn mul(self, o: Dd) -> Dd {
+        let (p, e) = two_prod(self.0, o.0);
+        let e = e + (self.0 * o.1 + self.1 * o.0);
+        let (s, e) = two_sum(p, e);
+        Dd(s, e)
+    }
+
+    fn div(self, o: Dd) -> Dd {
+        let q1 = self.0 / o.0;
+        let r = self.add(o.mul(Dd(q1, 0.0)).neg());
+        let q2 = r.0 / o.0;
+        let r = r.add(o.mul(Dd(q2, 0.0)).neg());
+        let q3 = r.0 / o.0;
+        let (s, e) = two_sum(q1, q2);
+        Dd(s, 0.0).add(Dd(e, 0.0)).add(Dd(q3, 0.0))
+    }
+
+    fn scale(self, k: f64) -> Dd {
+        // Division by a small exact integer.
+        self.div(Dd(k, 0.0))
+    }
+
+    fn f(self) -> f64 {
+        self.0 + self.1
+    }
+}
+
+/// sin and cos of |r| <= pi/4 given as a double-double, by their Taylor series.
+fn sin_cos_dd(r: Dd) -> (Dd, Dd) {
+    let r2 = r.mul(r);
+    let mut s = r;
+    let mut ts = r;
+    let mut c = Dd(1.0, 0.0);
+    let mut tc = Dd(1.0, 0.0);
+    for n in 1..40 {
+        let n = n as f64;
+        ts = ts.mul(r2).scale(2.0 * n * (2.0 * n + 1.0)).neg();
+        tc = tc.mul(r2).scale((2.0 * n - 1.0) * (2.0 * n)).neg();
+        s = s.add(ts);
+        c = c.add(tc);
+        if ts.0.abs() < 1e-34 && tc.0.abs() < 1e-34 {
+            break;
+        }
+    }
+    (s, c)
+}
+
 /// sin and cos with the x87's argument reduction.
 fn sin_cos(x: f64) -> (f64, f64) {
     let (q, hi, lo) = reduce(x);
-    let (s0, c0) = hi.sin_cos();
-    let s = s0 + lo * c0;
-    let c = c0 - lo * s0;
+    let (s, c) = sin_cos_dd(Dd(hi, lo));
+    let (s, c) = (s.f(), c.f());
     match q {
         0 => (s, c),
         1 => (c, -s),
@@ -142,15 +217,11 @@ fn sin_cos(x: f64) -> (f64, f64) {
 
 fn tan(x: f64) -> f64 {
     let (q, hi, lo) = reduce(x);
+    let (s, c) = sin_cos_dd(Dd(hi, lo));
     if q & 1 == 0 {
-        let t0 = hi.tan();
-        t0 + lo * (1.0 + t0 * t0)
+        s.div(c).f()
     } else {
-        // -cot(r) = -cos(r) / sin(r)
-        let (s0, c0) = hi.sin_cos();
-        let s = s0 + lo * c0;
-        let c = c0 - lo * s0;
-        -c / s
+        c.div(s).neg().f()
     }
 }
 
@@ -201,7 +272,11 @@ fn yl2x(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
         if y == 0.0 {
             return f.result(INDEFINITE, IE);
         }
-        let r = if y.is_sign_negative() { f64::INFINITY } else { f64::NEG_INFINITY };
+        let r = if y.is_sign_negative() {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
         return f.result(r, if y.is_infinite() { 0 } else { ZE });
     }
     let l = x.log2();
@@ -209,7 +284,9 @@ fn yl2x(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
     let exact = x.is_infinite()
         || y.is_infinite()
         || y == 0.0
-        || (x.to_bits() & super::num::FRAC == 0 && x.is_normal() && (l == 0.0 || mul_dir(y, l, r) == 0));
+        || (x.to_bits() & super::num::FRAC == 0
+            && x.is_normal()
+            && (l == 0.0 || mul_dir(y, l, r) == 0));
     f.trans_result(r, exact)
 }
 
@@ -222,7 +299,14 @@ fn yl2xp1(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
         // Outside the documented domain the result is undefined; the reference
         // host returns x (zero with the product's sign for y = 0) and PE.
         if y == 0.0 {
-            return f.result(if x.is_sign_negative() != y.is_sign_negative() { -0.0 } else { 0.0 }, 0);
+            return f.result(
+                if x.is_sign_negative() != y.is_sign_negative() {
+                    -0.0
+                } else {
+                    0.0
+                },
+                0,
+            );
         }
         return f.trans_result(x, false);
     }
@@ -231,11 +315,19 @@ fn yl2xp1(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
     let (h, t) = two_prod(l, std::f64::consts::LOG2_E);
     let t = t + l * LOG2_E_LO;
     let (p, pe) = two_prod(y, h);
-    let r = p + (pe + y * t);
+    let r = if p == 0.0 || !p.is_finite() {
+        p
+    } else {
+        p + (pe + y * t)
+    };
     let exact = x == 0.0 || y == 0.0 || x.is_infinite() || y.is_infinite();
     let r = if x == 0.0 {
         // ±0 times y: the sign follows the product of the signs.
-        if x.is_sign_negative() != y.is_sign_negative() { -0.0 } else { 0.0 }
+        if x.is_sign_negative() != y.is_sign_negative() {
+            -0.0
+        } else {
+            0.0
+        }
     } else {
         r
     };
