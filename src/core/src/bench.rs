@@ -178,13 +178,13 @@ pub fn run_all(shapes: &[Shape], reps: usize) -> Result<Vec<ShapeResult>, String
     for _ in 0..reps {
         for (k, s) in shapes.iter().enumerate() {
             let sample = run_once(s)?;
-            if let Some(first) = res[k].samples.first() {
-                if first.counters != sample.counters {
-                    return Err(format!(
-                        "shape {} did different work on a repeat run",
-                        s.name
-                    ));
-                }
+            if let Some(first) = res[k].samples.first()
+                && first.counters != sample.counters
+            {
+                return Err(format!(
+                    "shape {} did different work on a repeat run",
+                    s.name
+                ));
             }
             res[k].samples.push(sample);
         }

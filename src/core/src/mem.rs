@@ -170,7 +170,7 @@ macro_rules! access {
         #[inline(always)]
         pub fn $read(&self, addr: u32) -> Result<$ty, Fault> {
             let p = self.perm(addr);
-            if p & (perm::READ | perm::GUARD) == perm::READ && (addr & 0xfff) <= 0x1000 - $n {
+            if p & (perm::READ | perm::GUARD) == perm::READ && in_page(addr, $n) {
                 // SAFETY: the page is committed and readable and the access stays inside it.
                 Ok(unsafe { (self.base.add(addr as usize) as *const $ty).read_unaligned() })
             } else {
@@ -184,9 +184,7 @@ macro_rules! access {
         #[inline(always)]
         pub fn $write(&self, addr: u32, v: $ty) -> Result<Wrote, Fault> {
             let p = self.perm(addr);
-            if p & (perm::WRITE | perm::CODE | perm::GUARD) == perm::WRITE
-                && (addr & 0xfff) <= 0x1000 - $n
-            {
+            if p & (perm::WRITE | perm::CODE | perm::GUARD) == perm::WRITE && in_page(addr, $n) {
                 // SAFETY: the page is committed and writable and the access stays inside it.
                 unsafe { (self.base.add(addr as usize) as *mut $ty).write_unaligned(v) };
                 Ok(Wrote::Data)
@@ -554,7 +552,7 @@ impl GuestMemory {
             code |= self.perm(addr) & perm::CODE != 0;
             code |= self.perm(addr.wrapping_add(size - 1)) & perm::CODE != 0;
         }
-        let aligned = addr % size == 0;
+        let aligned = addr.is_multiple_of(size);
         let old = if aligned {
             // SAFETY: the range is committed, readable and writable (checked above),
             // aligned to its size, and lives as long as `self.region`.
@@ -611,6 +609,12 @@ impl GuestMemory {
             Ok((old, Wrote::Data))
         }
     }
+}
+
+/// Whether an access of `n` bytes at `addr` stays inside one page.
+#[inline(always)]
+const fn in_page(addr: u32, n: u32) -> bool {
+    (addr & 0xfff) <= 0x1000 - n
 }
 
 fn page_span(addr: u32, len: u32) -> (u32, u32) {

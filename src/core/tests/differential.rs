@@ -1,43 +1,58 @@
 //! Host-CPU differential test for the interpreter.
 //!
 //! Every case is a short piece of 32-bit code (usually one instruction) with a random
-//! initial state: the eight GPRs, EFLAGS (arithmetic flags and DF), the x87/MMX state
-//! (a 108-byte FSAVE image) and a data window of [`WIN_SIZE`] bytes at [`WIN`]. The
-//! same case runs on the host CPU (the `oracle32` helper, see `oracle/`) and on
+//! initial state: the eight GPRs, EFLAGS (arithmetic flags and DF; AC, ID and NT for
+//! the PUSHF/POPF forms), the x87/MMX state (a 108-byte FSAVE image) and a data window
+//! of [`WIN_SIZE`] bytes at [`WIN`] (ESP points into it; the pages around it are
+//! unmapped, and some operands are placed across its edges so that accesses fault).
+//! The same case runs on the host CPU (the `oracle32` helper, see `oracle/`) and on
 //! winterp's interpreter; registers, EIP, EFLAGS, the window's bytes, the x87 state
-//! and any fault (kind, EIP, address) are compared.
+//! and any fault (kind, EIP, address, read/write) are compared. On both sides the
+//! code is followed by a jump out (winterp: to [`STOP`], its stop range).
 //!
-//! Cases come from a table of instruction *forms*: an iced `Code` plus, for r/m
-//! operands, the register or memory variant (`/r`, `/m`), or a short hand-built
-//! sequence for control flow and string instructions.
+//! Forms: every iced `Code` of the covered mnemonics that is valid in 32-bit code,
+//! with its register and memory variants (`/r`, `/m`), LOCKed memory forms, and
+//! hand-built sequences: string instructions with REP/REPE/REPNE, Jcc/LOOPcc/JECXZ
+//! forward and backward, JMP/CALL/RET, XLAT, traps (INT3, UD2, INTO, HLT, CLI, INT n),
+//! FPREM/FPREM1 loops, and `lazy ...` forms that put a random flag-writing ALU
+//! instruction in front of a flag reader (winterp evaluates flags lazily).
 //!
 //! Comparison rules:
 //! * EFLAGS: CF PF AF ZF SF OF DF TF IF NT AC ID, minus the flags the Intel SDM calls
 //!   undefined for the form (per case where it depends on the operands, e.g. shift
 //!   counts). RF is never compared (the kernel sets it in fault frames).
 //! * Registers whose result the SDM calls undefined are masked (BSF/BSR with a zero
-//!   source; SHLD/SHRD r16 with a count above 16 also masks the memory operand).
+//!   source; SHLD/SHRD r16 with a count above 16, also in memory).
+//! * Faults: INT3 and INTO are traps, reported by the host after the instruction; they
+//!   are compared at the instruction, as winterp reports every exception.
 //! * x87: control word, status word (TOP, sticky exception bits, C0-C3 minus the codes
-//!   the SDM calls undefined for the instruction), full tag word and the non-empty
+//!   the SDM calls undefined for the instruction; for FCOMI/FUCOMI(P) and FCMOVcc C1
+//!   is only specified for a stack underflow), full tag word and the non-empty
 //!   registers. winterp holds values as f64 with 53-bit precision control, so operands
-//!   are generated exactly representable as doubles and with exponents that keep
-//!   results inside the double range, and host registers are rounded to f64 (nearest
-//!   even) before comparing. FIP/FCS/FOP/FDP/FDS are not compared. For FSIN FCOS
-//!   FSINCOS FPTAN FPATAN F2XM1 FYL2X FYL2XP1 results may differ by 1 ulp of f64 and
-//!   PE and C1 (rounding direction) are masked: the host computes them from its
-//!   64-bit internal result, which winterp does not have.
+//!   are exactly representable as doubles, with exponents that keep results inside the
+//!   double range, and host registers are rounded to f64 (nearest even) before
+//!   comparing. FIP/FCS/FOP/FDP/FDS are not compared. For FSIN FCOS FSINCOS FPTAN
+//!   FPATAN F2XM1 FYL2X FYL2XP1 results may differ by 1 ulp of f64 and PE and C1
+//!   (rounding direction) are masked: the host derives them from its 64-bit internal
+//!   result, which winterp does not have. Their operands stay where the SDM defines
+//!   the result (F2XM1 |x| <= 1, FYL2XP1 |x| < 1 - sqrt(2)/2) and, for the
+//!   trigonometric ones, at |x| < 4 or >= 2^63 (out of range, C2): between those the
+//!   x87 reduces with a 66-bit pi and is many ulps off. A single FPREM/FPREM1 always
+//!   completes (exponent difference < 64); a partial step's result depends on the
+//!   implementation-dependent N, so partial reduction is tested by the loop forms,
+//!   whose final quotient bits (C0 C3 C1) are masked for the same reason.
 //! * MMX forms compare all eight registers as raw 80-bit values.
-//! * Arithmetic x87 forms run with control word 0x027F (Windows' default). FIST,
-//!   FISTP, FBSTP and FRNDINT also get random rounding control, since Win32 code
-//!   (the C runtime's float-to-int) switches rounding mode around them.
+//! * x87 forms run with control word 0x027F (Windows' default). FIST, FISTP, FBSTP and
+//!   FRNDINT also get random rounding control, since Win32 code (the C runtime's
+//!   float-to-int) switches rounding mode around them.
 //!
 //! Environment: `DIFF_QUICK=1` runs 40 cases per form; `DIFF_FILTER=a,b` runs only forms
 //! whose name contains one of the substrings; `DIFF_CASES=n` sets the cases per form;
 //! `DIFF_SEED=n` changes the random seed; `DIFF_SHOW=n` prints n detailed mismatches
 //! (default 10); `DIFF_DUMP=n` prints the first n cases of every form, matching or
 //! not; `DIFF_STATS=1` lists every form with its host fault rate;
-//! `DIFF_HOST_VS_HOST=1` compares the host with a second host process
-//! instead of winterp (checks the harness itself: must give 0 mismatches).
+//! `DIFF_HOST_VS_HOST=1` compares the host with a second host process instead of
+//! winterp (checks the harness itself: must give 0 mismatches).
 
 mod oracle;
 
@@ -254,7 +269,11 @@ fn host_outcome(h: &HostResult) -> Outcome {
             }
             13 => Stop::Fault(FaultKind::GeneralProtection, 0),
             16 => Stop::Fault(FaultKind::Fpu, 0),
-            4 => Stop::Fault(FaultKind::Overflow, 0),
+            4 => {
+                // INTO is a trap too; winterp reports exceptions at the instruction.
+                eip = eip.wrapping_sub(1);
+                Stop::Fault(FaultKind::Overflow, 0)
+            }
             5 => Stop::Fault(FaultKind::Bound, 0),
             u32::MAX => Stop::Timeout,
             t => Stop::Other(format!("signal {} trap {t} err {:#x}", f.signo, f.err)),
@@ -632,11 +651,10 @@ fn compare(h: &Outcome, e: &Outcome, m: &Mask, pristine: &[u8]) -> Vec<String> {
     let fx = (h.eflags ^ e.eflags) & fm;
     if fx != 0 {
         d.push(format!(
-            "flags: {} differ: host {:#x}, winterp {:#x} (compared {})",
+            "flags: {} differ: host {:#x}, winterp {:#x}",
             flag_names(fx),
             h.eflags & fm,
             e.eflags & fm,
-            flag_names(fm)
         ));
     }
     // Memory.
@@ -1280,6 +1298,8 @@ struct Spec {
     toks: Vec<Tok>,
     mem: bool,
     family: Family,
+    /// With a LOCK prefix (valid on a memory destination, #UD otherwise).
+    lock: bool,
 }
 
 #[rustfmt::skip]
@@ -1358,6 +1378,7 @@ fn code_specs() -> Vec<Spec> {
                     toks: toks.clone(),
                     mem,
                     family,
+                    lock: false,
                 });
             }
         } else {
@@ -1370,9 +1391,48 @@ fn code_specs() -> Vec<Spec> {
                 toks,
                 mem,
                 family,
+                lock: false,
             });
         }
     }
+    // LOCKed read-modify-write forms (memory destination), and LOCK on a register
+    // destination, which is #UD.
+    let lockable = [
+        "Add",
+        "Or",
+        "Adc",
+        "Sbb",
+        "And",
+        "Sub",
+        "Xor",
+        "Inc",
+        "Dec",
+        "Neg",
+        "Not",
+        "Xadd",
+        "Cmpxchg",
+        "Cmpxchg8b",
+        "Bts",
+        "Btr",
+        "Btc",
+    ];
+    let mut locked = Vec::new();
+    for sp in &out {
+        let dest_rm = matches!(sp.toks.first(), Some(Tok::Rm(_) | Tok::Mem(8, MemTy::Int)));
+        if sp.family == Family::Int && dest_rm && lockable.contains(&sp.mn.as_str()) {
+            // One #UD probe is enough.
+            if !sp.mem && sp.code != Code::Add_rm32_r32 {
+                continue;
+            }
+            locked.push(Spec {
+                toks: sp.toks.clone(),
+                mn: sp.mn.clone(),
+                lock: true,
+                ..*sp
+            });
+        }
+    }
+    out.extend(locked);
     out
 }
 
@@ -1386,7 +1446,8 @@ fn spec_name(s: &Spec) -> String {
         (true, false) => "/r",
         (true, true) => "/m",
     };
-    format!("{:?}{suffix}", s.code)
+    let lock = if s.lock { "lock " } else { "" };
+    format!("{lock}{:?}{suffix}", s.code)
 }
 
 /// A shift or rotate count: mostly around the operand width, sometimes any byte.
@@ -1445,7 +1506,6 @@ fn gen_int(cx: &mut Cx, sp: &Spec) -> Gen {
     // Register choices for explicit register operands.
     let mut ops: Vec<Opnd> = Vec::new();
     let mut locs: Vec<Loc> = Vec::new();
-    let mut imms: Vec<(usize, u32)> = Vec::new();
     for t in &sp.toks {
         match *t {
             Tok::Reg(sz) | Tok::Rm(sz) if !(matches!(t, Tok::Rm(_)) && sp.mem) => {
@@ -1478,11 +1538,10 @@ fn gen_int(cx: &mut Cx, sp: &Spec) -> Gen {
                 locs.push(Loc::None);
             }
             Tok::Imm(sz) => {
-                let v = cx.r32();
-                imms.push((ops.len(), sz));
+                let k = ops.len();
                 ops.push(Opnd::I(0));
-                locs.push(Loc::Imm(ops.len() - 1));
-                let k = ops.len() - 1;
+                locs.push(Loc::Imm(k));
+                let v = cx.r32();
                 set_imm(&mut ops, k, sz, v);
             }
             _ => {
@@ -1499,7 +1558,7 @@ fn gen_int(cx: &mut Cx, sp: &Spec) -> Gen {
             Tok::Moffs(sz) => sz / 8,
             _ => continue,
         };
-        let noaccess = matches!(t, Tok::Mem(_, MemTy::NoAccess)) || mn == "Nop" || mn == "Nopd";
+        let noaccess = matches!(t, Tok::Mem(_, MemTy::NoAccess)) || mn == "Nop";
         let target = if noaccess {
             cx.r32()
         } else if matches!(mn, "Bt" | "Bts" | "Btr" | "Btc") {
@@ -1531,7 +1590,9 @@ fn gen_int(cx: &mut Cx, sp: &Spec) -> Gen {
     }
 
     fixup_int(cx, &mut st, sp, &mut ops, &locs);
-    let code = cx.encode(&mk(sp.code, &ops), CODE);
+    let mut ins = mk(sp.code, &ops);
+    ins.set_has_lock_prefix(sp.lock);
+    let code = cx.encode(&ins, CODE);
     st.finish(code)
 }
 
@@ -2239,7 +2300,7 @@ fn gen_mmx(cx: &mut Cx, sp: &Spec) -> Gen {
 // Hand-built forms: strings, control flow, XLAT
 // =====================================================================================
 
-type GenFn = Box<dyn Fn(&mut Cx) -> Gen + Send + Sync>;
+type GenFn = Arc<dyn Fn(&mut Cx) -> Gen + Send + Sync>;
 
 struct Form {
     name: String,
@@ -2444,7 +2505,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
                     _ => "",
                 };
                 let name = format!("{pfx}{}{sfx}", format!("{op:?}").to_lowercase());
-                add(name, Box::new(move |cx| gen_string(cx, op, size, rep)));
+                add(name, Arc::new(move |cx| gen_string(cx, op, size, rep)));
             }
         }
     }
@@ -2452,7 +2513,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     // XLAT.
     add(
         "xlatb".into(),
-        Box::new(|cx| {
+        Arc::new(|cx| {
             let mut st = St::new(cx);
             st.regs[EBX] = WIN + 0x100 + cx.below(WIN_SIZE - 0x300);
             let bytes: Vec<u8> = (0..256).map(|_| cx.rng.random()).collect();
@@ -2480,7 +2541,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
             let back = tag == "back";
             add(
                 format!("{code_name}/{tag}"),
-                Box::new(move |cx| {
+                Arc::new(move |cx| {
                     let st = St::new(cx);
                     let items: Vec<(Instruction, Option<usize>)> = if back {
                         vec![
@@ -2508,7 +2569,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     ] {
         add(
             format!("{name}/fwd"),
-            Box::new(move |cx| {
+            Arc::new(move |cx| {
                 let mut st = St::new(cx);
                 st.regs[ECX] = match cx.below(4) {
                     0 => 0,
@@ -2525,7 +2586,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
         );
         add(
             format!("{name}/back"),
-            Box::new(move |cx| {
+            Arc::new(move |cx| {
                 let mut st = St::new(cx);
                 st.regs[ECX] = 1 + cx.below(20);
                 st.regs[EAX] = cx.below(16);
@@ -2561,7 +2622,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     ] {
         add(
             name.into(),
-            Box::new(move |cx| {
+            Arc::new(move |cx| {
                 let mut st = St::new(cx);
                 st.regs[ECX] = match cx.below(4) {
                     0 | 1 => 0,
@@ -2584,7 +2645,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     ] {
         add(
             name.into(),
-            Box::new(move |cx| {
+            Arc::new(move |cx| {
                 let st = St::new(cx);
                 let bytes = assemble(
                     cx,
@@ -2596,7 +2657,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     }
     add(
         "Call_rel32_32".into(),
-        Box::new(|cx| {
+        Arc::new(|cx| {
             let st = St::new(cx);
             let bytes = assemble(cx, &[(branch(Code::Call_rel32_32), Some(1))]);
             st.finish(bytes)
@@ -2606,7 +2667,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
         for mem in [false, true] {
             add(
                 format!("{name}/{}", if mem { "m" } else { "r" }),
-                Box::new(move |cx| {
+                Arc::new(move |cx| {
                     let mut st = St::new(cx);
                     let mut used = 0u8;
                     // The target is the end of the code: the address after this
@@ -2630,7 +2691,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     }
     add(
         "Retnd".into(),
-        Box::new(|cx| {
+        Arc::new(|cx| {
             let mut st = St::new(cx);
             let sp_ = st.regs[ESP];
             st.patch(sp_, &(CODE + 1).to_le_bytes());
@@ -2640,7 +2701,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     );
     add(
         "Retnd_imm16".into(),
-        Box::new(|cx| {
+        Arc::new(|cx| {
             let mut st = St::new(cx);
             let sp_ = st.regs[ESP];
             st.patch(sp_, &(CODE + 3).to_le_bytes());
@@ -2655,6 +2716,30 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
         }),
     );
 
+    // Exceptions: INT3, UD2, INTO (with OF random), HLT and CLI (#GP at CPL 3), INT 2Eh
+    // (#GP: not an interrupt gate user code may use).
+    let traps: [(&str, Instruction); 6] = [
+        ("Int3", Instruction::with(Code::Int3)),
+        ("Ud2", Instruction::with(Code::Ud2)),
+        ("Into", Instruction::with(Code::Into)),
+        ("Hlt", Instruction::with(Code::Hlt)),
+        ("Cli", Instruction::with(Code::Cli)),
+        (
+            "Int_imm8",
+            Instruction::with1(Code::Int_imm8, 0x2e).unwrap(),
+        ),
+    ];
+    for (name, ins) in traps {
+        add(
+            name.into(),
+            Arc::new(move |cx| {
+                let st = St::new(cx);
+                let bytes = cx.encode(&ins, CODE);
+                st.finish(bytes)
+            }),
+        );
+    }
+
     // FPREM/FPREM1 as compilers emit fmod: repeat while C2 says the reduction is
     // incomplete. The remainder is exact whatever the step size; the quotient bits
     // left in C0 C3 C1 depend on the implementation-dependent step size N (SDM
@@ -2662,7 +2747,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
     for (name, code) in [("fprem loop", Code::Fprem), ("fprem1 loop", Code::Fprem1)] {
         add(
             name.into(),
-            Box::new(move |cx| {
+            Arc::new(move |cx| {
                 let mut st = St::new(cx);
                 st.x87.top = cx.below(8) as u8;
                 for i in 0..8 {
@@ -2714,13 +2799,283 @@ fn build_forms(per_form: usize, per_transcendental: usize) -> Vec<Form> {
             per_form
         };
         let make: GenFn = match sp.family {
-            Family::Int => Box::new(move |cx| gen_int(cx, &sp)),
-            Family::X87 => Box::new(move |cx| gen_x87(cx, &sp)),
-            Family::Mmx => Box::new(move |cx| gen_mmx(cx, &sp)),
+            Family::Int => Arc::new(move |cx| gen_int(cx, &sp)),
+            Family::X87 => Arc::new(move |cx| gen_x87(cx, &sp)),
+            Family::Mmx => Arc::new(move |cx| gen_mmx(cx, &sp)),
         };
         forms.push(Form { name, count, make });
     }
+    let lazy = lazy_forms(&forms);
+    forms.extend(lazy);
     forms
+}
+
+// =====================================================================================
+// Lazy flags: a flag-writing instruction followed by one that reads or partly keeps
+// the flags (winterp evaluates flags lazily from the last writer)
+// =====================================================================================
+
+struct Producer {
+    code: Code,
+    width: u32,
+    /// AND/OR/XOR/TEST leave AF undefined.
+    logic: bool,
+    /// Writes its first operand (CMP and TEST do not).
+    writes: bool,
+    /// reg,reg / reg,imm / unary.
+    kind: u8,
+}
+
+fn producers() -> Vec<Producer> {
+    let mut v = Vec::new();
+    for mn in [
+        "Add", "Or", "Adc", "Sbb", "And", "Sub", "Xor", "Cmp", "Test",
+    ] {
+        let logic = matches!(mn, "And" | "Or" | "Xor" | "Test");
+        let writes = !matches!(mn, "Cmp" | "Test");
+        for w in [8u32, 16, 32] {
+            let rr = code_by_name(&format!("{mn}_rm{w}_r{w}"));
+            let ri = code_by_name(&format!("{mn}_rm{w}_imm{w}"));
+            v.push(Producer {
+                code: rr,
+                width: w,
+                logic,
+                writes,
+                kind: 0,
+            });
+            v.push(Producer {
+                code: ri,
+                width: w,
+                logic,
+                writes,
+                kind: 1,
+            });
+        }
+    }
+    for mn in ["Inc", "Dec", "Neg"] {
+        for w in [8u32, 16, 32] {
+            let code = code_by_name(&format!("{mn}_rm{w}"));
+            v.push(Producer {
+                code,
+                width: w,
+                logic: false,
+                writes: true,
+                kind: 2,
+            });
+        }
+    }
+    v
+}
+
+/// iced's RflagsBits as EFLAGS bits.
+fn iced_flags(f: u32) -> u32 {
+    use iced_x86::RflagsBits as R;
+    [
+        (R::OF, OF),
+        (R::SF, SF),
+        (R::ZF, ZF),
+        (R::AF, AF),
+        (R::CF, CF),
+        (R::PF, PF),
+        (R::DF, DF),
+    ]
+    .iter()
+    .filter(|(i, _)| f & i != 0)
+    .fold(0, |e, (_, b)| e | b)
+}
+
+fn gen_lazy(cx: &mut Cx, inner: &GenFn, prods: &[Producer]) -> Gen {
+    let mut g = inner(cx);
+    // What the consumer code uses: registers (the producer must not change them) and
+    // flags it reads and writes.
+    let mut used: u8 = 1 << ESP;
+    let (mut reads, mut writes) = (0u32, 0u32);
+    let mut factory = iced_x86::InstructionInfoFactory::new();
+    let mut dec = Decoder::with_ip(32, &g.case.code, CODE as u64, DecoderOptions::NONE);
+    for ins in &mut dec {
+        for u in factory.info(&ins).used_registers() {
+            if let Some(k) = R32
+                .iter()
+                .position(|r| *r == u.register().full_register32())
+            {
+                used |= 1 << k;
+            }
+        }
+        reads |= iced_flags(ins.rflags_read());
+        let mut w = iced_flags(ins.rflags_modified());
+        // A shift or rotate by a zero (masked) count writes no flags.
+        let shift = matches!(
+            ins.mnemonic(),
+            iced_x86::Mnemonic::Rol
+                | iced_x86::Mnemonic::Ror
+                | iced_x86::Mnemonic::Rcl
+                | iced_x86::Mnemonic::Rcr
+                | iced_x86::Mnemonic::Shl
+                | iced_x86::Mnemonic::Shr
+                | iced_x86::Mnemonic::Sar
+                | iced_x86::Mnemonic::Shld
+                | iced_x86::Mnemonic::Shrd
+        );
+        if shift {
+            let n = ins.op_count() - 1;
+            let count = if ins.op_kind(n) == iced_x86::OpKind::Register {
+                g.case.regs[ECX] & 0xff
+            } else {
+                ins.immediate(n) as u32
+            };
+            if count & 0x1f == 0 {
+                w = 0;
+            }
+        }
+        writes |= w;
+    }
+    let free: Vec<usize> = (0..8).filter(|&r| used & (1 << r) == 0).collect();
+    let p = loop {
+        let p = &prods[cx.below(prods.len() as u32) as usize];
+        // A consumer that reads AF must not see the undefined AF of a logic op.
+        if p.logic && reads & AF != 0 {
+            continue;
+        }
+        if p.writes && free.is_empty() {
+            continue;
+        }
+        break p;
+    };
+    let w = p.width;
+    // Destination: a register the consumer does not use (any register for CMP/TEST,
+    // whose value then stays as the consumer wants it).
+    let d = if p.writes || cx.chance(0.3) {
+        if free.is_empty() {
+            cx.below(8) as usize
+        } else {
+            let r = cx.pick(&free);
+            if w == 8 && cx.chance(0.5) && r < 4 {
+                r + 4
+            } else {
+                r
+            }
+        }
+    } else {
+        cx.below(8) as usize
+    };
+    let reg = |w: u32, r: usize| match w {
+        8 => R8[r],
+        16 => R16[r],
+        _ => R32[r],
+    };
+    let slot = if w == 8 { d & 3 } else { d };
+    let mut st = St {
+        regs: g.case.regs,
+        eflags: g.case.eflags,
+        x87: X87::empty(),
+        patches: Vec::new(),
+        mask: g.mask,
+    };
+    let s = cx.below(8) as usize;
+    let ins = match p.kind {
+        0 => {
+            if used & (1 << slot) == 0 {
+                let v = if cx.chance(0.25) {
+                    st.get_reg(w, s)
+                } else {
+                    cx.r32()
+                };
+                st.set_reg(w, d, v);
+            }
+            mk(p.code, &[Opnd::R(reg(w, d)), Opnd::R(reg(w, s))])
+        }
+        1 => {
+            let v = cx.r32();
+            if used & (1 << slot) == 0 {
+                let x = if cx.chance(0.25) { v } else { cx.r32() };
+                st.set_reg(w, d, x);
+            }
+            let imm = match w {
+                8 => v as u8 as i8 as i32,
+                16 => v as u16 as i16 as i32,
+                _ => v as i32,
+            };
+            mk(p.code, &[Opnd::R(reg(w, d)), Opnd::I(imm)])
+        }
+        _ => {
+            if used & (1 << slot) == 0 {
+                let v = cx.r32();
+                st.set_reg(w, d, v);
+            }
+            mk(p.code, &[Opnd::R(reg(w, d))])
+        }
+    };
+    let mut code = cx.encode(&ins, CODE);
+    code.extend_from_slice(&g.case.code);
+    g.case.code = code;
+    g.case.regs = st.regs;
+    if p.logic {
+        g.mask.flags |= AF & !writes;
+    }
+    g
+}
+
+/// Consumers, by form name, that get a random flag-writing instruction in front.
+fn lazy_forms(forms: &[Form]) -> Vec<Form> {
+    let mut names: Vec<String> = [
+        "Inc_rm32/r",
+        "Dec_rm16/r",
+        "Inc_r32",
+        "Dec_rm8/r",
+        "Rol_rm32_imm8/r",
+        "Ror_rm8_CL/r",
+        "Rcl_rm32_1/r",
+        "Rcr_rm16_CL/r",
+        "Shl_rm32_CL/r",
+        "Shr_rm32_imm8/r",
+        "Sar_rm8_CL/r",
+        "Shld_rm32_r32_CL/r",
+        "Bt_rm32_r32/r",
+        "Bts_rm16_imm8/r",
+        "Adc_rm32_r32/r",
+        "Adc_rm8_imm8/r",
+        "Sbb_rm32_r32/r",
+        "Sbb_rm16_imm8/r",
+        "Cmc",
+        "Lahf",
+        "Pushfd",
+        "Daa",
+        "Das",
+        "Aaa",
+        "Aas",
+        "Bsf_r32_rm32/r",
+        "Cmpxchg_rm32_r32/r",
+        "Loope_rel8_32_ECX/fwd",
+        "Loopne_rel8_32_ECX/fwd",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for cc in CONDS {
+        names.push(format!("Set{cc}_rm8/r"));
+        names.push(format!("Cmov{cc}_r32_rm32/r"));
+        names.push(format!("J{cc}_rel8_32/fwd"));
+    }
+    for cc in ["b", "e", "be", "u", "nb", "ne", "nbe", "nu"] {
+        names.push(format!("Fcmov{cc}_st0_sti"));
+    }
+    let prods = Arc::new(producers());
+    names
+        .iter()
+        .map(|n| {
+            let f = forms
+                .iter()
+                .find(|f| &f.name == n)
+                .unwrap_or_else(|| panic!("no form {n}"));
+            let inner = f.make.clone();
+            let prods = prods.clone();
+            Form {
+                name: format!("lazy {n}"),
+                count: f.count,
+                make: Arc::new(move |cx| gen_lazy(cx, &inner, &prods)),
+            }
+        })
+        .collect()
 }
 
 // =====================================================================================

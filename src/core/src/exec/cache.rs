@@ -88,7 +88,7 @@ impl BlockCache {
         // A block that spills into the next page marks the spilled bytes there too.
         let page_end = (start & !0xfff).wrapping_add(0x1000);
         if end > page_end || (end < start) {
-            let npn = ((pn + 1) & (PAGES - 1)) as usize;
+            let npn = (pn + 1) & (PAGES - 1);
             if self.dir[npn].is_none() {
                 self.dir[npn] = Some(Box::new(PageCode::new()));
                 self.live_pages.push(npn as u32);

@@ -113,7 +113,7 @@ impl Executor {
             .map(|b| (b.start, b.ninsn, b.entries.get()))
             .filter(|b| b.2 > 0)
             .collect();
-        v.sort_by(|a, b| b.2.cmp(&a.2));
+        v.sort_by_key(|b| std::cmp::Reverse(b.2));
         v.truncate(n);
         v
     }

@@ -209,6 +209,52 @@ impl Fpu {
     }
 }
 
+/// Guest load of N bytes, kept out of line: `GuestMemory`'s slow path returns its
+/// result through a stack slot, and a handler holding such a slot cannot
+/// tail-call the next op. Returns (value, 0) or (0, encoded fault).
+#[inline(never)]
+fn load_raw<const N: u32>(mem: &crate::mem::GuestMemory, ea: u32) -> (u64, u64) {
+    let r = match N {
+        2 => mem.read_u16(ea).map(u64::from),
+        4 => mem.read_u32(ea).map(u64::from),
+        _ => mem.read_u64(ea),
+    };
+    match r {
+        Ok(v) => (v, 0),
+        Err(f) => (0, 1 << 63 | (f.guard as u64) << 32 | f.addr as u64),
+    }
+}
+
+/// Guest load of N (2, 4 or 8) bytes for the x87 handlers.
+#[inline(always)]
+pub fn load<const N: u32>(cpu: &Cpu, ea: u32) -> Result<u64, crate::mem::Fault> {
+    let (v, f) = load_raw::<N>(&cpu.mem, ea);
+    if f == 0 {
+        Ok(v)
+    } else {
+        Err(crate::mem::Fault {
+            addr: f as u32,
+            access: crate::mem::Access::Read,
+            guard: (f >> 32) & 1 != 0,
+        })
+    }
+}
+
+#[inline(always)]
+pub fn load64(cpu: &Cpu, ea: u32) -> Result<u64, crate::mem::Fault> {
+    load::<8>(cpu, ea)
+}
+
+#[inline(always)]
+pub fn load32(cpu: &Cpu, ea: u32) -> Result<u32, crate::mem::Fault> {
+    load::<4>(cpu, ea).map(|v| v as u32)
+}
+
+#[inline(always)]
+pub fn load16(cpu: &Cpu, ea: u32) -> Result<u16, crate::mem::Fault> {
+    load::<2>(cpu, ea).map(|v| v as u16)
+}
+
 /// Raises the pending x87 exception at a waiting instruction.
 #[cold]
 #[inline(never)]

@@ -155,7 +155,8 @@ fn arith_slow<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64
             }
             let q = a / b;
             if b == 0.0 && a.is_finite() {
-                return f.result(q, ZE | de);
+                // Zero-divide outranks the denormal operand (the host reports ZE alone).
+                return f.result(q, ZE);
             }
             if a == 0.0 || a.is_infinite() || b.is_infinite() {
                 (q, 0)
@@ -298,18 +299,18 @@ fn apply<const OP: u8>(f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64>
 pub fn load_src<const K: u8>(cpu: &Cpu, ea: u32) -> Result<(f64, bool), crate::mem::Fault> {
     Ok(match K {
         M32 => {
-            let b = cpu.mem.read_u32(ea)?;
+            let b = super::load32(cpu, ea)?;
             (
                 f32_bits_to_f64(b),
                 (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0,
             )
         }
         M64 => {
-            let b = cpu.mem.read_u64(ea)?;
+            let b = super::load64(cpu, ea)?;
             (f64::from_bits(b), (b >> 52) & 0x7ff == 0 && b & FRAC != 0)
         }
-        I16 => (cpu.mem.read_u16(ea)? as i16 as f64, false),
-        _ => (cpu.mem.read_u32(ea)? as i32 as f64, false),
+        I16 => (super::load16(cpu, ea)? as i16 as f64, false),
+        _ => (super::load32(cpu, ea)? as i32 as f64, false),
     })
 }
 

@@ -108,7 +108,7 @@ fn fclex<const WAIT: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 
 fn fldcw(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait_only!(cpu, ops, i);
-    let v = mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(&ops[i])));
+    let v = mtry!(cpu, ops, i, super::load16(cpu, cpu.ea(&ops[i])));
     cpu.fpu.load_cw(v);
     next(cpu, ops, i)
 }
@@ -162,7 +162,7 @@ fn write_all(cpu: &Cpu, ea: u32, b: &[u8]) -> Result<Wrote, Fault> {
 fn read_all<const N: usize>(cpu: &Cpu, ea: u32) -> Result<[u8; N], Fault> {
     let mut out = [0u8; N];
     for (k, c) in out.chunks_mut(2).enumerate() {
-        let v = cpu.mem.read_u16(ea.wrapping_add(2 * k as u32))?;
+        let v = super::load16(cpu, ea.wrapping_add(2 * k as u32))?;
         c.copy_from_slice(&v.to_le_bytes()[..c.len()]);
     }
     Ok(out)

@@ -40,7 +40,7 @@ impl Fpu {
 fn fld_m64(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
-    let b = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
+    let b = mtry!(cpu, ops, i, super::load64(cpu, ea));
     let e = (b >> 52) & 0x7ff;
     let f = &mut cpu.fpu;
     f.fdp = ea;
@@ -58,7 +58,7 @@ fn fld_m64(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 fn fld_m32(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
-    let b = mtry!(cpu, ops, i, cpu.mem.read_u32(ea));
+    let b = mtry!(cpu, ops, i, super::load32(cpu, ea));
     let v = f32_bits_to_f64(b);
     let e = (b >> 23) & 0xff;
     let f = &mut cpu.fpu;
@@ -96,8 +96,8 @@ fn fld_slow(f: &mut Fpu, v: f64, de: bool) {
 fn fld_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
-    let m = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
-    let se = mtry!(cpu, ops, i, cpu.mem.read_u16(ea.wrapping_add(8)));
+    let m = mtry!(cpu, ops, i, super::load64(cpu, ea));
+    let se = mtry!(cpu, ops, i, super::load16(cpu, ea.wrapping_add(8)));
     let f = &mut cpu.fpu;
     f.fdp = ea;
     if !f.can_push() {
@@ -381,9 +381,9 @@ fn fild<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
     let v = match S {
-        16 => mtry!(cpu, ops, i, cpu.mem.read_u16(ea)) as i16 as f64,
-        32 => mtry!(cpu, ops, i, cpu.mem.read_u32(ea)) as i32 as f64,
-        _ => mtry!(cpu, ops, i, cpu.mem.read_u64(ea)) as i64 as f64,
+        16 => mtry!(cpu, ops, i, super::load16(cpu, ea)) as i16 as f64,
+        32 => mtry!(cpu, ops, i, super::load32(cpu, ea)) as i32 as f64,
+        _ => mtry!(cpu, ops, i, super::load64(cpu, ea)) as i64 as f64,
     };
     let f = &mut cpu.fpu;
     f.fdp = ea;
@@ -450,8 +450,8 @@ fn fist<const S: u32, const POP: bool, const TRUNC: bool>(
 fn fbld(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
-    let lo = mtry!(cpu, ops, i, cpu.mem.read_u64(ea));
-    let hi = mtry!(cpu, ops, i, cpu.mem.read_u16(ea.wrapping_add(8)));
+    let lo = mtry!(cpu, ops, i, super::load64(cpu, ea));
+    let hi = mtry!(cpu, ops, i, super::load16(cpu, ea.wrapping_add(8)));
     let mut n: u64 = 0;
     let bytes = lo.to_le_bytes();
     for k in (0..9).rev() {

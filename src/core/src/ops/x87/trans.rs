@@ -279,8 +279,17 @@ fn yl2x(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
         };
         return f.result(r, if y.is_infinite() { 0 } else { ZE });
     }
-    let l = x.log2();
-    let r = y * l;
+    let l = if x.is_finite() {
+        log2_dd(Dd(x, 0.0))
+    } else {
+        Dd(x.log2(), 0.0)
+    };
+    let r = if y == 0.0 || y.is_infinite() || x.is_infinite() || l.0 == 0.0 {
+        y * l.0
+    } else {
+        Dd(y, 0.0).mul(l).f()
+    };
+    let l = l.0;
     let exact = x.is_infinite()
         || y.is_infinite()
         || y == 0.0
@@ -310,15 +319,19 @@ fn yl2xp1(f: &mut Fpu, x: f64, y: f64) -> Option<f64> {
         }
         return f.trans_result(x, false);
     }
-    // y * ln(1+x) * log2(e), the last product in double-double.
-    let l = x.ln_1p();
-    let (h, t) = two_prod(l, std::f64::consts::LOG2_E);
-    let t = t + l * LOG2_E_LO;
-    let (p, pe) = two_prod(y, h);
-    let r = if p == 0.0 || !p.is_finite() {
-        p
+    // y * log2(1 + x) in double-double.
+    let r = if x == 0.0 || y == 0.0 || !x.is_finite() || !y.is_finite() {
+        y * x.ln_1p()
     } else {
-        p + (pe + y * t)
+        let l = if x.abs() < 0.5 {
+            atanh_dd(Dd(x, 0.0).div(Dd(2.0, 0.0).add(Dd(x, 0.0))))
+                .mul(Dd(2.0, 0.0))
+                .mul(Dd(std::f64::consts::LOG2_E, LOG2_E_LO))
+        } else {
+            let (h, e) = two_sum(1.0, x);
+            log2_dd(Dd(h, e))
+        };
+        Dd(y, 0.0).mul(l).f()
     };
     let exact = x == 0.0 || y == 0.0 || x.is_infinite() || y.is_infinite();
     let r = if x == 0.0 {
@@ -378,8 +391,11 @@ fn f2xm1(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     next(cpu, ops, i)
 }
 
-/// 2^x - 1 without cancellation near 0: expm1(x ln 2) with the product split
-/// into a double-double.
+/// ln 2 - LN_2.
+const LN2_LO: f64 = 2.319_046_813_846_299_6e-17;
+
+/// 2^x - 1 = expm1(x ln 2) by its series in double-double (|x| <= 1; larger x
+/// falls back to the host's exp2).
 fn exp2m1(x: f64) -> f64 {
     if x == 1.0 {
         return 1.0;
@@ -387,13 +403,55 @@ fn exp2m1(x: f64) -> f64 {
     if x == -1.0 {
         return -0.5;
     }
-    const LN2_HI: f64 = std::f64::consts::LN_2;
-    const LN2_LO: f64 = 2.319_046_813_846_299_6e-17;
-    let t = x * LN2_HI;
-    let t_err = x.mul_add(LN2_HI, -t) + x * LN2_LO;
-    let e = t.exp_m1();
-    // d/dt expm1(t) = e + 1.
-    e + t_err * (e + 1.0)
+    if x.abs() > 1.0 {
+        return x.exp2() - 1.0;
+    }
+    let t = Dd(x, 0.0).mul(Dd(std::f64::consts::LN_2, LN2_LO));
+    let mut sum = t;
+    let mut term = t;
+    for n in 2..60 {
+        term = term.mul(t).scale(n as f64);
+        sum = sum.add(term);
+        if term.0.abs() < 1e-34 * sum.0.abs().max(1e-300) {
+            break;
+        }
+    }
+    sum.f()
+}
+
+/// atanh(u) = u + u^3/3 + u^5/5 + ... for small |u|.
+fn atanh_dd(u: Dd) -> Dd {
+    let u2 = u.mul(u);
+    let mut p = u;
+    let mut sum = u;
+    for k in 1..80 {
+        p = p.mul(u2);
+        let term = p.scale((2 * k + 1) as f64);
+        sum = sum.add(term);
+        if term.0.abs() < 1e-34 * sum.0.abs() {
+            break;
+        }
+    }
+    sum
+}
+
+/// log2 of a positive finite double-double.
+fn log2_dd(x: Dd) -> Dd {
+    let (m, e) = super::num::decompose(x.0);
+    // x.0 = m1 * 2^k with m1 in [sqrt(1/2), sqrt(2)).
+    let mut k = e + 52;
+    let mut m1 = f64::from_bits((1023u64 << 52) | (m & super::num::FRAC));
+    if m1 > std::f64::consts::SQRT_2 {
+        m1 /= 2.0;
+        k += 1;
+    }
+    let lo = x.1 * 2f64.powi(-k);
+    // ln(m1 + lo) = 2 atanh((m1 + lo - 1) / (m1 + lo + 1))
+    let num = Dd(m1 - 1.0, 0.0).add(Dd(lo, 0.0));
+    let den = Dd(m1, 0.0).add(Dd(1.0, 0.0)).add(Dd(lo, 0.0));
+    let ln = atanh_dd(num.div(den)).mul(Dd(2.0, 0.0));
+    ln.mul(Dd(std::f64::consts::LOG2_E, LOG2_E_LO))
+        .add(Dd(k as f64, 0.0))
 }
 
 pub fn lower(ins: &Instruction, _o: &mut Op) -> Option<Handler> {
