@@ -1,1 +1,19 @@
-//! winterp-hostwin32: the Win32 process (PE loader, threads, HLE DLLs). Arrives with issue 3.
+//! winterp-hostwin32: the Win32 process. PE loader, address space, threads, the HLE
+//! framework and one module per emulated DLL, the sandboxed file system and SEH.
+//! Talks to the machine only through [`host::Host`].
+
+pub mod address_space;
+pub mod hle;
+pub mod host;
+pub mod kernel32;
+pub mod loader;
+pub mod msvcrt;
+pub mod objects;
+pub mod process;
+pub mod seh;
+pub mod thread;
+
+/// The HLE DLLs every process gets, in lookup order.
+pub fn hle_dlls() -> Vec<hle::HleDll> {
+    vec![kernel32::DLL, msvcrt::DLL]
+}

@@ -296,7 +296,7 @@ fn round_to_f64(m: u64, exp: i32) -> f64 {
     }
     // q has `keep` (or keep+1 after carry) bits; scale back.
     let mut out = q as f64;
-    let mut scale = e - (64 - shift as i32 - 1);
+    let mut scale = e - (64 - shift - 1);
     // Apply 2^scale in steps to avoid overflow/underflow of the intermediate.
     while scale > 1000 {
         out *= 2f64.powi(1000);

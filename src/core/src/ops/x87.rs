@@ -313,9 +313,7 @@ fn fop(ins: &Instruction) -> u32 {
             } else {
                 base.number() as u32 & 7
             };
-            let md = if base == Register::None {
-                0
-            } else if disp == 0 && base != Register::EBP {
+            let md = if base == Register::None || (disp == 0 && base != Register::EBP) {
                 0
             } else if (-128..128).contains(&disp) {
                 1

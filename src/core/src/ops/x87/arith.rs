@@ -100,11 +100,12 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
 /// was a denormal. Returns None when an unmasked exception suppresses the result.
 #[inline(always)]
 pub fn arith<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64> {
-    if f.fast_cw() && !de {
-        if let Some((r, inexact, up)) = fast::<OP>(a, b) {
-            f.sw = (f.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9);
-            return Some(r);
-        }
+    if f.fast_cw()
+        && !de
+        && let Some((r, inexact, up)) = fast::<OP>(a, b)
+    {
+        f.sw = (f.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9);
+        return Some(r);
     }
     arith_slow::<OP>(f, a, b, de)
 }

@@ -319,28 +319,20 @@ mod tests {
 
     #[test]
     fn make_f64_rounds_like_the_host() {
+        // Exactly representable values come back unchanged.
         for (m, e) in [
             (1u128, 0),
             (3, -1),
-            ((1u128 << 54) + 1, 0),
-            ((1u128 << 54) + 2, 0),
-            ((1u128 << 54) + 3, 0),
-            (0x1234_5678_9abc_def0_1234, -1100),
-            (12345, -1080),
-            (1, -1075),
-            (3, -1076),
-            (0xffff_ffff_ffff_ffff, 960),
-            (0xffff_ffff_ffff_f800, 960),
+            (12345 * 64, -1080),
+            ((1 << 53) - 1, 900),
         ] {
             let (r, dir) = make_f64(false, m, e);
-            // Reference: exact by construction through two host roundings where safe.
-            let want =
-                (m as f64) * 2f64.powi(e.max(-1000)) * 2f64.powi((e - e.max(-1000)).max(-1000));
-            if m < (1 << 53) && e >= -1022 && e < 900 {
-                assert_eq!(r, want, "{m} {e}");
-                assert_eq!(dir, 0);
-            }
-            let _ = dir;
+            assert_eq!(
+                r,
+                m as f64 * 2f64.powi(e / 2) * 2f64.powi(e - e / 2),
+                "{m} {e}"
+            );
+            assert_eq!(dir, 0);
         }
         assert_eq!(make_f64(false, 1, -1075).0, 0.0);
         assert_eq!(make_f64(false, 3, -1076).0, f64::from_bits(1));

@@ -1,28 +1,385 @@
-//! x87 unit tests: expectations from the Intel SDM and known hardware results.
+//! x87 unit tests. Expectations come from the Intel SDM (condition-code tables,
+//! FSAVE layout, rounding rules) and IEEE 754 facts about the operands.
+
+use super::{C0, C1, C2, C3, DE, ES, IE, PE, SF, ZE};
+use crate::StopReason;
+use crate::cpu::ExceptionKind;
+use crate::cpu::flags::{CF, PF, ZF};
+use crate::harness::{CODE, DATA, EXIT, Machine, assemble};
+use iced_x86::code_asm::*;
+
+type R = Result<(), IcedError>;
+
+/// Runs `body` with `data` (f64 values) at DATA; the program ends at EXIT.
+fn run_with(data: &[u8], body: impl FnOnce(&mut CodeAssembler) -> R) -> (Machine, StopReason) {
+    let code = assemble(|a| {
+        body(a)?;
+        a.mov(eax, EXIT)?;
+        a.jmp(eax)
+    });
+    let mut m = Machine::new();
+    m.mem.write_bytes(DATA, data).unwrap();
+    m.load(&code);
+    let stop = m.run(100_000);
+    (m, stop)
+}
+
+fn run(vals: &[f64], body: impl FnOnce(&mut CodeAssembler) -> R) -> Machine {
+    let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (m, stop) = run_with(&bytes, body);
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    m
+}
+
+fn q(k: u32) -> AsmMemoryOperand {
+    qword_ptr(DATA + 8 * k)
+}
+
+fn st(m: &Machine, i: u8) -> f64 {
+    m.cpu.fpu.sti(i)
+}
+
+/// FXAM's C3 C2 C0 per SDM table "FXAM results", C1 = sign.
+#[test]
+fn fxam_classes() {
+    let cases: [(f64, u16); 6] = [
+        (1.5, C2),
+        (-1.5, C2 | C1),
+        (0.0, C3),
+        (-0.0, C3 | C1),
+        (f64::NEG_INFINITY, C2 | C0 | C1),
+        (f64::NAN, C0),
+    ];
+    for (v, want) in cases {
+        let m = run(&[v], |a| {
+            a.fld(q(0))?;
+            a.fxam()
+        });
+        assert_eq!(m.cpu.fpu.sw & (C0 | C1 | C2 | C3), want, "{v}");
+    }
+    // A double denormal is a normal number in the extended register.
+    let m = run(&[f64::from_bits(1)], |a| {
+        a.fld(q(0))?;
+        a.fxam()
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), C2);
+    assert_ne!(m.cpu.fpu.sw & DE, 0, "FLD m64 of a denormal raises DE");
+    // Empty register: C3 C0.
+    let m = run(&[], |a| {
+        a.fninit()?;
+        a.fxam()
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), C3 | C0);
+}
+
+/// FPREM/FPREM1: C0 C3 C1 = Q2 Q1 Q0 of the quotient, C2 = 0 when complete.
+#[test]
+fn fprem_quotient_bits() {
+    // 17 / 5: truncated quotient 3 (011), remainder 2; nearest quotient 3.
+    // 23 / 5: truncated 4 (100), remainder 3; nearest 5 (101), remainder -2.
+    for (a, b, ieee, rem, qb) in [
+        (17.0, 5.0, false, 2.0, 3u16),
+        (17.0, 5.0, true, 2.0, 3),
+        (23.0, 5.0, false, 3.0, 4),
+        (23.0, 5.0, true, -2.0, 5),
+        (-23.0, 5.0, false, -3.0, 4),
+    ] {
+        let m = run(&[b, a], |x| {
+            x.fld(q(0))?;
+            x.fld(q(1))?;
+            if ieee { x.fprem1() } else { x.fprem() }
+        });
+        assert_eq!(st(&m, 0), rem, "{a} rem {b} ieee={ieee}");
+        assert_eq!(st(&m, 1), b);
+        let sw = m.cpu.fpu.sw;
+        let got =
+            ((sw & C0 != 0) as u16) << 2 | ((sw & C3 != 0) as u16) << 1 | (sw & C1 != 0) as u16;
+        assert_eq!(got, qb, "{a} rem {b} ieee={ieee}");
+        assert_eq!(sw & C2, 0);
+    }
+    // An exponent difference of 64 or more only reduces partially: C2 = 1.
+    let m = run(&[3.0, 1e30], |x| {
+        x.fld(q(0))?;
+        x.fld(q(1))?;
+        x.fprem()
+    });
+    assert_ne!(m.cpu.fpu.sw & C2, 0);
+    assert!(st(&m, 0).abs() < 1e30);
+}
+
+/// Pushing onto a full stack: IE|SF with C1 = 1 (overflow), masked response is
+/// the indefinite; reading an empty register: IE|SF with C1 = 0.
+#[test]
+fn stack_overflow_and_underflow() {
+    let m = run(&[], |a| {
+        a.fninit()?;
+        for _ in 0..9 {
+            a.fld1()?;
+        }
+        Ok(())
+    });
+    let sw = m.cpu.fpu.sw;
+    assert_eq!(sw & (IE | SF | C1), IE | SF | C1);
+    assert_eq!(st(&m, 0).to_bits(), 0xfff8_0000_0000_0000);
+    assert_eq!(m.cpu.fpu.status() >> 11 & 7, 7, "TOP wrapped to 7");
+
+    let m = run(&[], |a| {
+        a.fninit()?;
+        a.fadd_2(st0, st1)
+    });
+    let sw = m.cpu.fpu.sw;
+    assert_eq!(sw & (IE | SF | C1), IE | SF);
+    assert!(st(&m, 0).is_nan());
+}
+
+/// FIST under each rounding control (SDM table 4-8): 2.5 and -2.5.
+#[test]
+fn fist_rounding_modes() {
+    // (rc, 2.5 ->, -2.5 ->)
+    for (rc, pos, neg) in [(0u16, 2, -2), (1, 2, -3), (2, 3, -2), (3, 2, -2)] {
+        let cw = 0x027f | rc << 10;
+        let mut data = Vec::new();
+        data.extend_from_slice(&2.5f64.to_le_bytes());
+        data.extend_from_slice(&(-2.5f64).to_le_bytes());
+        data.extend_from_slice(&cw.to_le_bytes());
+        let (m, stop) = run_with(&data, |a| {
+            a.fldcw(word_ptr(DATA + 16))?;
+            a.fld(q(0))?;
+            a.fistp(dword_ptr(DATA + 32))?;
+            a.fld(q(1))?;
+            a.fistp(dword_ptr(DATA + 36))
+        });
+        assert_eq!(stop, StopReason::Thunk(EXIT));
+        let p = m.mem.read_u32(DATA + 32).unwrap() as i32;
+        let n = m.mem.read_u32(DATA + 36).unwrap() as i32;
+        assert_eq!((p, n), (pos, neg), "rc {rc}");
+        assert_ne!(m.cpu.fpu.sw & PE, 0);
+    }
+    // Out of range: the integer indefinite and IE.
+    let m = run(&[1e10], |a| {
+        a.fld(q(0))?;
+        a.fistp(dword_ptr(DATA + 32))
+    });
+    assert_eq!(m.mem.read_u32(DATA + 32).unwrap(), 0x8000_0000);
+    assert_ne!(m.cpu.fpu.sw & IE, 0);
+    // C1 = 1 when rounded up in magnitude (2.5 -> 3 under RC = up).
+    let mut data = 2.5f64.to_le_bytes().to_vec();
+    data.extend_from_slice(&0x0a7fu16.to_le_bytes());
+    let (m, _) = run_with(&data, |a| {
+        a.fldcw(word_ptr(DATA + 8))?;
+        a.fld(q(0))?;
+        a.fist(word_ptr(DATA + 32))
+    });
+    assert_eq!(m.mem.read_u16(DATA + 32).unwrap(), 3);
+    assert_ne!(m.cpu.fpu.sw & C1, 0);
+}
 
 #[test]
-fn probe_opcodes() {
-    use iced_x86::{Decoder, DecoderOptions};
-    for bytes in [
-        &[0xd8u8, 0xc1][..],
-        &[0xdc, 0x0d, 0, 0, 0x60, 0],
-        &[0xd9, 0xe8],
-        &[0x9b, 0xdb, 0xe3],
-        &[0x9b, 0xdd, 0x30],
-        &[0xdf, 0xe0],
-        &[0x0f, 0x0e],
+fn fbstp_packed_bcd() {
+    let m = run(&[1234.0, -1234.0], |a| {
+        a.fld(q(0))?;
+        a.fbstp(tword_ptr(DATA + 32))?;
+        a.fld(q(1))?;
+        a.fbstp(tword_ptr(DATA + 48))?;
+        a.fbld(tword_ptr(DATA + 48))
+    });
+    let mut b = [0u8; 10];
+    m.mem.read_bytes(DATA + 32, &mut b).unwrap();
+    assert_eq!(b, [0x34, 0x12, 0, 0, 0, 0, 0, 0, 0, 0]);
+    m.mem.read_bytes(DATA + 48, &mut b).unwrap();
+    assert_eq!(b, [0x34, 0x12, 0, 0, 0, 0, 0, 0, 0, 0x80]);
+    assert_eq!(st(&m, 0), -1234.0);
+}
+
+/// FCOMI/FUCOMI set ZF PF CF (SDM table 3-..): > 000, < 001, = 100,
+/// unordered 111; FCOMI raises IE for a QNaN, FUCOMI does not.
+#[test]
+fn fcomi_flags() {
+    for (a, b, want) in [
+        (2.0, 1.0, 0),
+        (1.0, 2.0, CF),
+        (1.0, 1.0, ZF),
+        (f64::NAN, 1.0, ZF | PF | CF),
     ] {
-        let mut d = Decoder::with_ip(32, bytes, 0, DecoderOptions::NONE);
-        let ins = d.decode();
-        let oc = ins.op_code();
-        eprintln!(
-            "{:?} len {} opc {:x} l{} grp {} ops {}",
-            ins.code(),
-            ins.len(),
-            oc.op_code(),
-            oc.op_code_len(),
-            oc.group_index(),
-            ins.op_count()
-        );
+        for unordered in [false, true] {
+            let m = run(&[b, a], |x| {
+                x.fninit()?;
+                x.fld(q(0))?;
+                x.fld(q(1))?;
+                // Leave OF SF AF set so that their clearing shows.
+                x.mov(eax, 0x7fff_ffff)?;
+                x.add(eax, 1)?;
+                if unordered {
+                    x.fucomi(st0, st1)
+                } else {
+                    x.fcomi(st0, st1)
+                }
+            });
+            assert_eq!(m.cpu.eflags() & 0x8d5, want, "{a} vs {b}");
+            let ie = m.cpu.fpu.sw & IE != 0;
+            assert_eq!(ie, a.is_nan() && !unordered, "{a} vs {b} IE");
+        }
     }
+}
+
+/// FSAVE stores the 108-byte image (control, status with TOP, full tag word,
+/// pointers, ST(0)..ST(7) as 80-bit) and reinitialises; FRSTOR brings it back.
+#[test]
+fn fsave_frstor_round_trip() {
+    let m = run(&[1.0, -2.5, 0.0], |a| {
+        a.fld(q(0))?;
+        a.fld(q(1))?;
+        a.fld(q(2))?;
+        a.fsave(ptr(DATA + 0x100))?;
+        a.fld(q(0))?; // after FSAVE's reinit: a fresh stack
+        a.frstor(ptr(DATA + 0x100))?;
+        a.fnsave(ptr(DATA + 0x200))?;
+        a.frstor(ptr(DATA + 0x200))
+    });
+    let mut img = [0u8; 108];
+    m.mem.read_bytes(DATA + 0x100, &mut img).unwrap();
+    let w = |o: usize| u16::from_le_bytes([img[o], img[o + 1]]);
+    assert_eq!(w(0), 0x027f);
+    assert_eq!((w(4) >> 11) & 7, 5, "TOP after three pushes");
+    // R5 = 0.0 (zero, 01), R6 = -2.5 (valid, 00), R7 = 1.0 (valid), others empty.
+    assert_eq!(w(8), 0x07ff | 0b01 << 10);
+    // ST(1) = -2.5 as an 80-bit value: sign, exponent 0x4000, significand 0xA0...
+    assert_eq!(&img[38..48], &[0, 0, 0, 0, 0, 0, 0, 0xa0, 0x00, 0xc0]);
+    let mut img2 = [0u8; 108];
+    m.mem.read_bytes(DATA + 0x200, &mut img2).unwrap();
+    assert_eq!(&img[..12], &img2[..12]);
+    assert_eq!(&img[28..], &img2[28..]);
+    assert_eq!(st(&m, 1), -2.5);
+    assert_eq!(m.cpu.fpu.fsave_image()[28..], img[28..]);
+}
+
+/// PE and C1 ("rounded up") for an inexact product, and directed rounding.
+#[test]
+fn inexact_and_rounding_control() {
+    // 0.1 * 3 = 0.30000000000000004 (exact 0.300000000000000016653...): rounded up.
+    let m = run(&[0.1, 3.0], |a| {
+        a.fld(q(0))?;
+        a.fmul(q(1))
+    });
+    assert_eq!(st(&m, 0), 0.1 * 3.0);
+    assert_eq!(m.cpu.fpu.sw & (PE | C1), PE | C1);
+    // 1/3 rounded down (RC = down, chop) and up (RC = up); PC = 24 gives the float.
+    for (cw, want) in [
+        (0x067fu16, 0x3fd5_5555_5555_5555u64),
+        (0x0e7f, 0x3fd5_5555_5555_5555),
+        (0x0a7f, 0x3fd5_5555_5555_5556),
+        (0x007f, (1.0f32 / 3.0) as f64 as u64),
+    ] {
+        let mut data = Vec::new();
+        data.extend_from_slice(&1.0f64.to_le_bytes());
+        data.extend_from_slice(&3.0f64.to_le_bytes());
+        data.extend_from_slice(&cw.to_le_bytes());
+        let (m, _) = run_with(&data, |a| {
+            a.fldcw(word_ptr(DATA + 16))?;
+            a.fld(q(0))?;
+            a.fdiv(q(1))
+        });
+        let want = if cw == 0x007f {
+            ((1.0f32 / 3.0) as f64).to_bits()
+        } else {
+            want
+        };
+        assert_eq!(st(&m, 0).to_bits(), want, "cw {cw:#x}");
+    }
+    // Exact results leave PE clear.
+    let m = run(&[1.5, 2.0], |a| {
+        a.fld(q(0))?;
+        a.fmul(q(1))?;
+        a.fsqrt()
+    });
+    assert_eq!(st(&m, 0), 3f64.sqrt());
+    let m2 = run(&[1.5, 2.0], |a| {
+        a.fld(q(0))?;
+        a.fmul(q(1))
+    });
+    assert_eq!(m2.cpu.fpu.sw & PE, 0);
+    let _ = m;
+}
+
+/// Divide by zero: ZE and a signed infinity; 0/0: IE and the indefinite.
+#[test]
+fn divide_by_zero_and_invalid() {
+    let m = run(&[-1.0, 0.0], |a| {
+        a.fld(q(0))?;
+        a.fdiv(q(1))
+    });
+    assert_eq!(st(&m, 0), f64::NEG_INFINITY);
+    assert_eq!(m.cpu.fpu.sw & (ZE | IE), ZE);
+    let m = run(&[0.0, 0.0], |a| {
+        a.fld(q(0))?;
+        a.fdiv(q(1))
+    });
+    assert_eq!(st(&m, 0).to_bits(), 0xfff8_0000_0000_0000);
+    assert_eq!(m.cpu.fpu.sw & (ZE | IE), IE);
+}
+
+/// An unmasked exception sets ES and is delivered at the next waiting x87
+/// instruction, whose EIP is reported; the faulting division left ST(0) alone.
+#[test]
+fn unmasked_exception_is_deferred() {
+    let mut data = Vec::new();
+    data.extend_from_slice(&1.0f64.to_le_bytes());
+    data.extend_from_slice(&0.0f64.to_le_bytes());
+    data.extend_from_slice(&0x027bu16.to_le_bytes()); // ZE unmasked
+    let (m, stop) = run_with(&data, |a| {
+        a.fldcw(word_ptr(DATA + 16))?;
+        a.fld(q(0))?;
+        a.fdiv(q(1))?;
+        a.nop()?;
+        a.fld(q(0))
+    });
+    let StopReason::Exception(e) = stop else {
+        panic!("expected #MF, got {stop:?}");
+    };
+    assert_eq!(e.kind, ExceptionKind::FloatingPoint);
+    // fldcw (6 bytes) + fld (6) + fdiv (6) + nop (1): the second FLD.
+    assert_eq!(e.eip, CODE + 6 + 6 + 6 + 1);
+    assert_eq!(m.cpu.fpu.sw & (ZE | ES), ZE | ES);
+    assert_eq!(st(&m, 0), 1.0, "destination unchanged");
+    assert_eq!(m.cpu.fpu.fip, CODE + 6 + 6, "FIP names the faulting FDIV");
+}
+
+/// Constants and the transcendental argument limit (C2 = 1, operand unchanged).
+#[test]
+fn constants_and_trig_range() {
+    let m = run(&[1e19], |a| {
+        a.fldpi()?;
+        a.fldl2e()?;
+        a.fldln2()?;
+        a.fld(q(0))?;
+        a.fsin()
+    });
+    assert_eq!(st(&m, 0), 1e19);
+    assert_ne!(m.cpu.fpu.sw & C2, 0);
+    assert_eq!(st(&m, 1), std::f64::consts::LN_2);
+    assert_eq!(st(&m, 2), std::f64::consts::LOG2_E);
+    assert_eq!(st(&m, 3), std::f64::consts::PI);
+    let m = run(&[0.5], |a| {
+        a.fld(q(0))?;
+        a.fsincos()
+    });
+    assert_eq!(m.cpu.fpu.sw & C2, 0);
+    assert!((st(&m, 0) - 0.5f64.cos()).abs() < 1e-16);
+    assert!((st(&m, 1) - 0.5f64.sin()).abs() < 1e-16);
+}
+
+/// FST m32 rounds per RC and reports PE; FLD/FSTP m80 round-trip a double.
+#[test]
+fn stores() {
+    let m = run(&[0.1, -2.5], |a| {
+        a.fld(q(0))?;
+        a.fst(dword_ptr(DATA + 32))?;
+        a.fld(q(1))?;
+        a.fstp(tword_ptr(DATA + 48))?;
+        a.fld(tword_ptr(DATA + 48))
+    });
+    assert_eq!(m.mem.read_u32(DATA + 32).unwrap(), 0.1f32.to_bits());
+    assert_ne!(m.cpu.fpu.sw & PE, 0);
+    assert_eq!(st(&m, 0), -2.5);
+    assert_eq!(st(&m, 1), 0.1);
 }

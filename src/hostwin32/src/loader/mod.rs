@@ -1,0 +1,1 @@
+//! The PE loader: maps an image and its imports into a process.

@@ -1,0 +1,12 @@
+//! msvcrt.dll: the C runtime mingw programs link against.
+
+use crate::hle::{ApiDef, HleDll};
+
+pub const DLL: HleDll = HleDll {
+    name: "msvcrt.dll",
+    exports,
+};
+
+fn exports() -> Vec<ApiDef> {
+    Vec::new()
+}

@@ -1,0 +1,262 @@
+//! A Win32 process: guest memory and address space, loaded modules, the HLE DLLs
+//! and their thunks, configuration, and process-wide state shared by its threads.
+
+use crate::address_space::AddressSpace;
+use crate::hle::thunks::{self, ThunkTable, ThunkTarget};
+use crate::hle::{ApiDef, ApiError, ExportKind, HleDll};
+use crate::host::Host;
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use winterp_core::mem::{GuestMemory, Prot};
+
+/// Which Windows the guest is told it runs on (GetVersion/GetVersionEx).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinVersion {
+    Win95,
+    Win98,
+    WinMe,
+    Nt4,
+    Win2000,
+    WinXp,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProcessConfig {
+    /// Host path of the program.
+    pub program: PathBuf,
+    /// The guest's view of the program path (e.g. `C:\GAMES\FOO\GAME.EXE`).
+    pub guest_path: String,
+    /// Arguments after the program name.
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Run all threads cooperatively on one host thread with instruction-driven clocks.
+    pub deterministic: bool,
+    /// Unimplemented imports log and return 0 instead of stopping the program.
+    pub stub_unimplemented: bool,
+    /// Log every API call with arguments and result.
+    pub trace_api: bool,
+    pub version: WinVersion,
+    /// Stop after this many guest instructions (all threads).
+    pub max_instructions: Option<u64>,
+}
+
+impl ProcessConfig {
+    pub fn new(program: PathBuf, guest_path: String) -> ProcessConfig {
+        ProcessConfig {
+            program,
+            guest_path,
+            args: Vec::new(),
+            env: Vec::new(),
+            deterministic: false,
+            stub_unimplemented: false,
+            trace_api: false,
+            version: WinVersion::Win98,
+            max_instructions: None,
+        }
+    }
+}
+
+/// A module in the guest address space: the program, a guest DLL, or an HLE DLL.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// File name as the guest knows it (e.g. `KERNEL32.dll`).
+    pub name: String,
+    pub base: u32,
+    pub size: u32,
+    pub entry: u32,
+    /// Guest path of the file it came from.
+    pub path: String,
+    /// Exports by name -> address (for HLE DLLs, thunk or data addresses).
+    pub exports: HashMap<String, u32>,
+    pub ordinals: HashMap<u16, u32>,
+    /// Index into [`Process::dlls`] for HLE DLLs.
+    pub hle: Option<usize>,
+}
+
+/// Counters the headless runner reports.
+#[derive(Default)]
+pub struct ProcessCounters {
+    pub api_calls: AtomicU64,
+    pub threads: AtomicU32,
+}
+
+pub struct Process {
+    pub mem: GuestMemory,
+    pub vm: Mutex<AddressSpace>,
+    pub thunks: RwLock<ThunkTable>,
+    /// HLE DLLs: name and exports, in registration order.
+    pub dlls: Vec<(&'static str, Vec<ApiDef>)>,
+    pub modules: RwLock<Vec<Module>>,
+    /// Guest addresses of HLE data exports, by (dll index, export index).
+    data_exports: Mutex<HashMap<(usize, usize), u32>>,
+    pub config: ProcessConfig,
+    pub host: Arc<dyn Host>,
+    pub exit_code: Mutex<Option<u32>>,
+    pub counters: ProcessCounters,
+    /// The last API calls (for crash reports).
+    pub recent_calls: Mutex<VecDeque<String>>,
+    pub handles: crate::objects::Handles,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("guest memory: {0}")]
+    Memory(String),
+}
+
+impl Process {
+    pub fn new(
+        config: ProcessConfig,
+        host: Arc<dyn Host>,
+        dlls: &[HleDll],
+    ) -> Result<Arc<Process>, ProcessError> {
+        let mem = GuestMemory::new().map_err(|e| ProcessError::Memory(e.to_string()))?;
+        let mut vm = AddressSpace::new(mem.clone());
+        // The thunk range: executable-looking bytes (RET) so a guest that inspects an
+        // imported function's first byte sees something sane.
+        vm.alloc(
+            Some(thunks::THUNK_BASE),
+            thunks::THUNK_SIZE,
+            Prot::RX,
+            "HLE thunks",
+        )
+        .map_err(|e| ProcessError::Memory(e.to_string()))?;
+        mem.write_bytes(thunks::THUNK_BASE, &vec![0xc3; thunks::THUNK_SIZE as usize])
+            .map_err(|f| ProcessError::Memory(format!("{f:?}")))?;
+        let dlls = dlls.iter().map(|d| (d.name, (d.exports)())).collect();
+        Ok(Arc::new(Process {
+            mem,
+            vm: Mutex::new(vm),
+            thunks: RwLock::new(ThunkTable::new()),
+            dlls,
+            modules: RwLock::new(Vec::new()),
+            data_exports: Mutex::new(HashMap::new()),
+            config,
+            host,
+            exit_code: Mutex::new(None),
+            counters: ProcessCounters::default(),
+            recent_calls: Mutex::new(VecDeque::new()),
+            handles: Default::default(),
+        }))
+    }
+
+    /// Index of the HLE DLL called `name` (case-insensitive, `.dll` optional).
+    pub fn hle_dll(&self, name: &str) -> Option<usize> {
+        let want = dll_key(name);
+        self.dlls.iter().position(|(n, _)| dll_key(n) == want)
+    }
+
+    /// Address an import of `dll!name` resolves to in an HLE DLL, or a "missing"
+    /// thunk that reports the call if the DLL or export does not exist.
+    pub fn resolve_hle(&self, dll: &str, name: &str) -> Result<u32, ApiError> {
+        if let Some(d) = self.hle_dll(dll)
+            && let Some(k) = self.dlls[d].1.iter().position(|e| e.name == name)
+        {
+            return self.export_address(d, k);
+        }
+        Ok(self.missing_thunk(dll, name))
+    }
+
+    /// Address of an HLE export by ordinal.
+    pub fn resolve_hle_ordinal(&self, dll: &str, ordinal: u16) -> Result<u32, ApiError> {
+        if let Some(d) = self.hle_dll(dll)
+            && let Some(k) = self.dlls[d]
+                .1
+                .iter()
+                .position(|e| e.ordinal == Some(ordinal))
+        {
+            return self.export_address(d, k);
+        }
+        Ok(self.missing_thunk(dll, &format!("#{ordinal}")))
+    }
+
+    pub fn missing_thunk(&self, dll: &str, name: &str) -> u32 {
+        self.thunks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .address_of(ThunkTarget::Missing {
+                dll: dll.to_string(),
+                name: name.to_string(),
+            })
+    }
+
+    /// Thunk address of a function export, or the guest address of a data export
+    /// (allocated and initialised on first use).
+    pub fn export_address(self: &Process, dll: usize, index: usize) -> Result<u32, ApiError> {
+        match &self.dlls[dll].1[index].kind {
+            ExportKind::Function { .. } => Ok(self
+                .thunks
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .address_of(ThunkTarget::Api { dll, index })),
+            ExportKind::Data { size, .. } => {
+                let mut map = self.data_exports.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(&a) = map.get(&(dll, index)) {
+                    return Ok(a);
+                }
+                let a = self
+                    .vm
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .alloc(None, *size, Prot::RW, "HLE data export")
+                    .map_err(|e| ApiError::Other(e.to_string()))?;
+                map.insert((dll, index), a);
+                Ok(a)
+            }
+        }
+    }
+
+    /// Runs the initialisers of data exports that were allocated (after all imports
+    /// are resolved, so initialisers may refer to each other).
+    pub fn init_data_exports(self: &Arc<Process>) -> Result<(), ApiError> {
+        let list: Vec<((usize, usize), u32)> = self
+            .data_exports
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        for ((d, k), addr) in list {
+            if let ExportKind::Data { init, .. } = &self.dlls[d].1[k].kind {
+                init(self, addr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Name of the module containing `addr` and the offset into it.
+    pub fn locate(&self, addr: u32) -> Option<(String, u32)> {
+        let mods = self.modules.read().unwrap_or_else(|e| e.into_inner());
+        mods.iter()
+            .find(|m| addr >= m.base && addr - m.base < m.size)
+            .map(|m| (m.name.clone(), addr - m.base))
+    }
+
+    pub fn note_call(&self, what: String) {
+        self.counters.api_calls.fetch_add(1, Ordering::Relaxed);
+        let mut q = self.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
+        if q.len() >= 16 {
+            q.pop_front();
+        }
+        q.push_back(what);
+    }
+
+    pub fn set_exit(&self, code: u32) {
+        let mut e = self.exit_code.lock().unwrap_or_else(|e| e.into_inner());
+        if e.is_none() {
+            *e = Some(code);
+        }
+    }
+
+    pub fn exited(&self) -> Option<u32> {
+        *self.exit_code.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Normalised DLL name: lower case without a `.dll` suffix.
+pub fn dll_key(name: &str) -> String {
+    let n = name.to_ascii_lowercase();
+    n.strip_suffix(".dll").unwrap_or(&n).to_string()
+}

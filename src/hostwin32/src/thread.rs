@@ -1,0 +1,326 @@
+//! A guest thread: its CPU, executor (with its own block cache) and TEB, and the
+//! loop that runs guest code, serves API thunks and calls back into guest code.
+
+use crate::hle::thunks::{CALL_RETURN, THREAD_RETURN, THUNK_BASE, THUNK_SIZE, ThunkTarget};
+use crate::hle::{ApiError, Conv, Ctx, Outcome};
+use crate::process::Process;
+use std::sync::Arc;
+use winterp_core::cpu::{EAX, EDX, ESP};
+use winterp_core::{Cpu, Exception, Executor, StopReason};
+
+/// How a thread's run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadEnd {
+    /// The thread returned from its start routine or called ExitThread.
+    Exited(u32),
+    /// The process is ending with this code (ExitProcess, exit, or another thread).
+    ProcessExit(u32),
+    /// An error the guest cannot continue from; the text is the report.
+    Crashed(String),
+    /// The instruction limit of the run was reached.
+    InstructionLimit,
+}
+
+pub struct GuestThread {
+    pub cpu: Cpu,
+    pub exec: Executor,
+    pub tid: u32,
+    /// Guest address of the TEB (FS base).
+    pub teb: u32,
+    /// Stack slots of the API being served (for variadic arguments).
+    pub call_nargs: u32,
+    /// Depth of host-initiated guest calls in progress.
+    pub call_depth: u32,
+}
+
+/// Instructions per executor run between checks for process exit.
+const QUANTUM: u64 = 200_000;
+
+impl GuestThread {
+    pub fn new(proc: &Process, tid: u32, teb: u32) -> GuestThread {
+        let mut cpu = Cpu::new(proc.mem.clone());
+        cpu.set_seg_base(winterp_core::cpu::seg::FS, teb);
+        let mut exec = Executor::new();
+        exec.set_stop_range(THUNK_BASE, THUNK_BASE + THUNK_SIZE);
+        GuestThread {
+            cpu,
+            exec,
+            tid,
+            teb,
+            call_nargs: 0,
+            call_depth: 0,
+        }
+    }
+
+    /// Runs from the current EIP until the thread or process ends.
+    pub fn run(&mut self, proc: &Arc<Process>) -> ThreadEnd {
+        loop {
+            match self.step(proc) {
+                Some(Step::Returned) => {
+                    return ThreadEnd::Crashed(format!(
+                        "guest returned to a host call sentinel outside a call (eip {:#010x})",
+                        self.cpu.eip
+                    ));
+                }
+                Some(Step::End(e)) => return e,
+                None => {}
+            }
+        }
+    }
+
+    /// Calls guest code at `addr` with `args` (pushed right to left) and returns EAX.
+    /// Registers other than EAX/EDX/ECX and the stack pointer are restored.
+    pub fn call_guest(
+        &mut self,
+        proc: &Arc<Process>,
+        addr: u32,
+        args: &[u32],
+    ) -> Result<u32, ThreadEnd> {
+        let saved_eip = self.cpu.eip;
+        let saved_esp = self.cpu.regs[ESP];
+        let saved = self.cpu.regs;
+        for &a in args.iter().rev() {
+            self.push(a)?;
+        }
+        self.push(CALL_RETURN)?;
+        self.cpu.eip = addr;
+        self.call_depth += 1;
+        let r = loop {
+            match self.step(proc) {
+                Some(Step::Returned) => break Ok(self.cpu.regs[EAX]),
+                Some(Step::End(e)) => break Err(e),
+                None => {}
+            }
+        };
+        self.call_depth -= 1;
+        let eax = self.cpu.regs[EAX];
+        let (ecx, edx) = (self.cpu.regs[1], self.cpu.regs[EDX]);
+        self.cpu.regs = saved;
+        self.cpu.regs[EAX] = eax;
+        self.cpu.regs[1] = ecx;
+        self.cpu.regs[EDX] = edx;
+        self.cpu.regs[ESP] = saved_esp;
+        self.cpu.eip = saved_eip;
+        r
+    }
+
+    fn push(&mut self, v: u32) -> Result<(), ThreadEnd> {
+        self.cpu.push(32, v).map(|_| ()).map_err(|f| {
+            ThreadEnd::Crashed(format!(
+                "stack overflow pushing a call frame at {:#010x}",
+                f.addr
+            ))
+        })
+    }
+
+    /// One executor run and whatever stopped it.
+    fn step(&mut self, proc: &Arc<Process>) -> Option<Step> {
+        if let Some(code) = proc.exited() {
+            return Some(Step::End(ThreadEnd::ProcessExit(code)));
+        }
+        if let Some(max) = proc.config.max_instructions
+            && self.exec.counters.insns >= max
+        {
+            return Some(Step::End(ThreadEnd::InstructionLimit));
+        }
+        match self.exec.run(&mut self.cpu, QUANTUM) {
+            StopReason::BudgetSpent | StopReason::Halt => None,
+            StopReason::Thunk(eip) => self.thunk(proc, eip),
+            StopReason::Exception(e) => match crate::seh::dispatch(self, proc, e) {
+                Ok(()) => None,
+                Err(end) => Some(Step::End(end)),
+            },
+        }
+    }
+
+    fn thunk(&mut self, proc: &Arc<Process>, eip: u32) -> Option<Step> {
+        let target = proc
+            .thunks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .target(eip)
+            .cloned();
+        match target {
+            Some(ThunkTarget::CallReturn) => Some(Step::Returned),
+            Some(ThunkTarget::ThreadReturn) => {
+                Some(Step::End(ThreadEnd::Exited(self.cpu.regs[EAX])))
+            }
+            Some(ThunkTarget::Api { dll, index }) => {
+                self.call_api(proc, dll, index).err().map(Step::End)
+            }
+            Some(ThunkTarget::Missing { dll, name }) => {
+                let at = self.call_site(proc);
+                if proc.config.stub_unimplemented {
+                    log::warn!(
+                        "{dll}!{name} is not implemented (called at {at:#010x}); returning 0"
+                    );
+                    self.cpu.regs[EAX] = 0;
+                    self.return_from_api(proc, Conv::Cdecl, 0)
+                        .err()
+                        .map(Step::End)
+                } else {
+                    Some(Step::End(ThreadEnd::Crashed(self.report(
+                        proc,
+                        &format!("{dll}!{name} is not implemented; called at {at:#010x}"),
+                    ))))
+                }
+            }
+            None => Some(Step::End(ThreadEnd::Crashed(self.report(
+                proc,
+                &format!("jump into the HLE thunk area at {eip:#010x}"),
+            )))),
+        }
+    }
+
+    fn call_api(&mut self, proc: &Arc<Process>, dll: usize, index: usize) -> Result<(), ThreadEnd> {
+        let def = &proc.dlls[dll].1[index];
+        let dll_name = proc.dlls[dll].0;
+        let (conv, nargs) = def.conv_nargs().unwrap_or((Conv::Cdecl, 0));
+        let esp = self.cpu.regs[ESP];
+        let mut stack = [0u32; 32];
+        for k in 0..nargs as usize {
+            stack[k] = self
+                .cpu
+                .mem
+                .read_u32(esp.wrapping_add(4 + 4 * k as u32))
+                .map_err(|f| {
+                    ThreadEnd::Crashed(self.report(
+                        proc,
+                        &format!(
+                            "{dll_name}!{}: argument {k} unreadable at {:#010x}",
+                            def.name, f.addr
+                        ),
+                    ))
+                })?;
+        }
+        let args = &stack[..nargs as usize];
+        proc.note_call(format!("{dll_name}!{}{:x?}", def.name, args));
+        self.call_nargs = nargs as u32;
+        let result = {
+            let mut cx = Ctx { proc, thread: self };
+            def.call(&mut cx, args)
+        };
+        if proc.config.trace_api {
+            log::info!(
+                "[tid {}] {dll_name}!{}({:x?}) -> {:x?}",
+                self.tid,
+                def.name,
+                args,
+                result
+            );
+        }
+        match result {
+            Ok(Outcome::Return(v)) => {
+                self.cpu.regs[EAX] = v as u32;
+                self.cpu.regs[EDX] = (v >> 32) as u32;
+                self.return_from_api(proc, conv, nargs)
+            }
+            Ok(Outcome::ReturnF64(v)) => {
+                self.cpu.fpu.push_raw(v);
+                self.return_from_api(proc, conv, nargs)
+            }
+            Ok(Outcome::Resume) => Ok(()),
+            Ok(Outcome::ExitProcess(c)) => {
+                proc.set_exit(c);
+                Err(ThreadEnd::ProcessExit(c))
+            }
+            Ok(Outcome::ExitThread(c)) => Err(ThreadEnd::Exited(c)),
+            Err(ApiError::Unimplemented { dll, name }) if proc.config.stub_unimplemented => {
+                log::warn!("{dll}!{name} is not implemented; returning 0");
+                self.cpu.regs[EAX] = 0;
+                self.return_from_api(proc, conv, nargs)
+            }
+            Err(e) => {
+                let at = self.call_site(proc);
+                Err(ThreadEnd::Crashed(self.report(
+                    proc,
+                    &format!("{dll_name}!{} called at {at:#010x}: {e}", def.name),
+                )))
+            }
+        }
+    }
+
+    /// Pops the return address (and the arguments for stdcall) and returns.
+    fn return_from_api(&mut self, proc: &Process, conv: Conv, nargs: u8) -> Result<(), ThreadEnd> {
+        let esp = self.cpu.regs[ESP];
+        let ret = self
+            .cpu
+            .mem
+            .read_u32(esp)
+            .map_err(|_| ThreadEnd::Crashed(self.report(proc, "return address unreadable")))?;
+        let pop = 4 + if conv == Conv::Stdcall {
+            4 * nargs as u32
+        } else {
+            0
+        };
+        self.cpu.regs[ESP] = esp.wrapping_add(pop);
+        self.cpu.eip = ret;
+        Ok(())
+    }
+
+    /// Address of the call instruction that reached the current thunk.
+    fn call_site(&self, _proc: &Process) -> u32 {
+        let ret = self.cpu.mem.read_u32(self.cpu.regs[ESP]).unwrap_or(0);
+        let mut b = [0u8; 6];
+        if self.cpu.mem.read_bytes(ret.wrapping_sub(6), &mut b).is_ok() {
+            if b[0] == 0xff && b[1] == 0x15 {
+                return ret - 6;
+            }
+            if b[1] == 0xe8 {
+                return ret - 5;
+            }
+        }
+        ret
+    }
+
+    /// A readable report: the message, where the thread was, registers and the
+    /// last API calls.
+    pub fn report(&self, proc: &Process, what: &str) -> String {
+        let c = &self.cpu;
+        let loc = proc
+            .locate(c.eip)
+            .map(|(m, off)| format!(" ({m}+{off:#x})"))
+            .unwrap_or_default();
+        let mut s = format!(
+            "winterp: {what}\n  thread {} eip {:#010x}{loc}\n",
+            self.tid, c.eip
+        );
+        let names = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
+        for (k, n) in names.iter().enumerate() {
+            s += &format!("  {n}={:08x}", c.regs[k]);
+            if k == 3 {
+                s += "\n";
+            }
+        }
+        s += &format!("\n  eflags={:08x}\n", c.eflags());
+        let calls = proc.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
+        if !calls.is_empty() {
+            s += "  last API calls:\n";
+            for c in calls.iter() {
+                s += &format!("    {c}\n");
+            }
+        }
+        s
+    }
+
+    /// Report for an exception nobody handled.
+    pub fn exception_report(&self, proc: &Process, e: &Exception) -> String {
+        self.report(proc, &format!("unhandled exception: {e}"))
+    }
+
+    /// Sets up the stack so that returning from the start routine ends the thread.
+    pub fn start_at(&mut self, entry: u32, args: &[u32]) -> Result<(), ThreadEnd> {
+        for &a in args.iter().rev() {
+            self.push(a)?;
+        }
+        self.push(THREAD_RETURN)?;
+        self.cpu.eip = entry;
+        Ok(())
+    }
+}
+
+enum Step {
+    /// A host-initiated guest call returned.
+    Returned,
+    End(ThreadEnd),
+}
