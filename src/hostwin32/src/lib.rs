@@ -17,3 +17,4 @@ pub mod thread;
 pub fn hle_dlls() -> Vec<hle::HleDll> {
     vec![kernel32::DLL, msvcrt::DLL]
 }
+pub mod teb;

@@ -1,4 +1,19 @@
-//! KERNEL32.dll.
+//! KERNEL32.dll. Each submodule owns one area of the API and contributes its
+//! exports to the DLL's list.
+
+mod console;
+mod file;
+mod heap;
+mod interlocked;
+mod memory;
+mod misc;
+mod module;
+mod process;
+mod string;
+mod sync;
+mod thread;
+mod time;
+mod tls;
 
 use crate::hle::{ApiDef, HleDll};
 
@@ -8,5 +23,23 @@ pub const DLL: HleDll = HleDll {
 };
 
 fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    let mut v = Vec::new();
+    for part in [
+        process::exports,
+        module::exports,
+        memory::exports,
+        heap::exports,
+        string::exports,
+        time::exports,
+        file::exports,
+        console::exports,
+        misc::exports,
+        sync::exports,
+        thread::exports,
+        tls::exports,
+        interlocked::exports,
+    ] {
+        v.extend(part());
+    }
+    v
 }
