@@ -2,6 +2,7 @@
 //! exports to the DLL's list.
 
 mod console;
+mod exception;
 mod file;
 mod heap;
 mod interlocked;
@@ -38,6 +39,7 @@ fn exports() -> Vec<ApiDef> {
         thread::exports,
         tls::exports,
         interlocked::exports,
+        exception::exports,
     ] {
         v.extend(part());
     }
