@@ -70,7 +70,10 @@ impl ChainState {
 pub fn jump_chain(cpu: &mut Cpu, target: u32) -> Exit {
     cpu.eip = target;
     let c = &cpu.chain;
-    if c.left == 0
+    // The per-block loop of the `dispatch-loop` alternative owns the op index, so a
+    // chained block cannot run inside it.
+    if cfg!(feature = "dispatch-loop")
+        || c.left == 0
         || cpu.retired + c.cur_ninsn as u64 >= c.budget_end
         || target.wrapping_sub(c.stop_lo) < c.stop_len
         || cpu.mem.code_epoch() != c.seen_epoch
