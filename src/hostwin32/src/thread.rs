@@ -52,20 +52,36 @@ impl GuestThread {
         }
     }
 
-    /// Runs from the current EIP until the thread or process ends.
+    /// Runs from the current EIP until the thread or process ends, then records the
+    /// thread's counters in the process.
     pub fn run(&mut self, proc: &Arc<Process>) -> ThreadEnd {
-        loop {
-            match self.step(proc) {
-                Some(Step::Returned) => {
-                    return ThreadEnd::Crashed(format!(
-                        "guest returned to a host call sentinel outside a call (eip {:#010x})",
-                        self.cpu.eip
-                    ));
-                }
-                Some(Step::End(e)) => return e,
-                None => {}
+        let end = loop {
+            match self.run_quantum(proc) {
+                Some(e) => break e,
+                None => continue,
             }
+        };
+        self.finish(proc);
+        end
+    }
+
+    /// Runs one executor quantum (and the thunk or exception that ended it).
+    /// `Some` when the thread ended. The deterministic scheduler drives threads
+    /// with this.
+    pub fn run_quantum(&mut self, proc: &Arc<Process>) -> Option<ThreadEnd> {
+        match self.step(proc) {
+            Some(Step::Returned) => Some(ThreadEnd::Crashed(format!(
+                "guest returned to a host call sentinel outside a call (eip {:#010x})",
+                self.cpu.eip
+            ))),
+            Some(Step::End(e)) => Some(e),
+            None => None,
         }
+    }
+
+    /// Records this thread's executor counters for the process statistics.
+    pub fn finish(&self, proc: &Process) {
+        proc.thread_stats.lock().unwrap_or_else(|e| e.into_inner()).push((self.tid, self.exec.counters));
     }
 
     /// Calls guest code at `addr` with `args` (pushed right to left) and returns EAX.
