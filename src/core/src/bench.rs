@@ -1,6 +1,7 @@
 //! Benchmark shapes written as guest machine code, and a runner that measures them
 //! with the executor's own counters. `winterp bench` prints the results.
 
+use crate::exec::Executor;
 use crate::harness::{self, DATA, EXIT, Machine};
 use crate::stats::ExecCounters;
 use iced_x86::code_asm::*;
@@ -74,7 +75,7 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { chaining: true }
+        RunConfig { chaining: Executor::new().chaining }
     }
 }
 

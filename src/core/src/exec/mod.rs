@@ -54,6 +54,8 @@ pub struct Executor {
     /// Longest block the decoder builds.
     pub max_block_insns: usize,
     /// Whether branches enter cached successor blocks directly (see [`chain`]).
+    /// Off by default: measured no faster than returning to the run loop on the
+    /// benchmark shapes (docs/performance.md); kept as a switchable alternative.
     pub chaining: bool,
 }
 
@@ -75,7 +77,7 @@ impl Executor {
             halt: Arc::new(AtomicBool::new(false)),
             scratch: Vec::new(),
             max_block_insns: 64,
-            chaining: true,
+            chaining: false,
         }
     }
 
