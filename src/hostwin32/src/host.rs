@@ -13,6 +13,14 @@ pub trait Host: Send + Sync {
     fn stdin(&self, buf: &mut [u8]) -> usize;
     /// Milliseconds since the host started the process (wall clock).
     fn millis(&self) -> u64;
+    /// Microseconds since the host started the process (QueryPerformanceCounter).
+    fn micros(&self) -> u64 {
+        self.millis() * 1000
+    }
+    /// The wall-clock date and time (GetSystemTime).
+    fn system_time(&self) -> std::time::SystemTime {
+        std::time::SystemTime::now()
+    }
 }
 
 /// Passes standard streams through to the host process's own.
@@ -45,6 +53,9 @@ impl Host for ConsoleHost {
     }
     fn millis(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
+    }
+    fn micros(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
     }
 }
 

@@ -10,8 +10,11 @@ pub mod loader;
 pub mod msvcrt;
 pub mod objects;
 pub mod process;
+pub mod scheduler;
 pub mod seh;
+pub mod startup;
 pub mod thread;
+pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.
 pub fn hle_dlls() -> Vec<hle::HleDll> {

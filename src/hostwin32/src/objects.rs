@@ -10,6 +10,10 @@ use std::sync::{Arc, Mutex};
 pub trait KernelObject: Any + Send + Sync {
     /// Short type name for reports and `--trace-api` ("File", "Event", ...).
     fn type_name(&self) -> &'static str;
+    /// The object's wait behaviour if WaitForSingleObject and friends accept it.
+    fn as_waitable(&self) -> Option<&dyn crate::scheduler::Waitable> {
+        None
+    }
 }
 
 /// Pseudo-handles as Windows defines them.

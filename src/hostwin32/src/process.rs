@@ -98,6 +98,19 @@ pub struct Process {
     /// The last API calls (for crash reports).
     pub recent_calls: Mutex<VecDeque<String>>,
     pub handles: crate::objects::Handles,
+    /// Executor counters of threads that have ended, for `--stats`.
+    pub thread_stats: Mutex<Vec<(u32, winterp_core::stats::ExecCounters)>>,
+    /// KERNEL32's process-wide state (environment, heaps, standard handles, ...).
+    pub k32: crate::kernel32::process::ProcessEnv,
+    /// The sandboxed file system the file APIs use; set once by whoever creates the
+    /// process (file APIs fail with a report while it is unset).
+    pub vfs: std::sync::OnceLock<Arc<crate::vfs::Vfs>>,
+    /// Next thread id to hand out (multiples of 4, as on Windows NT).
+    pub next_thread_id: AtomicU32,
+    /// The PE loader's bookkeeping: guest images, init order, implicit TLS, threads.
+    pub loader: Mutex<crate::loader::LoaderState>,
+    /// Threads, the dispatcher lock, critical sections, named objects, TLS slots.
+    pub sched: crate::scheduler::Sched,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +152,12 @@ impl Process {
             counters: ProcessCounters::default(),
             recent_calls: Mutex::new(VecDeque::new()),
             handles: Default::default(),
+            thread_stats: Mutex::new(Vec::new()),
+            k32: Default::default(),
+            vfs: std::sync::OnceLock::new(),
+            next_thread_id: AtomicU32::new(FIRST_THREAD_ID),
+            loader: Mutex::new(crate::loader::LoaderState::default()),
+            sched: Default::default(),
         }))
     }
 
@@ -226,6 +245,38 @@ impl Process {
         Ok(())
     }
 
+    /// Runs the initialisers of data exports allocated since the last call (those
+    /// whose keys are not in `done`) and records them in `done`. Unlike
+    /// [`Process::init_data_exports`] it never re-initialises a variable, so the loader
+    /// can call it after every LoadLibrary/GetProcAddress.
+    pub fn init_new_data_exports(
+        self: &Arc<Process>,
+        done: &mut std::collections::HashSet<(usize, usize)>,
+    ) -> Result<(), ApiError> {
+        let mut list: Vec<((usize, usize), u32)> = self
+            .data_exports
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|(k, _)| !done.contains(k))
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        // Deterministic order (the map's is not).
+        list.sort_unstable();
+        for ((d, k), addr) in list {
+            done.insert((d, k));
+            if let ExportKind::Data { init, .. } = &self.dlls[d].1[k].kind {
+                init(self, addr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh thread id.
+    pub fn alloc_thread_id(&self) -> u32 {
+        self.next_thread_id.fetch_add(4, Ordering::Relaxed)
+    }
+
     /// Name of the module containing `addr` and the offset into it.
     pub fn locate(&self, addr: u32) -> Option<(String, u32)> {
         let mods = self.modules.read().unwrap_or_else(|e| e.into_inner());
@@ -254,6 +305,9 @@ impl Process {
         *self.exit_code.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// The first thread id handed out (the main thread's).
+pub const FIRST_THREAD_ID: u32 = 0x104;
 
 /// Normalised DLL name: lower case without a `.dll` suffix.
 pub fn dll_key(name: &str) -> String {

@@ -31,6 +31,8 @@ pub struct GuestThread {
     pub call_nargs: u32,
     /// Depth of host-initiated guest calls in progress.
     pub call_depth: u32,
+    /// Waits, time slices and the thread's kernel object ([`crate::scheduler`]).
+    pub sched: crate::scheduler::ThreadSched,
 }
 
 /// Instructions per executor run between checks for process exit.
@@ -49,6 +51,7 @@ impl GuestThread {
             teb,
             call_nargs: 0,
             call_depth: 0,
+            sched: Default::default(),
         }
     }
 
@@ -56,9 +59,12 @@ impl GuestThread {
     /// thread's counters in the process.
     pub fn run(&mut self, proc: &Arc<Process>) -> ThreadEnd {
         let end = loop {
-            match self.run_quantum(proc) {
-                Some(e) => break e,
-                None => continue,
+            if let Some(e) = self.run_slice(proc) {
+                break e;
+            }
+            // Deterministic mode: the slice ended or the thread blocked.
+            if let Err(e) = crate::scheduler::reschedule(self, proc) {
+                break e;
             }
         };
         self.finish(proc);
@@ -75,7 +81,25 @@ impl GuestThread {
                 self.cpu.eip
             ))),
             Some(Step::End(e)) => Some(e),
-            None => None,
+            Some(Step::Slice) | None => None,
+        }
+    }
+
+    /// Runs until the thread ends (`Some`) or, in deterministic mode, its time slice
+    /// ends or it blocks in a wait (`None`); see [`crate::scheduler`].
+    pub fn run_slice(&mut self, proc: &Arc<Process>) -> Option<ThreadEnd> {
+        loop {
+            match self.step(proc) {
+                Some(Step::Returned) => {
+                    return Some(ThreadEnd::Crashed(format!(
+                        "guest returned to a host call sentinel outside a call (eip {:#010x})",
+                        self.cpu.eip
+                    )));
+                }
+                Some(Step::End(e)) => return Some(e),
+                Some(Step::Slice) => return None,
+                None => {}
+            }
         }
     }
 
@@ -105,6 +129,12 @@ impl GuestThread {
             match self.step(proc) {
                 Some(Step::Returned) => break Ok(self.cpu.regs[EAX]),
                 Some(Step::End(e)) => break Err(e),
+                // Deterministic mode: other threads run until this one may continue.
+                Some(Step::Slice) => {
+                    if let Err(e) = crate::scheduler::reschedule(self, proc) {
+                        break Err(e);
+                    }
+                }
                 None => {}
             }
         };
@@ -139,9 +169,23 @@ impl GuestThread {
         {
             return Some(Step::End(ThreadEnd::InstructionLimit));
         }
-        match self.exec.run(&mut self.cpu, QUANTUM) {
-            StopReason::BudgetSpent | StopReason::Halt => None,
-            StopReason::Thunk(eip) => self.thunk(proc, eip),
+        let left = self.sched.slice_end.saturating_sub(self.exec.counters.insns);
+        if left == 0 || self.sched.yield_requested {
+            return Some(Step::Slice);
+        }
+        match self.exec.run(&mut self.cpu, QUANTUM.min(left)) {
+            StopReason::BudgetSpent => None,
+            // Suspension or TerminateThread by another thread.
+            StopReason::Halt => crate::scheduler::on_halt(self, proc)
+                .err()
+                .map(Step::End),
+            StopReason::Thunk(eip) => match self.thunk(proc, eip) {
+                // A deterministic-mode wait blocked or the API gave up the slice.
+                None if self.sched.wait.is_some() || self.sched.yield_requested => {
+                    Some(Step::Slice)
+                }
+                r => r,
+            },
             StopReason::Exception(e) => match crate::seh::dispatch(self, proc, e) {
                 Ok(()) => None,
                 Err(end) => Some(Step::End(end)),
@@ -338,5 +382,7 @@ impl GuestThread {
 enum Step {
     /// A host-initiated guest call returned.
     Returned,
+    /// Deterministic mode: the time slice ended or the thread blocked.
+    Slice,
     End(ThreadEnd),
 }

@@ -18,13 +18,21 @@
 //! hardware stores the exponent-wrapped value, which an f64 cannot hold).
 //!
 //! Known differences from a real x87 at PC=53, all from the f64 register format:
-//! the register exponent range is that of a double, so a result beyond it
-//! overflows (OE) or underflows (UE) in the register instead of only on a later
-//! store to m64; FLD m80 and FILD m64/FBLD values are rounded to 53 bits (to
-//! nearest, no flags); register operands are never "denormal" (DE is only raised
-//! for m32/m64 operands, as on the hardware, where a double denormal becomes a
-//! normal extended value). Transcendentals are computed with the host libm (the
-//! x87's own approximations are not reproduced bit for bit).
+//! * The register exponent range is that of a double. A product, quotient or
+//!   FSCALE result beyond it gets OE and the masked overflow response (infinity
+//!   or the largest double, by RC) in the register, where the x87 would keep the
+//!   value and flag OE only on a later store to m64. Below the normal range the
+//!   flags are the x87's (rounding at 53 bits with its wide exponent: PE and C1,
+//!   no UE) and the value is rounded to a double denormal, as a later FST m64
+//!   would round it (that store then raises nothing).
+//! * FLD m80, FILD m64 and FBLD values are rounded to 53 bits (to nearest, no
+//!   flags). Precision control 64 bits is treated as 53.
+//! * Register operands are never "denormal" (DE is raised for m32/m64 operands
+//!   only, as on the hardware, where a double denormal is a normal extended value).
+//! * Transcendentals reduce their argument with the x87's 66-bit pi like the
+//!   hardware and evaluate in double-double, so results are within an ulp of the
+//!   hardware's (rounded to double); C1 is 0 rather than the x87's indication from
+//!   its 64-bit internal result.
 
 mod arith;
 mod cmp;

@@ -1,7 +1,322 @@
-//! KERNEL32 console functions.
+//! KERNEL32 console: the standard handles' objects (writes go to the host's
+//! stdout/stderr, reads come from its stdin), WriteConsole/ReadConsole, console
+//! modes, code pages and control handlers.
 
-use crate::hle::ApiDef;
+#![allow(non_snake_case)]
+
+use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::objects::KernelObject;
+use crate::process::Process;
+use crate::teb::set_last_error;
+use std::sync::{Arc, Mutex};
+
+use super::misc::err;
+use super::string::{ANSI_CP, OEM_CP, read_wide};
+
+/// Which standard stream a console handle is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Input,
+    Output,
+    Error,
+}
+
+pub const ENABLE_PROCESSED_INPUT: u32 = 0x1;
+pub const ENABLE_LINE_INPUT: u32 = 0x2;
+pub const ENABLE_ECHO_INPUT: u32 = 0x4;
+pub const ENABLE_PROCESSED_OUTPUT: u32 = 0x1;
+pub const ENABLE_WRAP_AT_EOL_OUTPUT: u32 = 0x2;
+
+/// A console input buffer or screen buffer handle.
+pub struct Console {
+    pub stream: Stream,
+    /// GetConsoleMode/SetConsoleMode value.
+    pub mode: Mutex<u32>,
+}
+
+impl KernelObject for Console {
+    fn type_name(&self) -> &'static str {
+        "Console"
+    }
+}
+
+impl Console {
+    pub fn new(stream: Stream) -> Console {
+        let mode = match stream {
+            Stream::Input => ENABLE_PROCESSED_INPUT | ENABLE_LINE_INPUT | ENABLE_ECHO_INPUT,
+            _ => ENABLE_PROCESSED_OUTPUT | ENABLE_WRAP_AT_EOL_OUTPUT,
+        };
+        Console {
+            stream,
+            mode: Mutex::new(mode),
+        }
+    }
+
+    /// Writes bytes to the host stream; false for an input handle.
+    pub fn write(&self, proc: &Process, bytes: &[u8]) -> bool {
+        match self.stream {
+            Stream::Output => proc.host.stdout(bytes),
+            Stream::Error => proc.host.stderr(bytes),
+            Stream::Input => return false,
+        }
+        true
+    }
+
+    /// Reads from the host's stdin; `None` for an output handle.
+    pub fn read(&self, proc: &Process, buf: &mut [u8]) -> Option<usize> {
+        match self.stream {
+            Stream::Input => Some(proc.host.stdin(buf)),
+            _ => None,
+        }
+    }
+}
+
+/// Process-wide console state.
+#[derive(Default)]
+pub struct ConsoleState {
+    /// SetConsoleCtrlHandler routines, most recent last.
+    ctrl_handlers: Mutex<Vec<u32>>,
+    /// The process ignores Ctrl+C (SetConsoleCtrlHandler(NULL, TRUE)).
+    ignore_ctrl_c: Mutex<bool>,
+    input_cp: Mutex<Option<u32>>,
+    output_cp: Mutex<Option<u32>>,
+}
+
+/// Registered console control handlers (most recent last), for whoever delivers
+/// Ctrl+C to the guest.
+pub fn ctrl_handlers(proc: &Process) -> Vec<u32> {
+    proc.k32
+        .console
+        .ctrl_handlers
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+/// The console object behind a handle, if it is one.
+pub fn console_of(proc: &Arc<Process>, h: u32) -> Option<Arc<Console>> {
+    proc.handles
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_as::<Console>(h)
+}
+
+fn console_arg(cx: &mut Ctx, h: u32) -> ApiResult<Option<Arc<Console>>> {
+    let c = console_of(cx.proc, h);
+    if c.is_none() {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+    }
+    Ok(c)
+}
+
+pub fn WriteConsoleA(
+    cx: &mut Ctx,
+    hConsoleOutput: u32,
+    lpBuffer: Ptr,
+    nNumberOfCharsToWrite: u32,
+    lpNumberOfCharsWritten: Ptr,
+    _lpReserved: u32,
+) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleOutput)? else {
+        return Ok(false);
+    };
+    let mut b = vec![0u8; nNumberOfCharsToWrite as usize];
+    cx.proc.mem.read_bytes(lpBuffer.0, &mut b)?;
+    if !c.write(cx.proc, &b) {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    if !lpNumberOfCharsWritten.is_null() {
+        cx.proc
+            .mem
+            .write_u32(lpNumberOfCharsWritten.0, nNumberOfCharsToWrite)?;
+    }
+    Ok(true)
+}
+
+pub fn WriteConsoleW(
+    cx: &mut Ctx,
+    hConsoleOutput: u32,
+    lpBuffer: Ptr,
+    nNumberOfCharsToWrite: u32,
+    lpNumberOfCharsWritten: Ptr,
+    _lpReserved: u32,
+) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleOutput)? else {
+        return Ok(false);
+    };
+    let mut b = vec![0u8; 2 * nNumberOfCharsToWrite as usize];
+    cx.proc.mem.read_bytes(lpBuffer.0, &mut b)?;
+    let units: Vec<u16> = b
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    // The host terminal speaks UTF-8.
+    let text = String::from_utf16_lossy(&units);
+    if !c.write(cx.proc, text.as_bytes()) {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    if !lpNumberOfCharsWritten.is_null() {
+        cx.proc
+            .mem
+            .write_u32(lpNumberOfCharsWritten.0, nNumberOfCharsToWrite)?;
+    }
+    Ok(true)
+}
+
+pub fn ReadConsoleA(
+    cx: &mut Ctx,
+    hConsoleInput: u32,
+    lpBuffer: Ptr,
+    nNumberOfCharsToRead: u32,
+    lpNumberOfCharsRead: Ptr,
+    _pInputControl: u32,
+) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleInput)? else {
+        return Ok(false);
+    };
+    let mut b = vec![0u8; nNumberOfCharsToRead as usize];
+    let Some(n) = c.read(cx.proc, &mut b) else {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    };
+    cx.proc.mem.write_bytes(lpBuffer.0, &b[..n])?;
+    if !lpNumberOfCharsRead.is_null() {
+        cx.proc.mem.write_u32(lpNumberOfCharsRead.0, n as u32)?;
+    }
+    Ok(true)
+}
+
+pub fn GetConsoleMode(cx: &mut Ctx, hConsoleHandle: u32, lpMode: Ptr) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleHandle)? else {
+        return Ok(false);
+    };
+    let m = *c.mode.lock().unwrap_or_else(|e| e.into_inner());
+    cx.proc.mem.write_u32(lpMode.0, m)?;
+    Ok(true)
+}
+
+pub fn SetConsoleMode(cx: &mut Ctx, hConsoleHandle: u32, dwMode: u32) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleHandle)? else {
+        return Ok(false);
+    };
+    *c.mode.lock().unwrap_or_else(|e| e.into_inner()) = dwMode;
+    Ok(true)
+}
+
+pub fn SetConsoleCtrlHandler(cx: &mut Ctx, HandlerRoutine: u32, Add: bool) -> ApiResult<bool> {
+    let st = &cx.proc.k32.console;
+    if HandlerRoutine == 0 {
+        *st.ignore_ctrl_c.lock().unwrap_or_else(|e| e.into_inner()) = Add;
+        return Ok(true);
+    }
+    let mut v = st.ctrl_handlers.lock().unwrap_or_else(|e| e.into_inner());
+    if Add {
+        v.push(HandlerRoutine);
+        return Ok(true);
+    }
+    match v.iter().rposition(|&h| h == HandlerRoutine) {
+        Some(k) => {
+            v.remove(k);
+            Ok(true)
+        }
+        None => {
+            drop(v);
+            set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+            Ok(false)
+        }
+    }
+}
+
+pub fn GetConsoleCP(cx: &mut Ctx) -> u32 {
+    cx.proc
+        .k32
+        .console
+        .input_cp
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or(OEM_CP)
+}
+
+pub fn GetConsoleOutputCP(cx: &mut Ctx) -> u32 {
+    cx.proc
+        .k32
+        .console
+        .output_cp
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or(OEM_CP)
+}
+
+fn valid_cp(cp: u32) -> bool {
+    matches!(cp, OEM_CP | ANSI_CP | super::string::CP_UTF8)
+}
+
+pub fn SetConsoleCP(cx: &mut Ctx, wCodePageID: u32) -> ApiResult<bool> {
+    if !valid_cp(wCodePageID) {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(false);
+    }
+    *cx.proc
+        .k32
+        .console
+        .input_cp
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(wCodePageID);
+    Ok(true)
+}
+
+pub fn SetConsoleOutputCP(cx: &mut Ctx, wCodePageID: u32) -> ApiResult<bool> {
+    if !valid_cp(wCodePageID) {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(false);
+    }
+    *cx.proc
+        .k32
+        .console
+        .output_cp
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(wCodePageID);
+    Ok(true)
+}
+
+/// The process always has its host's console, so these succeed without effect.
+pub fn AllocConsole(_cx: &mut Ctx) -> bool {
+    true
+}
+
+pub fn FreeConsole(_cx: &mut Ctx) -> bool {
+    true
+}
+
+pub fn SetConsoleTitleA(cx: &mut Ctx, lpConsoleTitle: Ptr) -> ApiResult<bool> {
+    let t = super::string::read_ansi(cx.proc, lpConsoleTitle.0)?;
+    log::info!("console title: {t}");
+    Ok(true)
+}
+
+pub fn SetConsoleTitleW(cx: &mut Ctx, lpConsoleTitle: Ptr) -> ApiResult<bool> {
+    let t = String::from_utf16_lossy(&read_wide(cx.proc, lpConsoleTitle.0)?);
+    log::info!("console title: {t}");
+    Ok(true)
+}
 
 pub fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    vec![
+        stdcall("WriteConsoleA", WriteConsoleA),
+        stdcall("WriteConsoleW", WriteConsoleW),
+        stdcall("ReadConsoleA", ReadConsoleA),
+        stdcall("GetConsoleMode", GetConsoleMode),
+        stdcall("SetConsoleMode", SetConsoleMode),
+        stdcall("SetConsoleCtrlHandler", SetConsoleCtrlHandler),
+        stdcall("GetConsoleCP", GetConsoleCP),
+        stdcall("GetConsoleOutputCP", GetConsoleOutputCP),
+        stdcall("SetConsoleCP", SetConsoleCP),
+        stdcall("SetConsoleOutputCP", SetConsoleOutputCP),
+        stdcall("AllocConsole", AllocConsole),
+        stdcall("FreeConsole", FreeConsole),
+        stdcall("SetConsoleTitleA", SetConsoleTitleA),
+        stdcall("SetConsoleTitleW", SetConsoleTitleW),
+    ]
 }

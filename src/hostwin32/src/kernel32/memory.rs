@@ -1,7 +1,391 @@
-//! KERNEL32 memory functions.
+//! KERNEL32 virtual memory: VirtualAlloc/Free/Protect/Query with Win32's
+//! reservation (64 KiB) and commitment (page) rules and error codes, PAGE_* <->
+//! [`Prot`] mapping including PAGE_GUARD, and the IsBad*Ptr probes.
+//!
+//! MEM_TOP_DOWN is accepted but addresses are still taken bottom-up.
 
-use crate::hle::ApiDef;
+#![allow(non_snake_case)]
+
+use crate::address_space::{GRANULARITY, PageState, USER_MAX, USER_MIN, VmError, round_up};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
+use crate::objects::CURRENT_PROCESS;
+use crate::teb::set_last_error;
+use winterp_core::mem::{PAGE_SIZE, Prot, perm};
+
+use super::misc::err;
+
+pub const PAGE_NOACCESS: u32 = 0x01;
+pub const PAGE_READONLY: u32 = 0x02;
+pub const PAGE_READWRITE: u32 = 0x04;
+pub const PAGE_WRITECOPY: u32 = 0x08;
+pub const PAGE_EXECUTE: u32 = 0x10;
+pub const PAGE_EXECUTE_READ: u32 = 0x20;
+pub const PAGE_EXECUTE_READWRITE: u32 = 0x40;
+pub const PAGE_EXECUTE_WRITECOPY: u32 = 0x80;
+pub const PAGE_GUARD: u32 = 0x100;
+pub const PAGE_NOCACHE: u32 = 0x200;
+pub const PAGE_WRITECOMBINE: u32 = 0x400;
+
+pub const MEM_COMMIT: u32 = 0x1000;
+pub const MEM_RESERVE: u32 = 0x2000;
+pub const MEM_DECOMMIT: u32 = 0x4000;
+pub const MEM_RELEASE: u32 = 0x8000;
+pub const MEM_FREE: u32 = 0x1_0000;
+pub const MEM_PRIVATE: u32 = 0x2_0000;
+pub const MEM_MAPPED: u32 = 0x4_0000;
+pub const MEM_RESET: u32 = 0x8_0000;
+pub const MEM_TOP_DOWN: u32 = 0x10_0000;
+pub const MEM_WRITE_WATCH: u32 = 0x20_0000;
+pub const MEM_PHYSICAL: u32 = 0x40_0000;
+pub const MEM_IMAGE: u32 = 0x100_0000;
+pub const MEM_LARGE_PAGES: u32 = 0x2000_0000;
+
+/// Reservation tag of file-mapping views (VirtualQuery reports MEM_MAPPED).
+pub const MAPPING_TAG: &str = "file mapping";
+const ERROR_BAD_LENGTH: u32 = 24;
+
+/// A PAGE_* value as protection and guard flag; `None` if it is not exactly one
+/// base protection plus the allowed modifiers.
+pub fn prot_from_page(p: u32) -> Option<(Prot, bool)> {
+    let guard = p & PAGE_GUARD != 0;
+    let base = p & !(PAGE_GUARD | PAGE_NOCACHE | PAGE_WRITECOMBINE);
+    let prot = match base {
+        PAGE_NOACCESS => Prot::NONE,
+        PAGE_READONLY => Prot::R,
+        PAGE_READWRITE | PAGE_WRITECOPY => Prot::RW,
+        PAGE_EXECUTE => Prot {
+            read: false,
+            write: false,
+            exec: true,
+        },
+        PAGE_EXECUTE_READ => Prot::RX,
+        PAGE_EXECUTE_READWRITE | PAGE_EXECUTE_WRITECOPY => Prot::RWX,
+        _ => return None,
+    };
+    // PAGE_NOACCESS takes no modifiers.
+    if base == PAGE_NOACCESS && p != PAGE_NOACCESS {
+        return None;
+    }
+    Some((prot, guard))
+}
+
+/// The PAGE_* value of a protection.
+pub fn page_from_prot(p: Prot) -> u32 {
+    match (p.read, p.write, p.exec) {
+        (_, true, true) => PAGE_EXECUTE_READWRITE,
+        (true, false, true) => PAGE_EXECUTE_READ,
+        (false, false, true) => PAGE_EXECUTE,
+        (_, true, false) => PAGE_READWRITE,
+        (true, false, false) => PAGE_READONLY,
+        (false, false, false) => PAGE_NOACCESS,
+    }
+}
+
+fn fail<T: Default>(cx: &mut Ctx, code: u32) -> ApiResult<T> {
+    set_last_error(cx, code)?;
+    Ok(T::default())
+}
+
+fn page_span(addr: u32, size: u32) -> (u32, u32) {
+    let start = addr & !(PAGE_SIZE - 1);
+    let end = round_up(addr.saturating_add(size), PAGE_SIZE);
+    (start, end - start)
+}
+
+pub fn VirtualAlloc(cx: &mut Ctx, lpAddress: u32, dwSize: u32, flAllocationType: u32, flProtect: u32) -> ApiResult<u32> {
+    if flAllocationType & (MEM_PHYSICAL | MEM_LARGE_PAGES | MEM_WRITE_WATCH) != 0 {
+        return Err(ApiError::UnimplementedCase(format!(
+            "VirtualAlloc: allocation type {flAllocationType:#x} (physical, large-page or write-watch memory)"
+        )));
+    }
+    let kind = flAllocationType & !MEM_TOP_DOWN;
+    if dwSize == 0 || kind & !(MEM_COMMIT | MEM_RESERVE | MEM_RESET) != 0 || kind == 0 {
+        return fail(cx, err::ERROR_INVALID_PARAMETER);
+    }
+    if kind & MEM_RESET != 0 {
+        if kind != MEM_RESET {
+            return fail(cx, err::ERROR_INVALID_PARAMETER);
+        }
+        // The pages' contents become undefined; keeping them is a valid answer.
+        let (start, _) = page_span(lpAddress, dwSize);
+        if !cx.proc.mem.is_committed(start) {
+            return fail(cx, err::ERROR_INVALID_ADDRESS);
+        }
+        return Ok(start);
+    }
+    let Some((prot, guard)) = prot_from_page(flProtect) else {
+        return fail(cx, err::ERROR_INVALID_PARAMETER);
+    };
+    if lpAddress != 0 && (lpAddress < USER_MIN || lpAddress > USER_MAX) {
+        return fail(cx, err::ERROR_INVALID_PARAMETER);
+    }
+    let mut vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
+    let reserve = kind & MEM_RESERVE != 0 || lpAddress == 0;
+    let (base, commit_at, commit_len) = if reserve {
+        let (base, size) = if lpAddress == 0 {
+            (None, round_up(dwSize, PAGE_SIZE))
+        } else {
+            let b = lpAddress & !(GRANULARITY - 1);
+            let end = round_up(lpAddress.saturating_add(dwSize), PAGE_SIZE);
+            (Some(b), end - b)
+        };
+        let r = match vm.reserve(base, size, prot, "VirtualAlloc") {
+            Ok(b) => b,
+            Err(VmError::Overlap(..)) => {
+                drop(vm);
+                return fail(cx, err::ERROR_INVALID_ADDRESS);
+            }
+            Err(_) => {
+                drop(vm);
+                return fail(cx, err::ERROR_NOT_ENOUGH_MEMORY);
+            }
+        };
+        if lpAddress == 0 {
+            (r, r, size)
+        } else {
+            let (s, l) = page_span(lpAddress, dwSize);
+            (r, s, l)
+        }
+    } else {
+        let (s, l) = page_span(lpAddress, dwSize);
+        (s, s, l)
+    };
+    if kind & MEM_COMMIT != 0 {
+        let inside = vm
+            .reservation(commit_at)
+            .is_some_and(|r| commit_at as u64 + commit_len as u64 <= r.base as u64 + r.size as u64);
+        if !inside {
+            drop(vm);
+            return fail(cx, err::ERROR_INVALID_ADDRESS);
+        }
+        if let Err(e) = vm.commit(commit_at, commit_len, prot) {
+            return Err(ApiError::Other(format!("VirtualAlloc: {e}")));
+        }
+        cx.proc.mem.set_guard(commit_at, commit_len, guard);
+        if !reserve {
+            return Ok(commit_at);
+        }
+    }
+    Ok(base)
+}
+
+pub fn VirtualFree(cx: &mut Ctx, lpAddress: u32, dwSize: u32, dwFreeType: u32) -> ApiResult<bool> {
+    let mut vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(r) = vm.reservation(lpAddress).cloned() else {
+        drop(vm);
+        return fail(cx, err::ERROR_INVALID_ADDRESS);
+    };
+    // Images and winterp's own regions are not VirtualAlloc memory.
+    let foreign = r.tag.starts_with("image") || r.tag.starts_with("HLE") || r.tag == MAPPING_TAG;
+    match dwFreeType {
+        MEM_RELEASE => {
+            if dwSize != 0 || foreign {
+                drop(vm);
+                return fail(cx, err::ERROR_INVALID_PARAMETER);
+            }
+            if lpAddress != r.base {
+                drop(vm);
+                return fail(cx, err::ERROR_INVALID_ADDRESS);
+            }
+            vm.release(r.base)
+                .map_err(|e| ApiError::Other(format!("VirtualFree: {e}")))?;
+            Ok(true)
+        }
+        MEM_DECOMMIT => {
+            if foreign {
+                drop(vm);
+                return fail(cx, err::ERROR_INVALID_PARAMETER);
+            }
+            let (start, len) = if dwSize == 0 {
+                if lpAddress != r.base {
+                    drop(vm);
+                    return fail(cx, err::ERROR_INVALID_ADDRESS);
+                }
+                (r.base, r.size)
+            } else {
+                page_span(lpAddress, dwSize)
+            };
+            if start as u64 + len as u64 > r.base as u64 + r.size as u64 {
+                drop(vm);
+                return fail(cx, err::ERROR_INVALID_ADDRESS);
+            }
+            vm.decommit(start, len)
+                .map_err(|e| ApiError::Other(format!("VirtualFree: {e}")))?;
+            Ok(true)
+        }
+        _ => {
+            drop(vm);
+            fail(cx, err::ERROR_INVALID_PARAMETER)
+        }
+    }
+}
+
+/// PAGE_* of a committed page, with PAGE_GUARD if set.
+fn page_prot_at(cx: &Ctx, addr: u32) -> u32 {
+    let p = page_from_prot(cx.proc.mem.prot(addr));
+    if cx.proc.mem.perm(addr) & perm::GUARD != 0 {
+        p | PAGE_GUARD
+    } else {
+        p
+    }
+}
+
+pub fn VirtualProtect(
+    cx: &mut Ctx,
+    lpAddress: u32,
+    dwSize: u32,
+    flNewProtect: u32,
+    lpflOldProtect: Ptr,
+) -> ApiResult<bool> {
+    let Some((prot, guard)) = prot_from_page(flNewProtect) else {
+        return fail(cx, err::ERROR_INVALID_PARAMETER);
+    };
+    if lpflOldProtect.is_null() {
+        return fail(cx, err::ERROR_NOACCESS);
+    }
+    let (start, len) = page_span(lpAddress, dwSize.max(1));
+    {
+        let vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
+        let inside = vm
+            .reservation(start)
+            .is_some_and(|r| start as u64 + len as u64 <= r.base as u64 + r.size as u64);
+        let committed = (0..len / PAGE_SIZE).all(|k| cx.proc.mem.is_committed(start + k * PAGE_SIZE));
+        if !inside || !committed {
+            drop(vm);
+            return fail(cx, err::ERROR_INVALID_ADDRESS);
+        }
+    }
+    let old = page_prot_at(cx, start);
+    cx.proc
+        .mem
+        .protect(start, len, prot)
+        .map_err(|e| ApiError::Other(format!("VirtualProtect: {e}")))?;
+    cx.proc.mem.set_guard(start, len, guard);
+    cx.proc.mem.write_u32(lpflOldProtect.0, old)?;
+    Ok(true)
+}
+
+/// MEMORY_BASIC_INFORMATION for `addr` (28 bytes), or `None` above user space.
+pub fn query(cx: &Ctx, addr: u32) -> Option<[u32; 7]> {
+    if addr > USER_MAX {
+        return None;
+    }
+    let vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
+    let mut q = vm.query(addr);
+    let (state, protect, typ) = match q.state {
+        PageState::Free => (MEM_FREE, PAGE_NOACCESS, 0),
+        PageState::Reserved | PageState::Committed => {
+            let tag = vm.reservation(addr).map(|r| r.tag.clone()).unwrap_or_default();
+            let typ = if tag.starts_with("image") {
+                MEM_IMAGE
+            } else if tag == MAPPING_TAG {
+                MEM_MAPPED
+            } else {
+                MEM_PRIVATE
+            };
+            if q.state == PageState::Reserved {
+                (MEM_RESERVE, 0, typ)
+            } else {
+                // The address space merges pages by protection only; a guard page
+                // differs too, so cut the run where the guard bit changes.
+                let g = cx.proc.mem.perm(q.base) & perm::GUARD;
+                let mut n = PAGE_SIZE;
+                while n < q.size && cx.proc.mem.perm(q.base + n) & perm::GUARD == g {
+                    n += PAGE_SIZE;
+                }
+                q.size = n;
+                (MEM_COMMIT, page_prot_at(cx, q.base), typ)
+            }
+        }
+    };
+    let alloc_prot = if q.state == PageState::Free {
+        0
+    } else {
+        page_from_prot(q.alloc_prot)
+    };
+    Some([q.base, q.alloc_base, alloc_prot, q.size, state, protect, typ])
+}
+
+pub fn VirtualQuery(cx: &mut Ctx, lpAddress: u32, lpBuffer: Ptr, dwLength: u32) -> ApiResult<u32> {
+    if dwLength < 28 {
+        return fail(cx, ERROR_BAD_LENGTH);
+    }
+    let Some(mbi) = query(cx, lpAddress) else {
+        return fail(cx, err::ERROR_INVALID_PARAMETER);
+    };
+    let b: Vec<u8> = mbi.iter().flat_map(|v| v.to_le_bytes()).collect();
+    cx.proc.mem.write_bytes(lpBuffer.0, &b)?;
+    Ok(28)
+}
+
+pub fn VirtualQueryEx(cx: &mut Ctx, hProcess: u32, lpAddress: u32, lpBuffer: Ptr, dwLength: u32) -> ApiResult<u32> {
+    if hProcess != CURRENT_PROCESS {
+        return fail(cx, err::ERROR_INVALID_HANDLE);
+    }
+    VirtualQuery(cx, lpAddress, lpBuffer, dwLength)
+}
+
+pub fn IsBadReadPtr(cx: &mut Ctx, lp: u32, ucb: u32) -> bool {
+    ucb != 0 && (lp == 0 || cx.proc.mem.probe_read(lp, ucb).is_err())
+}
+
+pub fn IsBadWritePtr(cx: &mut Ctx, lp: u32, ucb: u32) -> bool {
+    ucb != 0 && (lp == 0 || cx.proc.mem.probe_write(lp, ucb).is_err())
+}
+
+pub fn IsBadCodePtr(cx: &mut Ctx, lpfn: u32) -> bool {
+    lpfn == 0 || cx.proc.mem.probe_read(lpfn, 1).is_err()
+}
+
+pub fn IsBadStringPtrA(cx: &mut Ctx, lpsz: u32, ucchMax: u32) -> bool {
+    if ucchMax == 0 {
+        return false;
+    }
+    if lpsz == 0 {
+        return true;
+    }
+    for k in 0..ucchMax {
+        let a = lpsz.wrapping_add(k);
+        if cx.proc.mem.probe_read(a, 1).is_err() {
+            return true;
+        }
+        if cx.proc.mem.read_u8(a).unwrap_or(1) == 0 {
+            return false;
+        }
+    }
+    false
+}
+
+pub fn IsBadStringPtrW(cx: &mut Ctx, lpsz: u32, ucchMax: u32) -> bool {
+    if ucchMax == 0 {
+        return false;
+    }
+    if lpsz == 0 {
+        return true;
+    }
+    for k in 0..ucchMax {
+        let a = lpsz.wrapping_add(2 * k);
+        if cx.proc.mem.probe_read(a, 2).is_err() {
+            return true;
+        }
+        if cx.proc.mem.read_u16(a).unwrap_or(1) == 0 {
+            return false;
+        }
+    }
+    false
+}
 
 pub fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    vec![
+        stdcall("VirtualAlloc", VirtualAlloc),
+        stdcall("VirtualFree", VirtualFree),
+        stdcall("VirtualProtect", VirtualProtect),
+        stdcall("VirtualQuery", VirtualQuery),
+        stdcall("VirtualQueryEx", VirtualQueryEx),
+        stdcall("IsBadReadPtr", IsBadReadPtr),
+        stdcall("IsBadWritePtr", IsBadWritePtr),
+        stdcall("IsBadCodePtr", IsBadCodePtr),
+        stdcall("IsBadStringPtrA", IsBadStringPtrA),
+        stdcall("IsBadStringPtrW", IsBadStringPtrW),
+    ]
 }

@@ -1,19 +1,19 @@
 //! KERNEL32.dll. Each submodule owns one area of the API and contributes its
 //! exports to the DLL's list.
 
-mod console;
+pub mod console;
 mod exception;
-mod file;
-mod heap;
+pub mod file;
+pub mod heap;
 mod interlocked;
-mod memory;
-mod misc;
-mod module;
-mod process;
-mod string;
+pub mod memory;
+pub mod misc;
+pub mod module;
+pub mod process;
+pub mod string;
 mod sync;
 mod thread;
-mod time;
+pub mod time;
 mod tls;
 
 use crate::hle::{ApiDef, HleDll};

@@ -60,7 +60,9 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
                 || eb.wrapping_sub(1) >= 0x7fe
                 || er.wrapping_sub(2) >= 0x7fd
             {
-                return None;
+                // A zero times a finite value is an exact (signed) zero.
+                let zero = ba << 1 == 0 || bb << 1 == 0;
+                return (zero && ea != 0x7ff && eb != 0x7ff).then_some((r, false, false));
             }
             let ma = (ba & FRAC) | (1 << 52);
             let mb = (bb & FRAC) | (1 << 52);
@@ -80,7 +82,9 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
                 || eb.wrapping_sub(1) >= 0x7fe
                 || eq.wrapping_sub(2) >= 0x7fd
             {
-                return None;
+                // Zero divided by a finite nonzero value is an exact (signed) zero.
+                let zero = ba << 1 == 0 && bb << 1 != 0 && eb != 0x7ff;
+                return zero.then_some((q, false, false));
             }
             let k = (ea as i32 - eq as i32 - eb as i32 + 1075) as u32;
             if k > 60 {
@@ -115,6 +119,12 @@ fn arith_slow<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64
     if a.is_nan() || b.is_nan() {
         let (r, ie) = nan2(a, b);
         return f.result(r, if ie { IE } else { 0 });
+    }
+    // A denormal operand with DE unmasked stops the operation before it computes
+    // anything (a zero divisor outranks it).
+    if de && f.cw & DE == 0 && !(OP == DIV && b == 0.0) {
+        f.exc(DE);
+        return None;
     }
     let de = if de { DE } else { 0 };
     let rc = f.rc();

@@ -20,26 +20,23 @@ const UN: u16 = C3 | C2 | C0;
 
 impl Fpu {
     /// Compares `a` with `b`; `unordered` for FUCOM (IE only for SNaN operands).
-    /// Returns the C3 C2 C0 pattern, or None when an unmasked exception suppresses it.
+    /// Returns the C3 C2 C0 pattern and whether an unmasked exception occurred
+    /// (the host still sets the condition codes then, but does not pop).
     #[inline(always)]
-    fn compare(&mut self, a: f64, b: f64, unordered: bool, de: bool) -> Option<u16> {
+    fn compare(&mut self, a: f64, b: f64, unordered: bool, de: bool) -> (u16, bool) {
         if a.is_nan() || b.is_nan() {
             let ie = !unordered || is_snan(a) || is_snan(b);
-            if self.exc(if ie { IE } else { 0 }) {
-                return None;
-            }
-            return Some(UN);
+            return (UN, self.exc(if ie { IE } else { 0 }));
         }
-        if de && self.exc(DE) {
-            return None;
-        }
-        Some(if a > b {
+        let stop = de && self.exc(DE);
+        let c = if a > b {
             GT
         } else if a < b {
             LT
         } else {
             EQ
-        })
+        };
+        (c, stop)
     }
 
     #[inline(always)]
@@ -56,20 +53,14 @@ fn fcom_m<const K: u8, const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> 
     let f = &mut cpu.fpu;
     f.fdp = ea;
     let k = f.pk(0);
-    if f.is_empty(k) {
-        if !f.underflow() {
-            f.set_compare(UN);
-            if POP {
-                f.pop();
-            }
-        }
-        return next(cpu, ops, i);
-    }
-    if let Some(c) = f.compare(f.st[k], b, false, de) {
-        f.set_compare(c);
-        if POP {
-            f.pop();
-        }
+    let (c, stop) = if f.is_empty(k) {
+        (UN, f.underflow())
+    } else {
+        f.compare(f.st[k], b, false, de)
+    };
+    f.set_compare(c);
+    if POP && !stop {
+        f.pop();
     }
     next(cpu, ops, i)
 }
@@ -79,13 +70,13 @@ fn fcom_sti<const POPS: u8, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) 
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
     let (k0, k1) = (f.pk(0), f.pk(ops[i].rm));
-    let c = if f.is_empty(k0) || f.is_empty(k1) {
-        if f.underflow() { None } else { Some(UN) }
+    let (c, stop) = if f.is_empty(k0) || f.is_empty(k1) {
+        (UN, f.underflow())
     } else {
         f.compare(f.st[k0], f.st[k1], U, false)
     };
-    if let Some(c) = c {
-        f.set_compare(c);
+    f.set_compare(c);
+    if !stop {
         for _ in 0..POPS {
             f.pop();
         }
@@ -97,14 +88,12 @@ fn ftst(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
     let k = f.pk(0);
-    let c = if f.is_empty(k) {
-        if f.underflow() { None } else { Some(UN) }
+    let (c, _) = if f.is_empty(k) {
+        (UN, f.underflow())
     } else {
         f.compare(f.st[k], 0.0, false, false)
     };
-    if let Some(c) = c {
-        f.set_compare(c);
-    }
+    f.set_compare(c);
     next(cpu, ops, i)
 }
 
@@ -147,24 +136,22 @@ fn fcomi<const POP: bool, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) ->
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
     let (k0, k1) = (f.pk(0), f.pk(ops[i].rm));
-    let c = if f.is_empty(k0) || f.is_empty(k1) {
-        if f.underflow() { None } else { Some(UN) }
+    let (c, stop) = if f.is_empty(k0) || f.is_empty(k1) {
+        (UN, f.underflow())
     } else {
         // C1 is left alone (as the host does; the SDM says "set to 0").
         f.compare(f.st[k0], f.st[k1], U, false)
     };
-    if let Some(c) = c {
-        if POP {
-            f.pop();
-        }
-        let bits = match c {
-            GT => 0,
-            LT => CF,
-            EQ => ZF,
-            _ => ZF | PF | CF,
-        };
-        cpu.flags.set_eager(bits);
+    if POP && !stop {
+        f.pop();
     }
+    let bits = match c {
+        GT => 0,
+        LT => CF,
+        EQ => ZF,
+        _ => ZF | PF | CF,
+    };
+    cpu.flags.set_eager(bits);
     next(cpu, ops, i)
 }
 

@@ -69,7 +69,8 @@ fn ffree<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let k = f.pk(ops[i].rm);
     f.tags |= 3 << (2 * k);
     if POP {
-        f.top = (f.top + 1) & 7;
+        // FFREEP: the pop empties ST(0) too.
+        f.pop();
     }
     next(cpu, ops, i)
 }

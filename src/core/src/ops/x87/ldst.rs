@@ -82,13 +82,15 @@ fn fld_slow(f: &mut Fpu, v: f64, de: bool) {
         f.push(INDEFINITE);
         return;
     }
-    let (v, fl) = if is_snan(v) {
-        (quiet(v), IE)
-    } else {
-        (v, if de { DE } else { 0 })
-    };
-    if f.exc(fl) {
+    if is_snan(v) {
+        if !f.exc(IE) {
+            f.push(quiet(v));
+        }
         return;
+    }
+    // A denormal is loaded even with DE unmasked (the host does).
+    if de {
+        f.exc(DE);
     }
     f.push(v);
 }
@@ -188,7 +190,9 @@ fn fst_m64<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let f = &cpu.fpu;
     let k = f.pk(0);
     let v = f.st[k];
-    if f.is_empty(k) || is_snan(v) {
+    // Slow: empty, SNaN, or a denormal (UE when unmasked: tiny even if exact).
+    let b = v.to_bits();
+    if f.is_empty(k) || is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
         return fst_slow::<POP, 64>(cpu, ops, i, ea);
     }
     let w = mtry!(cpu, ops, i, cpu.mem.write_u64(ea, v.to_bits()));
@@ -208,13 +212,22 @@ fn fst_m32<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let k = f.pk(0);
     let v = f.st[k];
     let r = v as f32;
-    if f.is_empty(k) || r as f64 != v {
+    // Exact, or (to nearest, all masked) an inexact normal float: PE and C1.
+    let exact = r as f64 == v;
+    let e = (r.to_bits() >> 23) & 0xff;
+    let ok = if exact {
+        e != 0 || r == 0.0
+    } else {
+        f.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
+    };
+    if f.is_empty(k) || !ok {
         return fst_slow::<POP, 32>(cpu, ops, i, ea);
     }
     let w = mtry!(cpu, ops, i, cpu.mem.write_u32(ea, r.to_bits()));
     let f = &mut cpu.fpu;
     f.fdp = ea;
-    f.sw &= !C1;
+    let c1 = !exact && (r as f64).abs() > v.abs();
+    f.sw = (f.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9);
     if POP {
         f.pop();
     }
@@ -230,7 +243,9 @@ pub fn to_f32(cw: u16, v: f64) -> (u32, u16, bool) {
     }
     let r = v as f32;
     if r as f64 == v {
-        return (r.to_bits(), 0, false);
+        // Exact; with UE unmasked a tiny value still underflows.
+        let tiny = v != 0.0 && v.abs() < f32::MIN_POSITIVE as f64 && cw & UE == 0;
+        return (r.to_bits(), if tiny { UE } else { 0 }, false);
     }
     let rc = (cw >> 10) & 3;
     let neg = v < 0.0;
@@ -261,6 +276,10 @@ pub fn to_f32(cw: u16, v: f64) -> (u32, u16, bool) {
     if t.abs() < f32::MIN_POSITIVE as f64 {
         fl |= UE;
     }
+    // Unmasked, overflow and underflow stop the store and are reported alone.
+    if fl & (OE | UE) & !cw != 0 {
+        fl &= OE | UE;
+    }
     (bits, fl, up)
 }
 
@@ -277,6 +296,9 @@ fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, 
     let w = if S == 64 {
         if is_snan(v) {
             fl |= IE;
+        }
+        if v != 0.0 && v.abs() < f64::MIN_POSITIVE && f.cw & UE == 0 {
+            fl |= UE;
         }
         if f.store_blocked(fl) {
             if fl & super::SF != 0 {

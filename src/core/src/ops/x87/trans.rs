@@ -1,8 +1,12 @@
 //! Transcendentals: FSIN FCOS FSINCOS FPTAN FPATAN F2XM1 FYL2X FYL2XP1.
 //!
-//! Values come from the host libm (correctly rounded or within an ulp); the
-//! x87's internal 66-bit pi reduction and its C1 rounding indication are not
-//! reproduced (C1 = 0). PE is set unless the result is exact.
+//! FSIN/FCOS/FSINCOS/FPTAN reduce their argument by the x87's pi/2 (pi rounded
+//! toward zero to 66 bits, which is what makes x87 results for large arguments
+//! differ from the true function) exactly in integer arithmetic and evaluate the
+//! series in double-double; the logarithms and 2^x - 1 are double-double series
+//! too. Results match the hardware's rounded to double within an ulp. C1 (the
+//! hardware's rounding indication from its 64-bit result) is 0. PE is set unless
+//! the result is exact. FPATAN uses the host libm's atan2.
 
 use super::num::{is_snan, mul_dir, nan2, quiet};
 use super::{C1, C2, IE, INDEFINITE, PE, UE, ZE, wait};

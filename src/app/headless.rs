@@ -1,0 +1,102 @@
+//! `winterp --headless PROGRAM.EXE [ARGS...]`: runs a Windows console program with
+//! its standard streams on the host's, and exits with the guest's exit code.
+
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::sync::Arc;
+use winterp_hostwin32::host::ConsoleHost;
+use winterp_hostwin32::process::{Process, ProcessConfig};
+use winterp_hostwin32::thread::ThreadEnd;
+
+pub struct HeadlessArgs {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub deterministic: bool,
+    pub max_instructions: Option<u64>,
+    pub stats: Option<PathBuf>,
+    pub trace_api: bool,
+    pub stub_unimplemented: bool,
+}
+
+/// Runs the program; returns the exit code winterp should exit with.
+pub fn run(a: HeadlessArgs) -> Result<i32> {
+    let program = a
+        .program
+        .canonicalize()
+        .with_context(|| format!("cannot open {}", a.program.display()))?;
+    let mut config = ProcessConfig::new(program.clone(), guest_path(&program));
+    config.args = a.args;
+    config.deterministic = a.deterministic;
+    config.max_instructions = a.max_instructions;
+    config.trace_api = a.trace_api;
+    config.stub_unimplemented = a.stub_unimplemented;
+    let host = Arc::new(ConsoleHost::default());
+    let (proc, main) = winterp_hostwin32::startup::start(config, host)
+        .with_context(|| format!("cannot load {}", program.display()))?;
+    let end = winterp_hostwin32::scheduler::run_process(&proc, main);
+    if let Some(path) = &a.stats {
+        std::fs::write(path, stats_json(&proc))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(match end {
+        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => c as i32,
+        ThreadEnd::InstructionLimit => {
+            eprintln!("winterp: stopped after the instruction limit");
+            124
+        }
+        other => {
+            eprintln!("{}", crash_text(&other));
+            // A crashed guest ends like a Windows process killed by its exception.
+            crash_code(&other)
+        }
+    })
+}
+
+/// The guest sees the program in a folder named after its host folder on drive C.
+pub fn guest_path(program: &std::path::Path) -> String {
+    let file = program.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+    let dir = program
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|d| d.to_string_lossy().to_string())
+        .unwrap_or_default();
+    if dir.is_empty() { format!("C:\\{file}") } else { format!("C:\\{dir}\\{file}") }
+}
+
+fn crash_text(e: &ThreadEnd) -> String {
+    format!("{e:?}")
+}
+
+fn crash_code(_e: &ThreadEnd) -> i32 {
+    // STATUS_ACCESS_VIOLATION and friends do not fit an i32 exit status on Unix;
+    // report a generic failure code.
+    255
+}
+
+fn stats_json(proc: &Process) -> String {
+    use std::sync::atomic::Ordering;
+    let threads = proc.thread_stats.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut total = winterp_core::stats::ExecCounters::default();
+    for (_, c) in &threads {
+        total.insns += c.insns;
+        total.blocks += c.blocks;
+        total.decodes += c.decodes;
+        total.dispatches += c.dispatches;
+        total.invalidations += c.invalidations;
+    }
+    let per_thread: Vec<serde_json::Value> = threads
+        .iter()
+        .map(|(tid, c)| serde_json::json!({ "tid": tid, "instructions": c.insns, "blocks": c.blocks }))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "instructions": total.insns,
+        "blocks": total.blocks,
+        "decodes": total.decodes,
+        "dispatches": total.dispatches,
+        "invalidations": total.invalidations,
+        "api_calls": proc.counters.api_calls.load(Ordering::Relaxed),
+        "threads": threads.len(),
+        "per_thread": per_thread,
+    }))
+    .unwrap_or_default()
+}

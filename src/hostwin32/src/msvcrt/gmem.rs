@@ -1,0 +1,71 @@
+//! Guest string and buffer helpers. Reads go page by page so a string that ends
+//! just before an uncommitted page is read without touching it.
+
+use winterp_core::mem::{Fault, GuestMemory};
+
+const PAGE: u32 = 0x1000;
+
+/// Bytes from `addr` up to (not including) the first NUL, at most `max` bytes.
+pub fn read_cstr(mem: &GuestMemory, addr: u32, max: usize) -> Result<Vec<u8>, Fault> {
+    let mut out = Vec::new();
+    let mut a = addr;
+    let mut chunk = [0u8; PAGE as usize];
+    while out.len() < max {
+        let n = ((PAGE - (a & (PAGE - 1))) as usize).min(max - out.len());
+        mem.read_bytes(a, &mut chunk[..n])?;
+        if let Some(z) = chunk[..n].iter().position(|&b| b == 0) {
+            out.extend_from_slice(&chunk[..z]);
+            return Ok(out);
+        }
+        out.extend_from_slice(&chunk[..n]);
+        a = a.wrapping_add(n as u32);
+    }
+    Ok(out)
+}
+
+/// UTF-16 units from `addr` up to the first NUL unit, at most `max` units.
+pub fn read_wstr(mem: &GuestMemory, addr: u32, max: usize) -> Result<Vec<u16>, Fault> {
+    let mut out = Vec::new();
+    let mut a = addr;
+    while out.len() < max {
+        let v = mem.read_u16(a)?;
+        if v == 0 {
+            break;
+        }
+        out.push(v);
+        a = a.wrapping_add(2);
+    }
+    Ok(out)
+}
+
+/// Length of the NUL-terminated string at `addr`.
+pub fn strlen(mem: &GuestMemory, addr: u32) -> Result<u32, Fault> {
+    Ok(read_cstr(mem, addr, usize::MAX)?.len() as u32)
+}
+
+/// Writes `s` and a terminating NUL.
+pub fn write_cstr(mem: &GuestMemory, addr: u32, s: &[u8]) -> Result<(), Fault> {
+    mem.write_bytes(addr, s)?;
+    mem.write_u8(addr.wrapping_add(s.len() as u32), 0)?;
+    Ok(())
+}
+
+/// Writes UTF-16 units and a terminating NUL unit.
+pub fn write_wstr(mem: &GuestMemory, addr: u32, s: &[u16]) -> Result<(), Fault> {
+    write_units(mem, addr, s)?;
+    mem.write_u16(addr.wrapping_add(2 * s.len() as u32), 0)?;
+    Ok(())
+}
+
+/// Writes UTF-16 units without a terminator.
+pub fn write_units(mem: &GuestMemory, addr: u32, s: &[u16]) -> Result<(), Fault> {
+    let bytes: Vec<u8> = s.iter().flat_map(|u| u.to_le_bytes()).collect();
+    mem.write_bytes(addr, &bytes)
+}
+
+/// Reads `len` guest bytes.
+pub fn read_vec(mem: &GuestMemory, addr: u32, len: usize) -> Result<Vec<u8>, Fault> {
+    let mut v = vec![0u8; len];
+    mem.read_bytes(addr, &mut v)?;
+    Ok(v)
+}

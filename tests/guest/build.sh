@@ -1,0 +1,47 @@
+#!/bin/sh
+# Rebuilds every guest test program in src/ into bin/ with mingw-w64.
+#
+# Output is deterministic: the same compiler gives byte-identical .exe files
+# (no link timestamp, stripped, relative source paths), so a rebuild shows up
+# in version control only when a source or the compiler changed.
+#
+# printf and friends are msvcrt.dll's own (the code winterp emulates), not
+# mingw's replacement: -D__USE_MINGW_ANSI_STDIO=0 stops mingw-w64 from
+# switching to its own stdio in C99 mode.
+set -eu
+
+cd "$(dirname "$0")"
+
+# The win32 thread model variant needs no libwinpthread; the plain name may
+# point at the posix variant depending on update-alternatives.
+CC=${CC:-i686-w64-mingw32-gcc-win32}
+OBJDUMP=${OBJDUMP:-i686-w64-mingw32-objdump}
+CFLAGS="-O2 -s -std=gnu11 -Wall -Wextra -D__USE_MINGW_ANSI_STDIO=0"
+LDFLAGS="-Wl,--no-insert-timestamp"
+
+mkdir -p bin
+status=0
+: > imports.txt.new
+for src in src/*.c; do
+    name=$(basename "$src" .c)
+    echo "building bin/$name.exe"
+    $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS
+    # Only the system DLLs winterp provides may be imported.
+    dlls=$($OBJDUMP -p "bin/$name.exe" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
+    for dll in $dlls; do
+        case "$dll" in
+            KERNEL32.dll|msvcrt.dll) ;;
+            *) echo "error: bin/$name.exe imports $dll" >&2; status=1 ;;
+        esac
+    done
+    # The list of imported functions, for the people implementing them.
+    {
+        echo "bin/$name.exe"
+        $OBJDUMP -p "bin/$name.exe" | awk '
+            /DLL Name:/ { dll = $3; next }
+            dll != "" && NF == 3 && $1 ~ /^[0-9a-f]+$/ && $2 ~ /^[0-9]+$/ { print "  " dll " " $3 }
+            /^$/ { if (dll != "") dll = "" }'
+    } >> imports.txt.new
+done
+mv imports.txt.new imports.txt
+exit $status
