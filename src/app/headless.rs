@@ -64,7 +64,10 @@ pub fn guest_path(program: &std::path::Path) -> String {
 }
 
 fn crash_text(e: &ThreadEnd) -> String {
-    format!("{e:?}")
+    match e {
+        ThreadEnd::Crashed(report) => report.trim_end().to_string(),
+        other => format!("winterp: the program ended abnormally: {other:?}"),
+    }
 }
 
 fn crash_code(_e: &ThreadEnd) -> i32 {

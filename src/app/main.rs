@@ -1,7 +1,9 @@
 //! winterp: plays 32-bit Windows programs. This binary is the command line and
-//! (later) the desktop player; `winterp bench` measures the interpreter.
+//! (later) the desktop player; `winterp bench` measures the interpreter and
+//! `winterp --headless PROGRAM.EXE` runs a console program.
 
 mod bench_cmd;
+mod headless;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -10,13 +12,35 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "winterp",
     version,
-    about = "Plays 32-bit Windows (Win9x-era) games"
+    about = "Plays 32-bit Windows (Win9x-era) games",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Run without a window: standard streams are the host's, the exit code is the guest's.
+    #[arg(long)]
+    headless: bool,
+    /// Run all guest threads cooperatively on one host thread with instruction-driven clocks.
+    #[arg(long)]
+    deterministic: bool,
+    /// Stop after this many guest instructions.
+    #[arg(long, value_name = "N")]
+    max_instructions: Option<u64>,
+    /// Write run statistics (instructions, blocks, decodes, API calls, threads) as JSON.
+    #[arg(long, value_name = "FILE.json")]
+    stats: Option<std::path::PathBuf>,
+    /// Log every API call with its arguments and result (to stderr, via RUST_LOG=info).
+    #[arg(long)]
+    trace_api: bool,
+    /// Unimplemented APIs log and return 0 instead of stopping the program.
+    #[arg(long)]
+    stub_unimplemented: bool,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
+    /// Arguments passed to the program.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -26,17 +50,29 @@ enum Command {
 }
 
 fn main() -> Result<()> {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
+    let level = if cli.trace_api { "info" } else { "warn" };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
     match cli.command {
         Some(Command::Bench(args)) => bench_cmd::run(args),
         None => match cli.program {
-            Some(p) => anyhow::bail!(
-                "running Windows programs arrives with the Win32 layer; cannot run {} yet",
-                p.display()
-            ),
+            Some(program) => {
+                // The window player arrives with the GUI; until then every program
+                // runs headless.
+                let code = headless::run(headless::HeadlessArgs {
+                    program,
+                    args: cli.args,
+                    deterministic: cli.deterministic,
+                    max_instructions: cli.max_instructions,
+                    stats: cli.stats,
+                    trace_api: cli.trace_api,
+                    stub_unimplemented: cli.stub_unimplemented,
+                })?;
+                std::process::exit(code);
+            }
             None => anyhow::bail!(
-                "the bundled demo arrives with the player; try `winterp bench` to measure the CPU core"
+                "no program given. Usage: winterp [--headless] PROGRAM.EXE [ARGS...] or winterp bench \
+                 (the bundled demo arrives with the player)"
             ),
         },
     }
