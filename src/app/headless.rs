@@ -7,6 +7,7 @@ use std::sync::Arc;
 use winterp_hostwin32::host::ConsoleHost;
 use winterp_hostwin32::process::{Process, ProcessConfig};
 use winterp_hostwin32::thread::ThreadEnd;
+use winterp_hostwin32::vfs::{Vfs, VfsConfig};
 
 pub struct HeadlessArgs {
     pub program: PathBuf,
@@ -30,9 +31,21 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     config.max_instructions = a.max_instructions;
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
+    let guest_dir = config.guest_path.rsplit_once('\\').map(|(d, _)| d.to_string()).unwrap_or_default();
     let host = Arc::new(ConsoleHost::default());
-    let (proc, main) = winterp_hostwin32::startup::start(config, host)
+    let (proc, mut main) = winterp_hostwin32::startup::prepare(config, host)
         .with_context(|| format!("cannot load {}", program.display()))?;
+    let program_dir = program.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let vfs = Vfs::new(VfsConfig {
+        program_dir: program_dir.clone(),
+        guest_dir,
+        overlay_dir: overlay_dir(&program)?,
+        allow_writes_to_original: false,
+    })
+    .context("cannot set up the program's file system")?;
+    let _ = proc.vfs.set(Arc::new(vfs));
+    winterp_hostwin32::startup::initialize(&proc, &mut main)
+        .with_context(|| format!("cannot start {}", program.display()))?;
     let end = winterp_hostwin32::scheduler::run_process(&proc, main);
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
@@ -50,6 +63,26 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
             crash_code(&other)
         }
     })
+}
+
+/// The per-program writable folder: `$WINTERP_DATA_DIR` if set (tests), else the
+/// user's data directory, one folder per program path.
+fn overlay_dir(program: &std::path::Path) -> Result<PathBuf> {
+    let base = match std::env::var_os("WINTERP_DATA_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => directories::ProjectDirs::from("", "", "winterp")
+            .map(|p| p.data_dir().to_path_buf())
+            .context("no user data directory on this system; set WINTERP_DATA_DIR")?,
+    };
+    let name = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    // Two programs with the same name in different folders get different overlays.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in program.to_string_lossy().bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    let dir = base.join("programs").join(format!("{name}-{h:016x}"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
 }
 
 /// The guest sees the program in a folder named after its host folder on drive C.

@@ -176,7 +176,7 @@ macro_rules! access {
             } else {
                 // No buffer is passed down: a local whose address escapes would stop
                 // the calling handler's tail call to the next op.
-                self.read_slow_n(addr, $n).map(|v| v as $ty)
+                decode_slow(self.read_slow_n(addr, $n)).map(|v| v as $ty)
             }
         }
 
@@ -189,7 +189,7 @@ macro_rules! access {
                 unsafe { (self.base.add(addr as usize) as *mut $ty).write_unaligned(v) };
                 Ok(Wrote::Data)
             } else {
-                self.write_slow_n(addr, v as u64, $n)
+                decode_slow(self.write_slow_n(addr, v as u64, $n)).map(|c| if c != 0 { Wrote::Code } else { Wrote::Data })
             }
         }
     };
@@ -337,18 +337,27 @@ impl GuestMemory {
     access!(read_u32, write_u32, u32, 4);
     access!(read_u64, write_u64, u64, 8);
 
+    // The slow paths return two plain integers (value, status) so the result comes
+    // back in registers: a `Result` returned through a stack slot would make the
+    // calling handler's frame escape and cost it its tail call to the next op.
     #[cold]
     #[inline(never)]
-    fn read_slow_n(&self, addr: u32, n: usize) -> Result<u64, Fault> {
+    fn read_slow_n(&self, addr: u32, n: usize) -> (u64, u64) {
         let mut b = [0u8; 8];
-        self.read_slow(addr, &mut b[..n])?;
-        Ok(u64::from_le_bytes(b))
+        match self.read_slow(addr, &mut b[..n]) {
+            Ok(()) => (u64::from_le_bytes(b), 0),
+            Err(f) => (0, encode_fault(f)),
+        }
     }
 
+    /// Returns (1 if the write hit decoded code else 0, status).
     #[cold]
     #[inline(never)]
-    fn write_slow_n(&self, addr: u32, v: u64, n: usize) -> Result<Wrote, Fault> {
-        self.write_slow(addr, &v.to_le_bytes()[..n])
+    fn write_slow_n(&self, addr: u32, v: u64, n: usize) -> (u64, u64) {
+        match self.write_slow(addr, &v.to_le_bytes()[..n]) {
+            Ok(w) => ((w == Wrote::Code) as u64, 0),
+            Err(f) => (0, encode_fault(f)),
+        }
     }
 
     /// An access that crosses a page, wraps at 4 GiB or hits a special page.
@@ -609,6 +618,30 @@ impl GuestMemory {
             Ok((old, Wrote::Data))
         }
     }
+}
+
+const FAULT_FLAG: u64 = 1 << 63;
+
+fn encode_fault(f: Fault) -> u64 {
+    let access = match f.access {
+        Access::Read => 0u64,
+        Access::Write => 1,
+        Access::Execute => 2,
+    };
+    FAULT_FLAG | (f.guard as u64) << 40 | access << 32 | f.addr as u64
+}
+
+#[inline(always)]
+fn decode_slow((v, status): (u64, u64)) -> Result<u64, Fault> {
+    if status == 0 {
+        return Ok(v);
+    }
+    let access = match (status >> 32) & 0xff {
+        0 => Access::Read,
+        1 => Access::Write,
+        _ => Access::Execute,
+    };
+    Err(Fault { addr: status as u32, access, guard: (status >> 40) & 1 != 0 })
 }
 
 /// Whether an access of `n` bytes at `addr` stays inside one page.

@@ -418,3 +418,85 @@ fn every_escape_opcode_is_claimed() {
         "unclaimed: {missing:?}"
     );
 }
+
+/// FXTRACT splits 12 = 1.5 * 2^3; FSCALE puts it back (SDM examples).
+#[test]
+fn fxtract_and_fscale() {
+    let m = run(&[12.0], |a| {
+        a.fld(q(0))?;
+        a.fxtract()
+    });
+    assert_eq!((st(&m, 0), st(&m, 1)), (1.5, 3.0));
+    let m = run(&[12.0], |a| {
+        a.fld(q(0))?;
+        a.fxtract()?;
+        a.fscale()
+    });
+    assert_eq!(st(&m, 0), 12.0);
+    // FXTRACT of zero: ZE, exponent -inf.
+    let m = run(&[-0.0], |a| {
+        a.fld(q(0))?;
+        a.fxtract()
+    });
+    assert_eq!(st(&m, 1), f64::NEG_INFINITY);
+    assert!(st(&m, 0) == 0.0 && st(&m, 0).is_sign_negative());
+    assert_ne!(m.cpu.fpu.sw & ZE, 0);
+}
+
+/// FXCH, FCMOVcc, FFREEP and FTST.
+#[test]
+fn stack_moves() {
+    let m = run(&[1.0, 2.0], |a| {
+        a.fld(q(0))?;
+        a.fld(q(1))?;
+        a.fxch(st0, st1)
+    });
+    assert_eq!((st(&m, 0), st(&m, 1)), (1.0, 2.0));
+    // FCMOVB takes ST(1) when CF = 1 (1 < 2 via CMP), FCMOVNB does not.
+    let m = run(&[1.0, 2.0], |a| {
+        a.fld(q(0))?;
+        a.fld(q(1))?;
+        a.mov(eax, 1)?;
+        a.cmp(eax, 2)?;
+        a.fcmovnb(st0, st1)?;
+        a.fcmovb(st0, st1)
+    });
+    assert_eq!(st(&m, 0), 1.0);
+    // FFREEP ST(1) frees ST(1) and pops: both registers empty.
+    let m = run(&[1.0, 2.0], |a| {
+        a.fninit()?;
+        a.fld(q(0))?;
+        a.fld(q(1))?;
+        a.ffreep(st1)
+    });
+    assert_eq!(m.cpu.fpu.tags, 0xffff);
+    // FTST: negative -> C0; zero -> C3.
+    for (v, want) in [(-3.0, C0), (0.0, C3), (5.0, 0)] {
+        let m = run(&[v], |a| {
+            a.fld(q(0))?;
+            a.ftst()
+        });
+        assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), want, "{v}");
+    }
+}
+
+/// FNSTENV stores the 28-byte environment (full tag word) and then masks all
+/// exceptions; FLDENV reloads it.
+#[test]
+fn fnstenv_fldenv() {
+    let mut data = 1.0f64.to_le_bytes().to_vec();
+    data.extend_from_slice(&0x0a60u16.to_le_bytes()); // RC up, all unmasked
+    let (m, stop) = run_with(&data, |a| {
+        a.fld(q(0))?;
+        a.fldcw(word_ptr(DATA + 8))?;
+        a.fnstenv(ptr(DATA + 0x40))?;
+        a.fnstcw(word_ptr(DATA + 0x80))?;
+        a.fldenv(ptr(DATA + 0x40))
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    let w = |o: u32| m.mem.read_u16(DATA + o).unwrap();
+    assert_eq!(w(0x40), 0x0a60);
+    assert_eq!(w(0x48), 0x3fff, "R7 valid, the rest empty");
+    assert_eq!(w(0x80), 0x0a7f, "masked after FNSTENV");
+    assert_eq!(m.cpu.fpu.cw, 0x0a60, "FLDENV restored the control word");
+}
