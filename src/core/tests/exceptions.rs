@@ -59,9 +59,6 @@ fn load_from_unmapped_address() {
 
 #[test]
 fn store_to_read_only_page() {
-    let mut probe = Machine::new();
-    probe.mem.protect(DATA, 0x1000, Prot::R).unwrap();
-    drop(probe);
     let code = assemble(|a| {
         a.mov(eax, 0x1111_1111u32)?;
         a.mov(ebx, 0x2222_2222u32)?;

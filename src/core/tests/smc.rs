@@ -94,7 +94,7 @@ fn instruction_spanning_a_page_edge_is_retired_by_a_write_to_its_tail() {
     m.mem
         .write_bytes(at, &[0xb8, 0x01, 0x00, 0x00, 0x00])
         .unwrap();
-    let jmp_exit = assemble(|a| finish(a));
+    let jmp_exit = assemble(finish);
     m.mem.write_bytes(at + 5, &jmp_exit).unwrap();
     m.cpu.eip = at;
     assert_eq!(m.run(100), StopReason::Thunk(EXIT));

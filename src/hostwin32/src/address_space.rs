@@ -276,7 +276,7 @@ impl AddressSpace {
 }
 
 pub fn round_up(v: u32, to: u32) -> u32 {
-    ((v as u64 + to as u64 - 1) / to as u64 * to as u64).min(u32::MAX as u64) as u32
+    ((v as u64).div_ceil(to as u64) * to as u64).min(u32::MAX as u64) as u32
 }
 
 fn round_up_u64(v: u64, to: u64) -> u64 {

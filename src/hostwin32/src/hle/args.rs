@@ -112,9 +112,7 @@ impl Arg for VarArgs {
     fn from_stack(cx: &mut Ctx, _: &[u32], _: usize) -> ApiResult<Self> {
         // The variadic arguments follow the return address and the fixed arguments.
         let esp = cx.thread.cpu.regs[winterp_core::cpu::ESP];
-        Ok(VarArgs(
-            esp.wrapping_add(4 + 4 * cx.thread.call_nargs as u32),
-        ))
+        Ok(VarArgs(esp.wrapping_add(4 + 4 * cx.thread.call_nargs)))
     }
 }
 
