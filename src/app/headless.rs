@@ -31,11 +31,18 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     config.max_instructions = a.max_instructions;
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
-    let guest_dir = config.guest_path.rsplit_once('\\').map(|(d, _)| d.to_string()).unwrap_or_default();
+    let guest_dir = config
+        .guest_path
+        .rsplit_once('\\')
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default();
     let host = Arc::new(ConsoleHost::default());
     let (proc, mut main) = winterp_hostwin32::startup::prepare(config, host)
         .with_context(|| format!("cannot load {}", program.display()))?;
-    let program_dir = program.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let program_dir = program
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
     let vfs = Vfs::new(VfsConfig {
         program_dir: program_dir.clone(),
         guest_dir,
@@ -74,7 +81,10 @@ fn overlay_dir(program: &std::path::Path) -> Result<PathBuf> {
             .map(|p| p.data_dir().to_path_buf())
             .context("no user data directory on this system; set WINTERP_DATA_DIR")?,
     };
-    let name = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let name = program
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
     // Two programs with the same name in different folders get different overlays.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in program.to_string_lossy().bytes() {
@@ -87,13 +97,20 @@ fn overlay_dir(program: &std::path::Path) -> Result<PathBuf> {
 
 /// The guest sees the program in a folder named after its host folder on drive C.
 pub fn guest_path(program: &std::path::Path) -> String {
-    let file = program.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+    let file = program
+        .file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_default();
     let dir = program
         .parent()
         .and_then(|p| p.file_name())
         .map(|d| d.to_string_lossy().to_string())
         .unwrap_or_default();
-    if dir.is_empty() { format!("C:\\{file}") } else { format!("C:\\{dir}\\{file}") }
+    if dir.is_empty() {
+        format!("C:\\{file}")
+    } else {
+        format!("C:\\{dir}\\{file}")
+    }
 }
 
 fn crash_text(e: &ThreadEnd) -> String {
@@ -111,7 +128,11 @@ fn crash_code(_e: &ThreadEnd) -> i32 {
 
 fn stats_json(proc: &Process) -> String {
     use std::sync::atomic::Ordering;
-    let threads = proc.thread_stats.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let threads = proc
+        .thread_stats
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
     let mut total = winterp_core::stats::ExecCounters::default();
     for (_, c) in &threads {
         total.insns += c.insns;

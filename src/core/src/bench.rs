@@ -75,7 +75,9 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { chaining: Executor::new().chaining }
+        RunConfig {
+            chaining: Executor::new().chaining,
+        }
     }
 }
 

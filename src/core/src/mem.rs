@@ -189,7 +189,8 @@ macro_rules! access {
                 unsafe { (self.base.add(addr as usize) as *mut $ty).write_unaligned(v) };
                 Ok(Wrote::Data)
             } else {
-                decode_slow(self.write_slow_n(addr, v as u64, $n)).map(|c| if c != 0 { Wrote::Code } else { Wrote::Data })
+                decode_slow(self.write_slow_n(addr, v as u64, $n))
+                    .map(|c| if c != 0 { Wrote::Code } else { Wrote::Data })
             }
         }
     };
@@ -641,7 +642,11 @@ fn decode_slow((v, status): (u64, u64)) -> Result<u64, Fault> {
         1 => Access::Write,
         _ => Access::Execute,
     };
-    Err(Fault { addr: status as u32, access, guard: (status >> 40) & 1 != 0 })
+    Err(Fault {
+        addr: status as u32,
+        access,
+        guard: (status >> 40) & 1 != 0,
+    })
 }
 
 /// Whether an access of `n` bytes at `addr` stays inside one page.

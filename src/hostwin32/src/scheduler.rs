@@ -68,6 +68,7 @@ pub const WAIT_ABANDONED_0: u32 = 0x80;
 pub const WAIT_TIMEOUT: u32 = 0x102;
 pub const WAIT_FAILED: u32 = u32::MAX;
 pub const STILL_ACTIVE: u32 = 259;
+const ERROR_NOT_ENOUGH_MEMORY: u32 = 8;
 /// MAXIMUM_SUSPEND_COUNT.
 pub const MAX_SUSPEND: u32 = 127;
 /// Exit code recorded when a thread crashes or reaches the instruction limit. It only
@@ -444,7 +445,6 @@ pub fn register(proc: &Process, t: &mut GuestThread) -> Arc<ThreadObj> {
         parked: None,
         started: true,
     });
-    proc.counters.threads.fetch_add(1, Ordering::Relaxed);
     t.sched.obj = Some(obj.clone());
     obj
 }
@@ -515,7 +515,6 @@ pub fn spawn(
         });
         lock(&s.joins).push(h);
     }
-    proc.counters.threads.fetch_add(1, Ordering::Relaxed);
     Ok(obj)
 }
 
@@ -686,10 +685,26 @@ fn park(proc: &Process, obj: &ThreadObj) -> Result<bool, ThreadEnd> {
 }
 
 /// DLL_THREAD_ATTACH notifications for a new thread, on that thread.
-fn attach(_t: &mut GuestThread, _proc: &Arc<Process>) -> Result<(), ThreadEnd> {
-    // Wired to the loader's thread-attach once guest DLLs can be loaded; until then a
-    // process has no guest DLLs to notify.
-    Ok(())
+fn attach(t: &mut GuestThread, proc: &Arc<Process>) -> Result<(), ThreadEnd> {
+    crate::loader::thread_attach(proc, t)
+}
+
+/// The end of a thread other than the main one, on that thread: DLL_THREAD_DETACH
+/// when it returned or called ExitThread (not for TerminateThread or process exit,
+/// as on Windows), then its counters are recorded and its object signalled, and its
+/// TEB, stack and TLS data are freed.
+fn finish_thread(proc: &Arc<Process>, obj: &Arc<ThreadObj>, t: &mut GuestThread, end: ThreadEnd) {
+    let mut end = end;
+    if matches!(end, ThreadEnd::Exited(_))
+        && obj.terminate_requested().is_none()
+        && let Err(e) = crate::loader::thread_detach(proc, t)
+    {
+        end = e;
+    }
+    end_wait(proc, t);
+    t.finish(proc);
+    thread_ended(proc, obj, &end);
+    crate::startup::release_thread(proc, t.tid);
 }
 
 // ---- OS-thread mode -------------------------------------------------------------------
@@ -722,14 +737,14 @@ fn os_run(proc: &Arc<Process>, mut main: GuestThread) -> ThreadEnd {
 fn os_thread_main(proc: Arc<Process>, obj: Arc<ThreadObj>, mut t: GuestThread) {
     // CREATE_SUSPENDED: nothing runs, not even DLL notifications, until resumed.
     let end = match park(&proc, &obj).and_then(|_| attach(&mut t, &proc)) {
-        Err(e) => {
-            t.finish(&proc);
-            e
-        }
-        // `run` records the thread's counters itself.
-        Ok(()) => t.run(&proc),
+        Err(e) => e,
+        Ok(()) => loop {
+            if let Some(e) = t.run_slice(&proc) {
+                break e;
+            }
+        },
     };
-    thread_ended(&proc, &obj, &end);
+    finish_thread(&proc, &obj, &mut t, end);
 }
 
 // ---- Deterministic mode -----------------------------------------------------------------
@@ -846,9 +861,13 @@ fn det_loop(proc: &Arc<Process>, me: Option<&GuestThread>) -> Result<(), ThreadE
                     }
                 }
                 Some(end) => {
-                    end_wait(proc, &mut thread);
-                    thread.finish(proc);
-                    thread_ended(proc, &obj, &end);
+                    if obj.tid == s.main_tid.load(Ordering::Relaxed) {
+                        end_wait(proc, &mut thread);
+                        thread.finish(proc);
+                        thread_ended(proc, &obj, &end);
+                    } else {
+                        finish_thread(proc, &obj, &mut thread, end);
+                    }
                 }
             },
             Pick::Idle(at) => {
@@ -998,10 +1017,7 @@ fn deadlock_report(proc: &Process, ts: &[Entry], me: Option<&GuestThread>) -> St
             );
             continue;
         };
-        let loc = proc
-            .locate(t.cpu.eip)
-            .map(|(m, off)| format!(" ({m}+{off:#x})"))
-            .unwrap_or_default();
+        let loc = where_is(proc, t);
         let what = if e.obj.suspend_count() > 0 {
             format!("suspended (count {})", e.obj.suspend_count())
         } else {
@@ -1025,13 +1041,44 @@ fn deadlock_report(proc: &Process, ts: &[Entry], me: Option<&GuestThread>) -> St
                 }
             }
         };
-        s += &format!(
-            "  thread {:#x} at eip {:#010x}{loc}: {what}\n",
-            e.obj.tid, t.cpu.eip
-        );
+        s += &format!("  thread {:#x} {loc}: {what}\n", e.obj.tid);
     }
     drop(k);
     s
+}
+
+/// "in KERNEL32.dll!WaitForSingleObject called from 0x00401234 (T.EXE+0x1234)", or
+/// "at 0x00401234 (T.EXE+0x1234)" for a thread that is not in an API.
+fn where_is(proc: &Process, t: &GuestThread) -> String {
+    let place = |a: u32| {
+        let m = proc
+            .locate(a)
+            .map(|(m, off)| format!(" ({m}+{off:#x})"))
+            .unwrap_or_default();
+        format!("{a:#010x}{m}")
+    };
+    let eip = t.cpu.eip;
+    let api = proc
+        .thunks
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .target(eip)
+        .cloned();
+    match api {
+        Some(crate::hle::thunks::ThunkTarget::Api { dll, index }) => {
+            let ret = proc
+                .mem
+                .read_u32(t.cpu.regs[winterp_core::cpu::ESP])
+                .unwrap_or(0);
+            format!(
+                "in {}!{} called from {}",
+                proc.dlls[dll].0,
+                proc.dlls[dll].1[index].name,
+                place(ret)
+            )
+        }
+        _ => format!("at {}", place(eip)),
+    }
 }
 
 // ---- Waiting, in either mode ------------------------------------------------------------
@@ -1082,12 +1129,7 @@ fn wait_end_all(k: &Locked, objs: &[Arc<dyn KernelObject>], tid: u32) {
 /// WAIT_* code, or [`Outcome::Resume`] in deterministic mode when the thread blocks
 /// (return it from the API unchanged), or ExitProcess/ExitThread when the process is
 /// ending or the thread was terminated while waiting.
-pub fn wait_for(
-    cx: &mut Ctx,
-    objs: Vec<Arc<dyn KernelObject>>,
-    all: bool,
-    ms: u32,
-) -> Outcome {
+pub fn wait_for(cx: &mut Ctx, objs: Vec<Arc<dyn KernelObject>>, all: bool, ms: u32) -> Outcome {
     if cx.proc.config.deterministic {
         det_wait(cx, objs, all, ms)
     } else {
@@ -1217,6 +1259,12 @@ pub fn virtual_instructions(cx: &Ctx) -> u64 {
     cx.proc.sched.clock.load(Ordering::Relaxed) + t.exec.counters.insns - t.sched.slice_start
 }
 
+/// Deterministic mode: the process's virtual clock in instructions as of the start
+/// of the running slice (after [`run_process`]: the final value).
+pub fn virtual_clock(proc: &Process) -> u64 {
+    proc.sched.clock.load(Ordering::Relaxed)
+}
+
 /// Milliseconds of virtual time since the process started ([`INSNS_PER_MS`] per ms),
 /// for GetTickCount and friends in deterministic mode.
 pub fn virtual_time_ms(cx: &Ctx) -> u64 {
@@ -1233,33 +1281,44 @@ pub fn virtual_time_100ns(cx: &Ctx) -> u64 {
 /// CreateThread's work (also `_beginthreadex`): builds a thread whose start routine
 /// `start(param)` runs on a fresh stack of `stack_size` bytes (0: the program's
 /// default), starts it (held before its first instruction if `suspended`), and
-/// returns its handle and thread id.
+/// returns its handle and thread id, or `None` with the last error set when there is
+/// no memory for its stack or TEB.
 pub fn create_thread(
     cx: &mut Ctx,
     start: u32,
     param: u32,
     stack_size: u32,
     suspended: bool,
-) -> ApiResult<(u32, u32)> {
-    let t = new_guest_thread(cx.proc, start, param, stack_size)?;
-    let obj = spawn(cx.proc, t, suspended).map_err(|e| ApiError::Other(e.to_string()))?;
-    let tid = obj.tid;
+) -> ApiResult<Option<(u32, u32)>> {
+    let t = match crate::startup::new_thread(cx.proc, start, param, stack_size) {
+        Ok(t) => t,
+        Err(e) => {
+            // No room for a stack or TEB: CreateThread fails as on Windows.
+            log::warn!("CreateThread({start:#010x}): {e}");
+            crate::teb::set_last_error(cx, ERROR_NOT_ENOUGH_MEMORY)?;
+            return Ok(None);
+        }
+    };
+    let tid = t.tid;
+    let obj = match spawn(cx.proc, t, suspended) {
+        Ok(o) => o,
+        Err(e) => {
+            crate::startup::release_thread(cx.proc, tid);
+            return Err(ApiError::Other(format!("CreateThread: {e}")));
+        }
+    };
     let h = cx
         .proc
         .handles
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(obj);
-    Ok((h, tid))
+    Ok(Some((h, tid)))
 }
 
-fn new_guest_thread(
-    _proc: &Arc<Process>,
-    _start: u32,
-    _param: u32,
-    _stack_size: u32,
-) -> ApiResult<GuestThread> {
-    Err(ApiError::UnimplementedCase(
-        "CreateThread before the loader's thread start-up (startup::new_thread)".into(),
-    ))
+/// Ends `t` as if it had returned `code` (unit tests of objects that care).
+#[cfg(test)]
+pub(crate) fn thread_exit_for_tests(proc: &Process, t: &mut GuestThread, code: u32) {
+    let obj = register(proc, t);
+    thread_ended(proc, &obj, &ThreadEnd::Exited(code));
 }

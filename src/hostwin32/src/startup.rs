@@ -13,9 +13,7 @@ use crate::hle_dlls;
 use crate::host::Host;
 use crate::loader::session::Session;
 use crate::loader::source::read_file;
-use crate::loader::{
-    DllSource, FolderDlls, LoadError, ThreadRec, hle_module, init, state, tls,
-};
+use crate::loader::{DllSource, FolderDlls, LoadError, ThreadRec, hle_module, init, state, tls};
 use crate::process::{Process, ProcessConfig};
 use crate::teb;
 use crate::thread::GuestThread;
@@ -83,7 +81,10 @@ pub fn load_program(
 ) -> Result<GuestThread, LoadError> {
     let guest_path = proc.config.guest_path.clone();
     let (guest_dir, file_name) = match guest_path.rfind(['\\', '/']) {
-        Some(k) => (guest_path[..=k].to_string(), guest_path[k + 1..].to_string()),
+        Some(k) => (
+            guest_path[..=k].to_string(),
+            guest_path[k + 1..].to_string(),
+        ),
         None => (String::new(), guest_path.clone()),
     };
     let file_name = if file_name.is_empty() {
@@ -106,12 +107,9 @@ pub fn load_program(
         }
         let mut s = Session::new(proc, st, true);
         let base = s.load_image(bytes, &file_name, &guest_path, true)?;
-        let img = st
-            .image(base)
-            .cloned()
-            .ok_or_else(|| LoadError::NotFound {
-                name: file_name.clone(),
-            })?;
+        let img = st.image(base).cloned().ok_or_else(|| LoadError::NotFound {
+            name: file_name.clone(),
+        })?;
         if img.entry == 0 {
             return Err(LoadError::BadHeader {
                 name: file_name,
@@ -267,7 +265,10 @@ fn create_thread(proc: &Arc<Process>, reserve: u32) -> Result<GuestThread, LoadE
             (teb::STACK_BASE, top),
             (teb::STACK_LIMIT, rec.stack),
             (teb::SELF, teb),
-            (teb::PROCESS_ID, crate::kernel32::process::DEFAULT_PROCESS_ID),
+            (
+                teb::PROCESS_ID,
+                crate::kernel32::process::DEFAULT_PROCESS_ID,
+            ),
             (teb::THREAD_ID, tid),
             (teb::PEB, peb),
         ];
@@ -314,7 +315,11 @@ fn create_peb(proc: &Arc<Process>, image_base: u32) -> Result<u32, LoadError> {
     let cfg = &proc.config;
     let dir = state(proc).guest_dir.clone();
     let sysdir = hle_module::system_dir(cfg.version);
-    let dll_path = format!("{};{}", dir.trim_end_matches('\\'), sysdir.trim_end_matches('\\'));
+    let dll_path = format!(
+        "{};{}",
+        dir.trim_end_matches('\\'),
+        sysdir.trim_end_matches('\\')
+    );
     let mut env: Vec<u8> = Vec::new();
     for (k, v) in &cfg.env {
         env.extend(utf16z(&format!("{k}={v}")));
@@ -367,11 +372,11 @@ fn create_peb(proc: &Arc<Process>, image_base: u32) -> Result<u32, LoadError> {
     let fields: [(u32, u32); 8] = [
         (teb::peb::IMAGE_BASE, image_base),
         (teb::peb::PROCESS_PARAMETERS, params),
-        (0x64, 1),                          // NumberOfProcessors
-        (0xa4, v & 0xff),                   // OSMajorVersion
-        (0xa8, (v >> 8) & 0xff),            // OSMinorVersion
+        (0x64, 1),                            // NumberOfProcessors
+        (0xa4, v & 0xff),                     // OSMajorVersion
+        (0xa8, (v >> 8) & 0xff),              // OSMinorVersion
         (0xac, if nt { v >> 16 } else { 0 }), // OSBuildNumber (+ OSCSDVersion 0)
-        (0xb0, if nt { 2 } else { 1 }),     // OSPlatformId
+        (0xb0, if nt { 2 } else { 1 }),       // OSPlatformId
         (teb::peb::PROCESS_HEAP, 0),
     ];
     for (off, val) in fields {

@@ -105,7 +105,10 @@ impl GuestThread {
 
     /// Records this thread's executor counters for the process statistics.
     pub fn finish(&self, proc: &Process) {
-        proc.thread_stats.lock().unwrap_or_else(|e| e.into_inner()).push((self.tid, self.exec.counters));
+        proc.thread_stats
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((self.tid, self.exec.counters));
     }
 
     /// Calls guest code at `addr` with `args` (pushed right to left) and returns EAX.
@@ -169,16 +172,17 @@ impl GuestThread {
         {
             return Some(Step::End(ThreadEnd::InstructionLimit));
         }
-        let left = self.sched.slice_end.saturating_sub(self.exec.counters.insns);
+        let left = self
+            .sched
+            .slice_end
+            .saturating_sub(self.exec.counters.insns);
         if left == 0 || self.sched.yield_requested {
             return Some(Step::Slice);
         }
         match self.exec.run(&mut self.cpu, QUANTUM.min(left)) {
             StopReason::BudgetSpent => None,
             // Suspension or TerminateThread by another thread.
-            StopReason::Halt => crate::scheduler::on_halt(self, proc)
-                .err()
-                .map(Step::End),
+            StopReason::Halt => crate::scheduler::on_halt(self, proc).err().map(Step::End),
             StopReason::Thunk(eip) => match self.thunk(proc, eip) {
                 // A deterministic-mode wait blocked or the API gave up the slice.
                 None if self.sched.wait.is_some() || self.sched.yield_requested => {

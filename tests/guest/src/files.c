@@ -61,6 +61,14 @@ static void show_open(const char *what, HANDLE h)
     show(what, h != INVALID_HANDLE_VALUE);
 }
 
+/* For opens expected to fail: reports, and closes the handle if one came back anyway. */
+static void probe(const char *what, HANDLE h)
+{
+    show_open(what, h);
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
+}
+
 static void write_str(HANDLE h, const char *s)
 {
     DWORD n = 0;
@@ -243,13 +251,13 @@ static void basic_io(void)
 
     section("creation dispositions");
     h = open_file("ftest\\a.txt", GENERIC_WRITE, 0, CREATE_NEW);
-    show_open("CreateFileA(existing, CREATE_NEW)", h);
+    probe("CreateFileA(existing, CREATE_NEW)", h);
     h = open_file("ftest\\missing.txt", GENERIC_READ, 0, OPEN_EXISTING);
-    show_open("CreateFileA(missing, OPEN_EXISTING)", h);
+    probe("CreateFileA(missing, OPEN_EXISTING)", h);
     h = open_file("ftest\\nodir\\x.txt", GENERIC_WRITE, 0, CREATE_ALWAYS);
-    show_open("CreateFileA(missing directory, CREATE_ALWAYS)", h);
+    probe("CreateFileA(missing directory, CREATE_ALWAYS)", h);
     h = open_file("ftest\\missing.txt", GENERIC_WRITE, 0, TRUNCATE_EXISTING);
-    show_open("CreateFileA(missing, TRUNCATE_EXISTING)", h);
+    probe("CreateFileA(missing, TRUNCATE_EXISTING)", h);
 
     SetLastError(0xdeadbeef);
     h = open_file("ftest\\b.txt", GENERIC_WRITE, 0, CREATE_ALWAYS);
@@ -390,7 +398,7 @@ static void find_move_copy(void)
     show("SetFileAttributesA(ftest\\copy.txt, READONLY)", SetFileAttributesA("ftest\\copy.txt", FILE_ATTRIBUTE_READONLY));
     show_attrs("ftest\\copy.txt");
     h = open_file("ftest\\copy.txt", GENERIC_WRITE, 0, OPEN_EXISTING);
-    show_open("CreateFileA(read-only file, GENERIC_WRITE)", h);
+    probe("CreateFileA(read-only file, GENERIC_WRITE)", h);
     show("DeleteFileA(read-only file)", DeleteFileA("ftest\\copy.txt"));
     show("SetFileAttributesA(ftest\\copy.txt, NORMAL)", SetFileAttributesA("ftest\\copy.txt", FILE_ATTRIBUTE_NORMAL));
     show_attrs("ftest\\copy.txt");
@@ -516,27 +524,29 @@ static void escapes(void)
 
     section("leaving the sandbox");
     h = open_file("..\\..\\..\\..\\..\\..\\..\\..\\etc\\passwd", GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING);
-    show_open("open ..\\..\\..\\..\\..\\..\\..\\..\\etc\\passwd", h);
+    probe("open ..\\..\\..\\..\\..\\..\\..\\..\\etc\\passwd", h);
     sprintf(p, "%c:\\..\\..\\etc\\hostname", drive);
     h = open_file(p, GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING);
     sprintf(label, "open %s", shown(p));
-    show_open(label, h);
+    probe(label, h);
     h = open_file("/etc/passwd", GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING);
-    show_open("open /etc/passwd", h);
+    probe("open /etc/passwd", h);
     h = open_file("/usr/share/winterp_escape.txt", GENERIC_WRITE, 0, CREATE_ALWAYS);
-    show_open("create /usr/share/winterp_escape.txt", h);
+    probe("create /usr/share/winterp_escape.txt", h);
     sprintf(p, "\\\\?\\%c:\\etc\\passwd", drive);
     h = open_file(p, GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING);
     sprintf(label, "open %s", shown(p));
-    show_open(label, h);
+    probe(label, h);
     /* No normalisation happens after \\?\; Windows reports either code. */
     sprintf(p, "\\\\?\\%c:\\..\\..\\etc\\passwd", drive);
     h = open_file(p, GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING);
     e = GetLastError();
     printf("open %s: %s, error is ERROR_PATH_NOT_FOUND or ERROR_INVALID_NAME: %s\n", shown(p),
            h == INVALID_HANDLE_VALUE ? "failed" : "ok", e == ERROR_PATH_NOT_FOUND || e == ERROR_INVALID_NAME ? "yes" : "no");
+    if (h != INVALID_HANDLE_VALUE)
+        CloseHandle(h);
     h = open_file("\\\\.\\PhysicalDrive0", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, OPEN_EXISTING);
-    show_open("open \\\\.\\PhysicalDrive0 for reading", h);
+    probe("open \\\\.\\PhysicalDrive0 for reading", h);
 
     /* ".." stops at the root of the drive, so this lands in <D>:\escape.txt if it succeeds. */
     h = open_file("..\\..\\..\\..\\..\\..\\..\\..\\escape.txt", GENERIC_WRITE, 0, CREATE_NEW);

@@ -521,10 +521,13 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
                 _ => None,
             }
         }
-        Mnemonic::Bsf | Mnemonic::Bsr => {
+        // F3 0F BC/BD decode as TZCNT/LZCNT on CPUs with BMI1/ABM; on the Pentium II
+        // winterp advertises the F3 prefix is ignored and they run as BSF/BSR
+        // (compilers emit `rep bsf` on purpose because of this).
+        Mnemonic::Bsf | Mnemonic::Bsr | Mnemonic::Tzcnt | Mnemonic::Lzcnt => {
             let s = size16_32(ins)?;
             o.r = reg_op(ins, 0)?;
-            let rev = m == Mnemonic::Bsr;
+            let rev = matches!(m, Mnemonic::Bsr | Mnemonic::Lzcnt);
             match ins.op_kind(1) {
                 OpKind::Register => {
                     o.rm = reg_op(ins, 1)?;

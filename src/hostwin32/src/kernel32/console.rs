@@ -3,6 +3,8 @@
 //! modes, code pages and control handlers.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
 use crate::objects::KernelObject;

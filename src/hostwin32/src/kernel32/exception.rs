@@ -67,6 +67,13 @@ fn seh_return(cx: &mut Ctx) -> Outcome {
     seh::outcome(cx.proc, r)
 }
 
+/// The handler of every thread's start-up registration record. The dispatcher
+/// treats reaching that record as the end of the chain and the unwinder passes it,
+/// so a guest that calls it directly is told to keep searching.
+fn seh_top(_cx: &mut Ctx, _record: u32, _frame: u32, _context: u32, _dispatcher: u32) -> u32 {
+    seh::disposition::CONTINUE_SEARCH
+}
+
 /// The handler of the dispatcher's registration records.
 fn seh_nested(cx: &mut Ctx, record: u32, frame: u32, _context: u32, dispatcher: u32) -> u32 {
     seh::nested_handler(cx.proc, record, frame, dispatcher)
@@ -78,5 +85,6 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("RtlUnwind", RtlUnwind),
         cdecl(seh::RETURN_EXPORT, seh_return),
         cdecl(seh::NESTED_EXPORT, seh_nested),
+        cdecl(seh::TOP_EXPORT, seh_top),
     ]
 }

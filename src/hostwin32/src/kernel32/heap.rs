@@ -12,6 +12,8 @@
 //! [`Heap::alloc`] / [`Heap::free`] / [`Heap::realloc`] / [`Heap::size`] methods.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::address_space::round_up;
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
@@ -174,11 +176,12 @@ impl Heap {
             return Ok(0);
         };
         let region = round_up(size, winterp_core::mem::PAGE_SIZE);
-        let r = proc
-            .vm
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .alloc(None, region, self.prot, "heap large block");
+        let r = proc.vm.lock().unwrap_or_else(|e| e.into_inner()).alloc(
+            None,
+            region,
+            self.prot,
+            "heap large block",
+        );
         match r {
             // Freshly committed pages are zero, so no clearing is needed.
             Ok(a) => {
@@ -558,7 +561,12 @@ pub fn GetProcessHeap(cx: &mut Ctx) -> ApiResult<u32> {
     Ok(process_heap(cx.proc)?.handle)
 }
 
-pub fn HeapCreate(cx: &mut Ctx, flOptions: u32, dwInitialSize: u32, dwMaximumSize: u32) -> ApiResult<u32> {
+pub fn HeapCreate(
+    cx: &mut Ctx,
+    flOptions: u32,
+    dwInitialSize: u32,
+    dwMaximumSize: u32,
+) -> ApiResult<u32> {
     if dwMaximumSize != 0 && dwMaximumSize < dwInitialSize {
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
         return Ok(0);
@@ -628,7 +636,13 @@ pub fn HeapFree(cx: &mut Ctx, hHeap: u32, _dwFlags: u32, lpMem: u32) -> ApiResul
     }
 }
 
-pub fn HeapReAlloc(cx: &mut Ctx, hHeap: u32, dwFlags: u32, lpMem: u32, dwBytes: u32) -> ApiResult<u32> {
+pub fn HeapReAlloc(
+    cx: &mut Ctx,
+    hHeap: u32,
+    dwFlags: u32,
+    lpMem: u32,
+    dwBytes: u32,
+) -> ApiResult<u32> {
     let heap = heap_arg(cx, "HeapReAlloc", hHeap)?;
     if !heap.owns(lpMem) {
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
@@ -737,14 +751,14 @@ fn global_alloc(cx: &mut Ctx, uFlags: u32, dwBytes: u32) -> ApiResult<u32> {
     cx.proc.mem.write_u32(slot, ptr)?;
     let h = heaps(cx.proc);
     let flags = uFlags & GMEM_DISCARDABLE | if ptr == 0 { GMEM_DISCARDED } else { 0 };
-    h.moveable
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(slot, Moveable {
+    h.moveable.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        slot,
+        Moveable {
             ptr,
             locks: 0,
             flags,
-        });
+        },
+    );
     if ptr != 0 {
         h.by_ptr
             .lock()
@@ -1074,7 +1088,9 @@ mod tests {
         let h = Harness::new();
         let heap = process_heap(&h.proc).unwrap();
         let before = heap.largest_free();
-        let ps: Vec<u32> = (0..200).map(|k| heap.alloc(16 + k * 8, false).unwrap()).collect();
+        let ps: Vec<u32> = (0..200)
+            .map(|k| heap.alloc(16 + k * 8, false).unwrap())
+            .collect();
         // Free in an interleaved order so both-sided merges happen.
         for p in ps.iter().step_by(2).chain(ps.iter().skip(1).step_by(2)) {
             assert!(heap.free(*p));
@@ -1148,7 +1164,7 @@ mod tests {
         while HeapAlloc(&mut h.cx(), hh, 0, 0x1000).unwrap() != 0 {
             total += 0x1000;
         }
-        assert!(total < 0x2_0000 && total >= 0x1_e000, "{total:#x}");
+        assert!((0x1_e000..0x2_0000).contains(&total), "{total:#x}");
         assert!(HeapDestroy(&mut h.cx(), hh).unwrap());
         assert!(h.proc.vm.lock().unwrap().reservation(hh).is_none());
         assert!(!HeapDestroy(&mut h.cx(), hh).unwrap());
@@ -1177,7 +1193,10 @@ mod tests {
                 let size = if r % 50 == 0 { 600_000 } else { next() % 3000 };
                 let p = heap.alloc(size, false).unwrap();
                 assert_ne!(p, 0);
-                h.proc.mem.write_bytes(p, &vec![tag; size as usize]).unwrap();
+                h.proc
+                    .mem
+                    .write_bytes(p, &vec![tag; size as usize])
+                    .unwrap();
                 live.push((p, size, tag));
             } else {
                 let k = (next() as usize) % live.len();
@@ -1227,7 +1246,10 @@ mod tests {
         assert_eq!(h.last_error(), err::ERROR_NOT_LOCKED);
         // Force a move by growing past a neighbour.
         let _pin = GlobalAlloc(&mut h.cx(), 0, 16).unwrap();
-        assert_eq!(GlobalReAlloc(&mut h.cx(), hm, 5000, GMEM_MOVEABLE).unwrap(), hm);
+        assert_eq!(
+            GlobalReAlloc(&mut h.cx(), hm, 5000, GMEM_MOVEABLE).unwrap(),
+            hm
+        );
         let p2 = GlobalLock(&mut h.cx(), hm).unwrap();
         assert_eq!(h.u32(hm), p2);
         assert_eq!(h.cstr(p2), "hello");

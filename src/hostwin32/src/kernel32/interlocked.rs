@@ -50,3 +50,74 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("InterlockedExchangeAdd", InterlockedExchangeAdd),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+    use crate::thread::GuestThread;
+
+    #[test]
+    fn results_are_as_documented() {
+        let mut h = Harness::new();
+        let x = Ptr(h.scratch(4));
+        let set = |h: &Harness, v: i32| h.proc.mem.write_u32(x.0, v as u32).unwrap();
+        set(&h, 5);
+        assert_eq!(InterlockedIncrement(&mut h.cx(), x).unwrap(), 6);
+        assert_eq!(InterlockedDecrement(&mut h.cx(), x).unwrap(), 5);
+        assert_eq!(InterlockedExchange(&mut h.cx(), x, 10).unwrap(), 5);
+        assert_eq!(
+            InterlockedCompareExchange(&mut h.cx(), x, 20, 10).unwrap(),
+            10
+        );
+        assert_eq!(h.u32(x.0), 20);
+        assert_eq!(
+            InterlockedCompareExchange(&mut h.cx(), x, 30, 10).unwrap(),
+            20
+        );
+        assert_eq!(h.u32(x.0), 20);
+        assert_eq!(
+            InterlockedExchangeAdd(&mut h.cx(), x, (-25i32) as u32).unwrap(),
+            20
+        );
+        assert_eq!(h.u32(x.0) as i32, -5);
+        set(&h, -1);
+        assert_eq!(InterlockedIncrement(&mut h.cx(), x).unwrap(), 0);
+        set(&h, i32::MAX);
+        assert_eq!(
+            InterlockedIncrement(&mut h.cx(), x).unwrap() as i32,
+            i32::MIN
+        );
+        // Misaligned operands are still atomic (split lock) and give the same results.
+        let y = Ptr(h.scratch(8).wrapping_add(2));
+        assert_eq!(InterlockedExchangeAdd(&mut h.cx(), y, 7).unwrap(), 0);
+        assert_eq!(InterlockedIncrement(&mut h.cx(), y).unwrap(), 8);
+        // An unmapped operand is a fault, not a value.
+        assert!(InterlockedIncrement(&mut h.cx(), Ptr(0x10)).is_err());
+    }
+
+    #[test]
+    fn increments_from_many_host_threads_are_exact() {
+        const THREADS: u32 = 8;
+        const ITER: u32 = 100_000;
+        let h = Harness::new();
+        let x = Ptr(h.scratch(4));
+        std::thread::scope(|s| {
+            for k in 0..THREADS {
+                let teb = h.scratch(crate::teb::TEB_SIZE);
+                let mut t = GuestThread::new(&h.proc, 0x100 + 4 * k, teb);
+                let proc = &h.proc;
+                s.spawn(move || {
+                    let mut cx = Ctx {
+                        proc,
+                        thread: &mut t,
+                    };
+                    for _ in 0..ITER {
+                        InterlockedIncrement(&mut cx, x).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(h.u32(x.0), THREADS * ITER);
+    }
+}

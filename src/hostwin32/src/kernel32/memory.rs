@@ -5,6 +5,8 @@
 //! MEM_TOP_DOWN is accepted but addresses are still taken bottom-up.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::address_space::{GRANULARITY, PageState, USER_MAX, USER_MIN, VmError, round_up};
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
@@ -92,7 +94,13 @@ fn page_span(addr: u32, size: u32) -> (u32, u32) {
     (start, end - start)
 }
 
-pub fn VirtualAlloc(cx: &mut Ctx, lpAddress: u32, dwSize: u32, flAllocationType: u32, flProtect: u32) -> ApiResult<u32> {
+pub fn VirtualAlloc(
+    cx: &mut Ctx,
+    lpAddress: u32,
+    dwSize: u32,
+    flAllocationType: u32,
+    flProtect: u32,
+) -> ApiResult<u32> {
     if flAllocationType & (MEM_PHYSICAL | MEM_LARGE_PAGES | MEM_WRITE_WATCH) != 0 {
         return Err(ApiError::UnimplementedCase(format!(
             "VirtualAlloc: allocation type {flAllocationType:#x} (physical, large-page or write-watch memory)"
@@ -116,7 +124,7 @@ pub fn VirtualAlloc(cx: &mut Ctx, lpAddress: u32, dwSize: u32, flAllocationType:
     let Some((prot, guard)) = prot_from_page(flProtect) else {
         return fail(cx, err::ERROR_INVALID_PARAMETER);
     };
-    if lpAddress != 0 && (lpAddress < USER_MIN || lpAddress > USER_MAX) {
+    if lpAddress != 0 && !(USER_MIN..=USER_MAX).contains(&lpAddress) {
         return fail(cx, err::ERROR_INVALID_PARAMETER);
     }
     let mut vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
@@ -249,7 +257,8 @@ pub fn VirtualProtect(
         let inside = vm
             .reservation(start)
             .is_some_and(|r| start as u64 + len as u64 <= r.base as u64 + r.size as u64);
-        let committed = (0..len / PAGE_SIZE).all(|k| cx.proc.mem.is_committed(start + k * PAGE_SIZE));
+        let committed =
+            (0..len / PAGE_SIZE).all(|k| cx.proc.mem.is_committed(start + k * PAGE_SIZE));
         if !inside || !committed {
             drop(vm);
             return fail(cx, err::ERROR_INVALID_ADDRESS);
@@ -275,7 +284,10 @@ pub fn query(cx: &Ctx, addr: u32) -> Option<[u32; 7]> {
     let (state, protect, typ) = match q.state {
         PageState::Free => (MEM_FREE, PAGE_NOACCESS, 0),
         PageState::Reserved | PageState::Committed => {
-            let tag = vm.reservation(addr).map(|r| r.tag.clone()).unwrap_or_default();
+            let tag = vm
+                .reservation(addr)
+                .map(|r| r.tag.clone())
+                .unwrap_or_default();
             let typ = if tag.starts_with("image") {
                 MEM_IMAGE
             } else if tag == MAPPING_TAG {
@@ -303,7 +315,15 @@ pub fn query(cx: &Ctx, addr: u32) -> Option<[u32; 7]> {
     } else {
         page_from_prot(q.alloc_prot)
     };
-    Some([q.base, q.alloc_base, alloc_prot, q.size, state, protect, typ])
+    Some([
+        q.base,
+        q.alloc_base,
+        alloc_prot,
+        q.size,
+        state,
+        protect,
+        typ,
+    ])
 }
 
 pub fn VirtualQuery(cx: &mut Ctx, lpAddress: u32, lpBuffer: Ptr, dwLength: u32) -> ApiResult<u32> {
@@ -318,7 +338,13 @@ pub fn VirtualQuery(cx: &mut Ctx, lpAddress: u32, lpBuffer: Ptr, dwLength: u32) 
     Ok(28)
 }
 
-pub fn VirtualQueryEx(cx: &mut Ctx, hProcess: u32, lpAddress: u32, lpBuffer: Ptr, dwLength: u32) -> ApiResult<u32> {
+pub fn VirtualQueryEx(
+    cx: &mut Ctx,
+    hProcess: u32,
+    lpAddress: u32,
+    lpBuffer: Ptr,
+    dwLength: u32,
+) -> ApiResult<u32> {
     if hProcess != CURRENT_PROCESS {
         return fail(cx, err::ERROR_INVALID_HANDLE);
     }
@@ -388,4 +414,148 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("IsBadStringPtrA", IsBadStringPtrA),
         stdcall("IsBadStringPtrW", IsBadStringPtrW),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+
+    fn mbi(h: &mut Harness, addr: u32) -> [u32; 7] {
+        // Spare TEB space: allocating here would take the addresses under test.
+        let b = h.thread.teb + 0x800;
+        assert_eq!(VirtualQuery(&mut h.cx(), addr, Ptr(b), 28).unwrap(), 28);
+        std::array::from_fn(|k| h.u32(b + 4 * k as u32))
+    }
+
+    #[test]
+    fn reserve_commit_protect_query_free() {
+        let mut h = Harness::new();
+        let r = VirtualAlloc(&mut h.cx(), 0, 0x30000, MEM_RESERVE, PAGE_READWRITE).unwrap();
+        assert_ne!(r, 0);
+        assert_eq!(r % 0x10000, 0);
+        // BaseAddress is the queried address's page; the run goes to the end.
+        assert_eq!(
+            mbi(&mut h, r + 0x1234),
+            [
+                r + 0x1000,
+                r,
+                PAGE_READWRITE,
+                0x2f000,
+                MEM_RESERVE,
+                0,
+                MEM_PRIVATE
+            ]
+        );
+        // Committing inside the reservation returns the page-aligned address.
+        let c = VirtualAlloc(&mut h.cx(), r + 0x1100, 0x1000, MEM_COMMIT, PAGE_READWRITE).unwrap();
+        assert_eq!(c, r + 0x1000);
+        // Two pages: the range [r+0x1100, r+0x2100) touches both.
+        assert_eq!(
+            mbi(&mut h, r + 0x1000),
+            [
+                r + 0x1000,
+                r,
+                PAGE_READWRITE,
+                0x2000,
+                MEM_COMMIT,
+                PAGE_READWRITE,
+                MEM_PRIVATE
+            ]
+        );
+        h.proc.mem.write_u32(r + 0x1000, 7).unwrap();
+        let old = h.scratch(0x1000);
+        assert!(
+            VirtualProtect(
+                &mut h.cx(),
+                r + 0x2000,
+                0x10,
+                PAGE_READONLY | PAGE_GUARD,
+                Ptr(old)
+            )
+            .unwrap()
+        );
+        assert_eq!(h.u32(old), PAGE_READWRITE);
+        assert_eq!(mbi(&mut h, r + 0x1000)[3], 0x1000);
+        assert_eq!(mbi(&mut h, r + 0x2000)[5], PAGE_READONLY | PAGE_GUARD);
+        assert!(IsBadReadPtr(&mut h.cx(), r + 0x2000, 4));
+        assert!(!IsBadReadPtr(&mut h.cx(), r + 0x1000, 4));
+        assert!(IsBadWritePtr(&mut h.cx(), r + 0x3000, 4));
+        // Protecting uncommitted pages fails with ERROR_INVALID_ADDRESS.
+        assert!(!VirtualProtect(&mut h.cx(), r + 0x3000, 0x10, PAGE_READONLY, Ptr(old)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_ADDRESS);
+        // Committing outside any reservation fails the same way.
+        assert_eq!(
+            VirtualAlloc(&mut h.cx(), 0x6000_0000, 0x1000, MEM_COMMIT, PAGE_READWRITE).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_ADDRESS);
+        // Reserving on top of it fails.
+        assert_eq!(
+            VirtualAlloc(&mut h.cx(), r, 0x1000, MEM_RESERVE, PAGE_READWRITE).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_ADDRESS);
+        assert_eq!(
+            VirtualAlloc(&mut h.cx(), 0, 0x1000, MEM_COMMIT, 0x3).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        // MEM_RELEASE wants size 0 and the base.
+        assert!(!VirtualFree(&mut h.cx(), r, 0x1000, MEM_RELEASE).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert!(VirtualFree(&mut h.cx(), r + 0x1000, 0x1000, MEM_DECOMMIT).unwrap());
+        assert_eq!(mbi(&mut h, r + 0x1000)[4], MEM_RESERVE);
+        assert!(VirtualFree(&mut h.cx(), r, 0, MEM_RELEASE).unwrap());
+        let q = mbi(&mut h, r);
+        assert_eq!(
+            (q[0], q[1], q[2], q[4], q[5], q[6]),
+            (r, 0, 0, MEM_FREE, PAGE_NOACCESS, 0)
+        );
+        assert!(!VirtualFree(&mut h.cx(), r, 0, MEM_RELEASE).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_ADDRESS);
+    }
+
+    #[test]
+    fn reserve_and_commit_at_an_address() {
+        let mut h = Harness::new();
+        let a = VirtualAlloc(
+            &mut h.cx(),
+            0x0500_1234,
+            0x2000,
+            MEM_RESERVE | MEM_COMMIT,
+            PAGE_EXECUTE_READWRITE,
+        )
+        .unwrap();
+        // The reservation starts at the 64 KiB boundary below.
+        assert_eq!(a, 0x0500_0000);
+        let q = mbi(&mut h, 0x0500_1000);
+        assert_eq!(
+            (q[0], q[1], q[2], q[3], q[4], q[5]),
+            (
+                0x0500_1000,
+                a,
+                PAGE_EXECUTE_READWRITE,
+                0x3000,
+                MEM_COMMIT,
+                PAGE_EXECUTE_READWRITE
+            )
+        );
+        assert_eq!(mbi(&mut h, a)[4], MEM_RESERVE);
+        assert!(!IsBadCodePtr(&mut h.cx(), 0x0500_1000));
+        h.put_cstr(0x0500_1000, "abc");
+        assert!(!IsBadStringPtrA(&mut h.cx(), 0x0500_1000, 100));
+        assert!(IsBadStringPtrA(&mut h.cx(), 0x0500_0ffe, 100));
+        assert_eq!(prot_from_page(PAGE_NOACCESS | PAGE_GUARD), None);
+        for p in [
+            PAGE_NOACCESS,
+            PAGE_READONLY,
+            PAGE_READWRITE,
+            PAGE_EXECUTE,
+            PAGE_EXECUTE_READ,
+            PAGE_EXECUTE_READWRITE,
+        ] {
+            assert_eq!(page_from_prot(prot_from_page(p).unwrap().0), p);
+        }
+    }
 }

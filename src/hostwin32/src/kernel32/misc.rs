@@ -2,8 +2,12 @@
 //! Win32 error codes the other kernel32 modules set.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
-use crate::hle::ApiDef;
+use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::objects::{CURRENT_PROCESS, CURRENT_THREAD};
+use crate::teb::set_last_error;
 
 /// Win32 error codes (winerror.h).
 pub mod err {
@@ -62,8 +66,104 @@ pub mod err {
     pub const ERROR_NO_DATA: u32 = 232;
 }
 
+/// Closes any handle. Pseudo-handles close successfully without effect, as on
+/// Windows; the object goes away with its last handle (and last internal user).
+pub fn CloseHandle(cx: &mut Ctx, hObject: u32) -> ApiResult<bool> {
+    if hObject == CURRENT_PROCESS || hObject == CURRENT_THREAD {
+        return Ok(true);
+    }
+    let closed = cx
+        .proc
+        .handles
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .close(hObject);
+    if !closed {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+    }
+    Ok(closed)
+}
+
+const DUPLICATE_CLOSE_SOURCE: u32 = 0x1;
+
+/// Within this process only: a new handle to the same object. Duplicating
+/// GetCurrentThread's pseudo-handle is the thread engineer's (a real thread handle);
+/// it is refused here with ERROR_INVALID_HANDLE unless the scheduler provides one.
+pub fn DuplicateHandle(
+    cx: &mut Ctx,
+    hSourceProcessHandle: u32,
+    hSourceHandle: u32,
+    hTargetProcessHandle: u32,
+    lpTargetHandle: Ptr,
+    _dwDesiredAccess: u32,
+    _bInheritHandle: bool,
+    dwOptions: u32,
+) -> ApiResult<bool> {
+    if hSourceProcessHandle != CURRENT_PROCESS || hTargetProcessHandle != CURRENT_PROCESS {
+        return Err(crate::hle::ApiError::UnimplementedCase(
+            "DuplicateHandle: another process".into(),
+        ));
+    }
+    let mut t = cx.proc.handles.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(obj) = t.get(hSourceHandle) else {
+        drop(t);
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    };
+    let h = t.insert(obj);
+    if dwOptions & DUPLICATE_CLOSE_SOURCE != 0 {
+        t.close(hSourceHandle);
+    }
+    drop(t);
+    if !lpTargetHandle.is_null() {
+        cx.proc.mem.write_u32(lpTargetHandle.0, h)?;
+    }
+    Ok(true)
+}
+
+pub fn GetHandleInformation(cx: &mut Ctx, hObject: u32, lpdwFlags: Ptr) -> ApiResult<bool> {
+    let ok = cx
+        .proc
+        .handles
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(hObject)
+        .is_some();
+    if !ok {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    // No handle is inheritable or protected: there are no child processes.
+    cx.proc.mem.write_u32(lpdwFlags.0, 0)?;
+    Ok(true)
+}
+
+pub fn SetHandleInformation(
+    cx: &mut Ctx,
+    hObject: u32,
+    _dwMask: u32,
+    _dwFlags: u32,
+) -> ApiResult<bool> {
+    let ok = cx
+        .proc
+        .handles
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(hObject)
+        .is_some();
+    if !ok {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+    }
+    Ok(ok)
+}
+
 pub fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    vec![
+        stdcall("CloseHandle", CloseHandle),
+        stdcall("DuplicateHandle", DuplicateHandle),
+        stdcall("GetHandleInformation", GetHandleInformation),
+        stdcall("SetHandleInformation", SetHandleInformation),
+    ]
 }
 
 /// A process with one guest thread for driving APIs from unit tests.
@@ -80,6 +180,12 @@ pub mod test_support {
         pub proc: Arc<Process>,
         pub thread: GuestThread,
         pub host: Arc<CaptureHost>,
+    }
+
+    impl Default for Harness {
+        fn default() -> Harness {
+            Harness::with_config(|_| {})
+        }
     }
 
     impl Harness {

@@ -8,6 +8,8 @@
 //! sorted case-insensitively by name.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, WStrPtr, stdcall};
 use crate::objects::{CURRENT_PROCESS, CURRENT_THREAD, INVALID_HANDLE_VALUE};
@@ -26,7 +28,6 @@ use super::string::{copy_out_a, copy_out_w, decode_ansi, encode_ansi, read_ansi,
 pub struct ProcessEnv {
     pub heaps: super::heap::Heaps,
     pub console: ConsoleState,
-    pub modules: super::module::ModuleState,
     pub files: super::file::FileState,
     pub clock: super::time::VirtualClock,
     env: OnceLock<Mutex<Vec<(String, String)>>>,
@@ -205,7 +206,12 @@ fn valid_env_name(name: &str) -> bool {
     !name.is_empty() && !name[1..].contains('=')
 }
 
-pub fn GetEnvironmentVariableA(cx: &mut Ctx, lpName: CStrPtr, lpBuffer: Ptr, nSize: u32) -> ApiResult<u32> {
+pub fn GetEnvironmentVariableA(
+    cx: &mut Ctx,
+    lpName: CStrPtr,
+    lpBuffer: Ptr,
+    nSize: u32,
+) -> ApiResult<u32> {
     let name = read_ansi(cx.proc, lpName.0)?;
     match get_env(cx.proc, &name) {
         Some(v) => copy_out_a(cx.proc, lpBuffer.0, nSize, &encode_ansi(&v)),
@@ -216,7 +222,12 @@ pub fn GetEnvironmentVariableA(cx: &mut Ctx, lpName: CStrPtr, lpBuffer: Ptr, nSi
     }
 }
 
-pub fn GetEnvironmentVariableW(cx: &mut Ctx, lpName: WStrPtr, lpBuffer: Ptr, nSize: u32) -> ApiResult<u32> {
+pub fn GetEnvironmentVariableW(
+    cx: &mut Ctx,
+    lpName: WStrPtr,
+    lpBuffer: Ptr,
+    nSize: u32,
+) -> ApiResult<u32> {
     let name = String::from_utf16_lossy(&read_wide(cx.proc, lpName.0)?);
     match get_env(cx.proc, &name) {
         Some(v) => {
@@ -310,7 +321,12 @@ pub fn FreeEnvironmentStringsW(cx: &mut Ctx, penv: Ptr) -> ApiResult<bool> {
     free_env(cx, penv.0)
 }
 
-pub fn ExpandEnvironmentStringsA(cx: &mut Ctx, lpSrc: CStrPtr, lpDst: Ptr, nSize: u32) -> ApiResult<u32> {
+pub fn ExpandEnvironmentStringsA(
+    cx: &mut Ctx,
+    lpSrc: CStrPtr,
+    lpDst: Ptr,
+    nSize: u32,
+) -> ApiResult<u32> {
     let src = read_ansi(cx.proc, lpSrc.0)?;
     let out = encode_ansi(&expand_env(cx.proc, &src));
     // The result counts the NUL; nothing is written unless it all fits.
@@ -729,4 +745,159 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetProcessVersion", GetProcessVersion),
         stdcall("SetErrorMode", SetErrorMode),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+
+    #[test]
+    fn command_line_quoting_round_trips_through_the_crt_rules() {
+        assert_eq!(quote_arg("plain"), "plain");
+        assert_eq!(quote_arg(""), "\"\"");
+        assert_eq!(quote_arg("a b"), "\"a b\"");
+        assert_eq!(quote_arg("c\"d"), "\"c\\\"d\"");
+        assert_eq!(quote_arg(r"e\"), r"e\");
+        assert_eq!(quote_arg(r"x\ y\"), r#""x\ y\\""#);
+        assert_eq!(quote_arg(r#"a\"b"#), r#""a\\\"b""#);
+        let mut h = Harness::with_config(|c| {
+            c.guest_path = r"C:\MY GAMES\RUN.EXE".into();
+            c.args = vec!["-x".into(), "two words".into()];
+        });
+        let p = GetCommandLineA(&mut h.cx()).unwrap();
+        assert_eq!(h.cstr(p), r#""C:\MY GAMES\RUN.EXE" -x "two words""#);
+        assert_eq!(p, GetCommandLineA(&mut h.cx()).unwrap());
+        let w = GetCommandLineW(&mut h.cx()).unwrap();
+        assert_eq!(h.wstr(w), h.cstr(p));
+    }
+
+    #[test]
+    fn environment_variables_and_block() {
+        let mut h = Harness::with_config(|c| {
+            c.env = vec![
+                ("PATH".into(), r"C:\WINDOWS".into()),
+                ("TEMP".into(), r"C:\TMP".into()),
+            ];
+        });
+        let b = h.scratch(0x1000);
+        h.put_cstr(b, "path");
+        assert_eq!(
+            GetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), Ptr(b + 0x100), 100).unwrap(),
+            10
+        );
+        assert_eq!(h.cstr(b + 0x100), r"C:\WINDOWS");
+        // Too small: the size needed including the NUL.
+        assert_eq!(
+            GetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), Ptr(b + 0x100), 5).unwrap(),
+            11
+        );
+        h.put_cstr(b, "NEWVAR");
+        h.put_cstr(b + 0x20, "value");
+        assert_eq!(
+            GetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), Ptr(b + 0x100), 100).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_ENVVAR_NOT_FOUND);
+        assert!(SetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), CStrPtr(b + 0x20)).unwrap());
+        let blk = GetEnvironmentStringsA(&mut h.cx()).unwrap();
+        let mut raw = vec![0u8; 42];
+        h.proc.mem.read_bytes(blk, &mut raw).unwrap();
+        // Sorted by name: NEWVAR, PATH, TEMP, then the final NUL.
+        assert_eq!(raw, b"NEWVAR=value\0PATH=C:\\WINDOWS\0TEMP=C:\\TMP\0\0");
+        assert!(FreeEnvironmentStringsA(&mut h.cx(), Ptr(blk)).unwrap());
+        assert!(SetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), CStrPtr(0)).unwrap());
+        assert_eq!(get_env(&h.proc, "NEWVAR"), None);
+        h.put_cstr(b, "A=B");
+        assert!(!SetEnvironmentVariableA(&mut h.cx(), CStrPtr(b), CStrPtr(b + 0x20)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        h.put_cstr(b, "%TEMP%\\x %NOPE%");
+        assert_eq!(
+            ExpandEnvironmentStringsA(&mut h.cx(), CStrPtr(b), Ptr(b + 0x100), 100).unwrap(),
+            16
+        );
+        assert_eq!(h.cstr(b + 0x100), r"C:\TMP\x %NOPE%");
+    }
+
+    #[test]
+    fn version_system_info_and_identity() {
+        let mut h = Harness::new();
+        assert_eq!(GetVersion(&mut h.cx()), 0xc000_0a04);
+        let b = h.scratch(0x1000);
+        h.proc.mem.write_u32(b, 148).unwrap();
+        assert!(GetVersionExA(&mut h.cx(), Ptr(b)).unwrap());
+        let v: Vec<u32> = (0..5).map(|k| h.u32(b + 4 * k)).collect();
+        assert_eq!(v, [148, 4, 10, 0x040a_08ae, 1]);
+        assert_eq!(h.cstr(b + 20), " A ");
+        h.proc.mem.write_u32(b, 100).unwrap();
+        assert!(!GetVersionExA(&mut h.cx(), Ptr(b)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INSUFFICIENT_BUFFER);
+        assert_eq!(packed_version(WinVersion::WinXp), 0x0a28_0105);
+        assert_eq!(packed_version(WinVersion::Nt4), 0x0565_0004);
+        GetSystemInfo(&mut h.cx(), Ptr(b)).unwrap();
+        let s: Vec<u32> = (0..9).map(|k| h.u32(b + 4 * k)).collect();
+        assert_eq!(
+            s,
+            [
+                0,
+                4096,
+                0x10000,
+                0x7ffe_ffff,
+                1,
+                1,
+                586,
+                0x10000,
+                0x0303_0006
+            ]
+        );
+        assert!(IsProcessorFeaturePresent(&mut h.cx(), 3));
+        assert!(!IsProcessorFeaturePresent(&mut h.cx(), 6));
+        assert_eq!(GetCurrentThreadId(&mut h.cx()), 0x10);
+        assert_eq!(GetCurrentProcess(&mut h.cx()), 0xffff_ffff);
+        assert_eq!(
+            GetExitCodeProcess(&mut h.cx(), CURRENT_PROCESS, Ptr(b)).ok(),
+            Some(true)
+        );
+        assert_eq!(h.u32(b), STILL_ACTIVE);
+        SetLastError(&mut h.cx(), 1234).unwrap();
+        assert_eq!(GetLastError(&mut h.cx()).unwrap(), 1234);
+        assert_eq!(SetUnhandledExceptionFilter(&mut h.cx(), 0x40_1000), 0);
+        assert_eq!(
+            SetUnhandledExceptionFilter(&mut h.cx(), 0x40_2000),
+            0x40_1000
+        );
+        assert_eq!(unhandled_filter(&h.proc), 0x40_2000);
+        assert_eq!(ExitProcess(&mut h.cx(), 3), Outcome::ExitProcess(3));
+    }
+
+    #[test]
+    fn standard_handles_and_startup_info() {
+        let mut h = Harness::new();
+        let out = GetStdHandle(&mut h.cx(), STD_OUTPUT_HANDLE).unwrap();
+        assert_eq!(out, STD_OUTPUT);
+        assert_eq!(GetStdHandle(&mut h.cx(), 5).unwrap(), INVALID_HANDLE_VALUE);
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+        let b = h.scratch(0x1000);
+        h.put_cstr(b, "hi");
+        assert!(
+            super::super::console::WriteConsoleA(&mut h.cx(), out, Ptr(b), 2, Ptr(b + 0x10), 0)
+                .unwrap()
+        );
+        let err_h = GetStdHandle(&mut h.cx(), STD_ERROR_HANDLE).unwrap();
+        assert!(
+            super::super::console::WriteConsoleA(&mut h.cx(), err_h, Ptr(b), 1, Ptr(0), 0).unwrap()
+        );
+        assert_eq!(*h.host.out.lock().unwrap(), b"hi");
+        assert_eq!(*h.host.err.lock().unwrap(), b"h");
+        assert!(SetStdHandle(&mut h.cx(), STD_OUTPUT_HANDLE, err_h).unwrap());
+        assert_eq!(GetStdHandle(&mut h.cx(), STD_OUTPUT_HANDLE).unwrap(), err_h);
+        GetStartupInfoA(&mut h.cx(), Ptr(b)).unwrap();
+        assert_eq!(h.u32(b), 68);
+        assert_eq!(h.cstr(h.u32(b + 12)), r"C:\GAMES\GAME.EXE");
+        assert_eq!(h.u32(b + 44), 0x100);
+        assert_eq!(
+            [h.u32(b + 56), h.u32(b + 60), h.u32(b + 64)],
+            [STD_INPUT, err_h, STD_ERROR]
+        );
+    }
 }

@@ -7,6 +7,8 @@
 //! [`read_ansi`], [`read_wide`], [`decode_ansi`], [`encode_ansi`], [`copy_out_a`]...
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, stdcall};
 use crate::process::Process;
@@ -30,9 +32,9 @@ const MAX_STR: usize = 1 << 24;
 /// Windows-1252 0x80..0x9F. The five bytes 1252 leaves undefined map to the C1
 /// control of the same value, as Windows' table does.
 const CP1252_HIGH: [u16; 32] = [
-    0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160,
-    0x2039, 0x0152, 0x008d, 0x017d, 0x008f, 0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
-    0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
+    0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039,
+    0x0152, 0x008d, 0x017d, 0x008f, 0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+    0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178,
 ];
 
 /// Code page 437, 0x80..0xFF (0x00..0x7F are ASCII without MB_USEGLYPHCHARS).
@@ -54,8 +56,21 @@ impl CodePage {
             CP_ACP | CP_THREAD_ACP | ANSI_CP => Some(CodePage::Ansi1252),
             CP_OEMCP | OEM_CP => Some(CodePage::Oem437),
             CP_UTF8 => Some(CodePage::Utf8),
-            CP_UTF7 | CP_MACCP | 42 | 850 | 852 | 866 | 874 | 932 | 936 | 949 | 950 | 1250
-            | 1251 | 1253..=1258 | 28591..=28605 => {
+            CP_UTF7
+            | CP_MACCP
+            | 42
+            | 850
+            | 852
+            | 866
+            | 874
+            | 932
+            | 936
+            | 949
+            | 950
+            | 1250
+            | 1251
+            | 1253..=1258
+            | 28591..=28605 => {
                 return Err(ApiError::UnimplementedCase(format!("code page {cp}")));
             }
             _ => None,
@@ -232,7 +247,12 @@ pub fn lstrcpyW(cx: &mut Ctx, lpString1: Ptr, lpString2: WStrPtr) -> ApiResult<u
     Ok(lpString1.0)
 }
 
-pub fn lstrcpynA(cx: &mut Ctx, lpString1: Ptr, lpString2: CStrPtr, iMaxLength: i32) -> ApiResult<u32> {
+pub fn lstrcpynA(
+    cx: &mut Ctx,
+    lpString1: Ptr,
+    lpString2: CStrPtr,
+    iMaxLength: i32,
+) -> ApiResult<u32> {
     if iMaxLength <= 0 {
         return Ok(lpString1.0);
     }
@@ -241,7 +261,12 @@ pub fn lstrcpynA(cx: &mut Ctx, lpString1: Ptr, lpString2: CStrPtr, iMaxLength: i
     Ok(lpString1.0)
 }
 
-pub fn lstrcpynW(cx: &mut Ctx, lpString1: Ptr, lpString2: WStrPtr, iMaxLength: i32) -> ApiResult<u32> {
+pub fn lstrcpynW(
+    cx: &mut Ctx,
+    lpString1: Ptr,
+    lpString2: WStrPtr,
+    iMaxLength: i32,
+) -> ApiResult<u32> {
     if iMaxLength <= 0 {
         return Ok(lpString1.0);
     }
@@ -292,22 +317,34 @@ fn read_opt_w(proc: &Process, p: u32) -> ApiResult<Vec<u16>> {
 }
 
 pub fn lstrcmpA(cx: &mut Ctx, lpString1: CStrPtr, lpString2: CStrPtr) -> ApiResult<i32> {
-    let (a, b) = (read_opt_a(cx.proc, lpString1.0)?, read_opt_a(cx.proc, lpString2.0)?);
+    let (a, b) = (
+        read_opt_a(cx.proc, lpString1.0)?,
+        read_opt_a(cx.proc, lpString2.0)?,
+    );
     Ok(ord_to_i32(collate(&a, &b, 0)))
 }
 
 pub fn lstrcmpW(cx: &mut Ctx, lpString1: WStrPtr, lpString2: WStrPtr) -> ApiResult<i32> {
-    let (a, b) = (read_opt_w(cx.proc, lpString1.0)?, read_opt_w(cx.proc, lpString2.0)?);
+    let (a, b) = (
+        read_opt_w(cx.proc, lpString1.0)?,
+        read_opt_w(cx.proc, lpString2.0)?,
+    );
     Ok(ord_to_i32(collate(&a, &b, 0)))
 }
 
 pub fn lstrcmpiA(cx: &mut Ctx, lpString1: CStrPtr, lpString2: CStrPtr) -> ApiResult<i32> {
-    let (a, b) = (read_opt_a(cx.proc, lpString1.0)?, read_opt_a(cx.proc, lpString2.0)?);
+    let (a, b) = (
+        read_opt_a(cx.proc, lpString1.0)?,
+        read_opt_a(cx.proc, lpString2.0)?,
+    );
     Ok(ord_to_i32(collate(&a, &b, NORM_IGNORECASE)))
 }
 
 pub fn lstrcmpiW(cx: &mut Ctx, lpString1: WStrPtr, lpString2: WStrPtr) -> ApiResult<i32> {
-    let (a, b) = (read_opt_w(cx.proc, lpString1.0)?, read_opt_w(cx.proc, lpString2.0)?);
+    let (a, b) = (
+        read_opt_w(cx.proc, lpString1.0)?,
+        read_opt_w(cx.proc, lpString2.0)?,
+    );
     Ok(ord_to_i32(collate(&a, &b, NORM_IGNORECASE)))
 }
 
@@ -383,9 +420,20 @@ pub fn collate(a: &[u16], b: &[u16], flags: u32) -> Ordering {
         (flags & SORT_STRINGSORT == 0 && (u == b'-' as u16 || u == b'\'' as u16))
             || (flags & NORM_IGNORESYMBOLS != 0 && weights(u).0 == 1)
     };
-    let wa: Vec<_> = a.iter().copied().filter(|&u| !ignorable(u)).map(weights).collect();
-    let wb: Vec<_> = b.iter().copied().filter(|&u| !ignorable(u)).map(weights).collect();
-    let primary = |w: &[(u8, u32, u8, u8)]| -> Vec<(u8, u32)> { w.iter().map(|x| (x.0, x.1)).collect() };
+    let wa: Vec<_> = a
+        .iter()
+        .copied()
+        .filter(|&u| !ignorable(u))
+        .map(weights)
+        .collect();
+    let wb: Vec<_> = b
+        .iter()
+        .copied()
+        .filter(|&u| !ignorable(u))
+        .map(weights)
+        .collect();
+    let primary =
+        |w: &[(u8, u32, u8, u8)]| -> Vec<(u8, u32)> { w.iter().map(|x| (x.0, x.1)).collect() };
     let o = primary(&wa).cmp(&primary(&wb));
     if o != Ordering::Equal {
         return o;
@@ -431,7 +479,9 @@ fn counted_w(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<u16>> {
     }
     let mut b = vec![0u8; 2 * n as usize];
     proc.mem.read_bytes(p, &mut b)?;
-    Ok(b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+    Ok(b.chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect())
 }
 
 fn compare_result(cx: &mut Ctx, a: Vec<u16>, b: Vec<u16>, dwCmpFlags: u32) -> ApiResult<i32> {
@@ -637,7 +687,9 @@ pub fn WideCharToMultiByte(
         }
     };
     if !lpUsedDefaultChar.is_null() {
-        cx.proc.mem.write_u32(lpUsedDefaultChar.0, used_default as u32)?;
+        cx.proc
+            .mem
+            .write_u32(lpUsedDefaultChar.0, used_default as u32)?;
     }
     if cbMultiByte == 0 {
         return Ok(out.len() as i32);
@@ -712,8 +764,10 @@ pub fn ctype1(u: u16) -> u16 {
     if c.is_control() {
         t |= C1_CNTRL;
     }
-    if matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{a0}')
-        || c.is_whitespace()
+    if matches!(
+        c,
+        ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{a0}'
+    ) || c.is_whitespace()
     {
         t |= C1_SPACE;
     }
@@ -733,7 +787,11 @@ pub fn ctype1(u: u16) -> u16 {
         } else if c.is_lowercase() {
             t |= C1_LOWER;
         }
-    } else if !c.is_control() && !c.is_whitespace() && !c.is_ascii_digit() && !matches!(c, '²' | '³' | '¹') {
+    } else if !c.is_control()
+        && !c.is_whitespace()
+        && !c.is_ascii_digit()
+        && !matches!(c, '²' | '³' | '¹')
+    {
         t |= C1_PUNCT;
     }
     t
@@ -771,7 +829,9 @@ fn string_types(cx: &mut Ctx, info: u32, units: &[u16], out: u32) -> ApiResult<b
         CT_CTYPE1 => ctype1,
         CT_CTYPE2 => ctype2,
         CT_CTYPE3 => {
-            return Err(ApiError::UnimplementedCase("GetStringType: CT_CTYPE3".into()));
+            return Err(ApiError::UnimplementedCase(
+                "GetStringType: CT_CTYPE3".into(),
+            ));
         }
         _ => {
             set_last_error(cx, err::ERROR_INVALID_FLAGS)?;
@@ -783,7 +843,13 @@ fn string_types(cx: &mut Ctx, info: u32, units: &[u16], out: u32) -> ApiResult<b
     Ok(true)
 }
 
-pub fn GetStringTypeW(cx: &mut Ctx, dwInfoType: u32, lpSrcStr: Ptr, cchSrc: i32, lpCharType: Ptr) -> ApiResult<bool> {
+pub fn GetStringTypeW(
+    cx: &mut Ctx,
+    dwInfoType: u32,
+    lpSrcStr: Ptr,
+    cchSrc: i32,
+    lpCharType: Ptr,
+) -> ApiResult<bool> {
     let mut units = counted_w(cx.proc, lpSrcStr.0, cchSrc)?;
     if cchSrc < 0 {
         units.push(0);
@@ -1058,7 +1124,9 @@ pub fn system_message(code: u32) -> Option<&'static str> {
         19 => "The media is write protected.\r\n",
         21 => "The device is not ready.\r\n",
         32 => "The process cannot access the file because it is being used by another process.\r\n",
-        33 => "The process cannot access the file because another process has locked a portion of the file.\r\n",
+        33 => {
+            "The process cannot access the file because another process has locked a portion of the file.\r\n"
+        }
         38 => "Reached the end of the file.\r\n",
         50 => "The request is not supported.\r\n",
         80 => "The file exists.\r\n",
@@ -1122,7 +1190,10 @@ fn expand_inserts(
                 }
                 let mut fmt = String::from("s");
                 if i < cs.len() && cs[i] == '!' {
-                    let end = cs[i + 1..].iter().position(|&x| x == '!').map(|k| i + 1 + k);
+                    let end = cs[i + 1..]
+                        .iter()
+                        .position(|&x| x == '!')
+                        .map(|k| i + 1 + k);
                     if let Some(end) = end {
                         fmt = cs[i + 1..end].iter().collect();
                         i = end + 1;
@@ -1297,19 +1368,40 @@ mod tests {
         h.proc.mem.write_bytes(buf, b"\x80uro\xe9\0").unwrap();
         let out = buf + 0x100;
         // Size query counts the NUL when the length is -1.
-        assert_eq!(MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(0), 0).unwrap(), 6);
-        assert_eq!(MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(out), 6).unwrap(), 6);
+        assert_eq!(
+            MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(0), 0).unwrap(),
+            6
+        );
+        assert_eq!(
+            MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(out), 6).unwrap(),
+            6
+        );
         assert_eq!(h.wstr(out), "€uroé");
-        assert_eq!(MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(out), 5).unwrap(), 0);
+        assert_eq!(
+            MultiByteToWideChar(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(out), 5).unwrap(),
+            0
+        );
         assert_eq!(h.last_error(), err::ERROR_INSUFFICIENT_BUFFER);
         // UTF-8, counted (no NUL written).
         h.proc.mem.write_bytes(buf, "é€".as_bytes()).unwrap();
-        assert_eq!(MultiByteToWideChar(&mut h.cx(), CP_UTF8, 0, Ptr(buf), 5, Ptr(out), 10).unwrap(), 2);
+        assert_eq!(
+            MultiByteToWideChar(&mut h.cx(), CP_UTF8, 0, Ptr(buf), 5, Ptr(out), 10).unwrap(),
+            2
+        );
         assert_eq!(h.proc.mem.read_u16(out).unwrap(), 0xe9);
         assert_eq!(h.proc.mem.read_u16(out + 2).unwrap(), 0x20ac);
         h.proc.mem.write_bytes(buf, b"\xff\xfe").unwrap();
         assert_eq!(
-            MultiByteToWideChar(&mut h.cx(), CP_UTF8, MB_ERR_INVALID_CHARS, Ptr(buf), 2, Ptr(out), 10).unwrap(),
+            MultiByteToWideChar(
+                &mut h.cx(),
+                CP_UTF8,
+                MB_ERR_INVALID_CHARS,
+                Ptr(buf),
+                2,
+                Ptr(out),
+                10
+            )
+            .unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_NO_UNICODE_TRANSLATION);
@@ -1318,17 +1410,50 @@ mod tests {
         h.put_wstr(buf, "aĀ€");
         let used = buf + 0x200;
         assert_eq!(
-            WideCharToMultiByte(&mut h.cx(), CP_ACP, 0, Ptr(buf), -1, Ptr(out), 16, Ptr(0), Ptr(used)).unwrap(),
+            WideCharToMultiByte(
+                &mut h.cx(),
+                CP_ACP,
+                0,
+                Ptr(buf),
+                -1,
+                Ptr(out),
+                16,
+                Ptr(0),
+                Ptr(used)
+            )
+            .unwrap(),
             4
         );
         assert_eq!(h.proc.mem.read_cstr(out, 16).unwrap(), b"a?\x80");
         assert_eq!(h.u32(used), 1);
         assert_eq!(
-            WideCharToMultiByte(&mut h.cx(), CP_UTF8, 0, Ptr(buf), -1, Ptr(out), 0, Ptr(0), Ptr(0)).unwrap(),
+            WideCharToMultiByte(
+                &mut h.cx(),
+                CP_UTF8,
+                0,
+                Ptr(buf),
+                -1,
+                Ptr(out),
+                0,
+                Ptr(0),
+                Ptr(0)
+            )
+            .unwrap(),
             1 + 2 + 3 + 1
         );
         assert_eq!(
-            WideCharToMultiByte(&mut h.cx(), CP_UTF8, 0, Ptr(buf), -1, Ptr(out), 16, Ptr(0), Ptr(used)).unwrap(),
+            WideCharToMultiByte(
+                &mut h.cx(),
+                CP_UTF8,
+                0,
+                Ptr(buf),
+                -1,
+                Ptr(out),
+                16,
+                Ptr(0),
+                Ptr(used)
+            )
+            .unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
@@ -1387,12 +1512,27 @@ mod tests {
         let a = h.scratch(0x1000);
         h.put_cstr(a, "resume");
         h.proc.mem.write_bytes(a + 0x10, b"r\xe9sum\xe9\0").unwrap();
-        assert_eq!(lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(), -1);
+        assert_eq!(
+            lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
+            -1
+        );
         h.put_cstr(a, "rz");
-        assert_eq!(lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(), 1);
+        assert_eq!(
+            lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
+            1
+        );
         h.put_cstr(a, "ABC");
         h.put_cstr(a + 0x10, "abc");
-        let r = CompareStringA(&mut h.cx(), 0x409, NORM_IGNORECASE, Ptr(a), -1, Ptr(a + 0x10), -1).unwrap();
+        let r = CompareStringA(
+            &mut h.cx(),
+            0x409,
+            NORM_IGNORECASE,
+            Ptr(a),
+            -1,
+            Ptr(a + 0x10),
+            -1,
+        )
+        .unwrap();
         assert_eq!(r, 2);
         let r = CompareStringA(&mut h.cx(), 0x409, 0, Ptr(a), 2, Ptr(a + 0x10), 3).unwrap();
         assert_eq!(r, 1);
@@ -1409,7 +1549,9 @@ mod tests {
         assert_eq!(CharLowerA(&mut h.cx(), b'Q' as u32).unwrap(), b'q' as u32);
         h.put_cstr(a, "aZ 1.");
         assert!(GetStringTypeA(&mut h.cx(), 0, CT_CTYPE1, Ptr(a), 5, Ptr(a + 0x100)).unwrap());
-        let t: Vec<u16> = (0..5).map(|k| h.proc.mem.read_u16(a + 0x100 + 2 * k).unwrap()).collect();
+        let t: Vec<u16> = (0..5)
+            .map(|k| h.proc.mem.read_u16(a + 0x100 + 2 * k).unwrap())
+            .collect();
         assert_eq!(
             t,
             [
@@ -1421,11 +1563,36 @@ mod tests {
             ]
         );
         h.put_wstr(a, "MiXed");
-        assert_eq!(LCMapStringW(&mut h.cx(), 0x409, LCMAP_UPPERCASE, Ptr(a), -1, Ptr(a + 0x200), 32).unwrap(), 6);
+        assert_eq!(
+            LCMapStringW(
+                &mut h.cx(),
+                0x409,
+                LCMAP_UPPERCASE,
+                Ptr(a),
+                -1,
+                Ptr(a + 0x200),
+                32
+            )
+            .unwrap(),
+            6
+        );
         assert_eq!(h.wstr(a + 0x200), "MIXED");
         let out = a + 0x400;
-        let n = FormatMessageA(&mut h.cx(), FORMAT_MESSAGE_FROM_SYSTEM, Ptr(0), 2, 0, Ptr(out), 256, Ptr(0)).unwrap();
-        assert_eq!(h.cstr(out), "The system cannot find the file specified.\r\n");
+        let n = FormatMessageA(
+            &mut h.cx(),
+            FORMAT_MESSAGE_FROM_SYSTEM,
+            Ptr(0),
+            2,
+            0,
+            Ptr(out),
+            256,
+            Ptr(0),
+        )
+        .unwrap();
+        assert_eq!(
+            h.cstr(out),
+            "The system cannot find the file specified.\r\n"
+        );
         assert_eq!(n as usize, h.cstr(out).len());
         h.put_cstr(a, "%1 has %2!d! items%n");
         let args = a + 0x300;
@@ -1444,7 +1611,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(h.cstr(out), "box has -3 items\r\n");
-        assert_eq!(FormatMessageA(&mut h.cx(), FORMAT_MESSAGE_FROM_SYSTEM, Ptr(0), 0xdead, 0, Ptr(out), 256, Ptr(0)).unwrap(), 0);
+        assert_eq!(
+            FormatMessageA(
+                &mut h.cx(),
+                FORMAT_MESSAGE_FROM_SYSTEM,
+                Ptr(0),
+                0xdead,
+                0,
+                Ptr(out),
+                256,
+                Ptr(0)
+            )
+            .unwrap(),
+            0
+        );
         assert_eq!(h.last_error(), err::ERROR_MR_MID_NOT_FOUND);
     }
 }

@@ -420,8 +420,16 @@ impl Waitable for Event {
         format!(
             "Event{} ({}, {})",
             label(&self.name),
-            if s.manual { "manual-reset" } else { "auto-reset" },
-            if s.signalled { "signalled" } else { "not signalled" }
+            if s.manual {
+                "manual-reset"
+            } else {
+                "auto-reset"
+            },
+            if s.signalled {
+                "signalled"
+            } else {
+                "not signalled"
+            }
         )
     }
 }
@@ -932,4 +940,395 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("WaitForMultipleObjects", WaitForMultipleObjects),
         stdcall("WaitForMultipleObjectsEx", WaitForMultipleObjectsEx),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+    use crate::process::Process;
+    use crate::scheduler::{WAIT_ABANDONED_0, WAIT_OBJECT_0, WAIT_TIMEOUT};
+    use crate::thread::GuestThread;
+    use std::time::{Duration, Instant};
+
+    const WAIT_FAILED_U64: u64 = WAIT_FAILED as u64;
+
+    fn ret(o: ApiResult<Outcome>) -> u64 {
+        match o.unwrap() {
+            Outcome::Return(v) => v,
+            other => panic!("expected a return value, got {other:?}"),
+        }
+    }
+
+    /// Another guest thread of the process (own TEB).
+    fn other_thread(proc: &Arc<Process>, tid: u32) -> GuestThread {
+        let teb = proc
+            .vm
+            .lock()
+            .unwrap()
+            .alloc(None, crate::teb::TEB_SIZE, winterp_core::Prot::RW, "TEB")
+            .unwrap();
+        GuestThread::new(proc, tid, teb)
+    }
+
+    fn cx<'a>(proc: &'a Arc<Process>, t: &'a mut GuestThread) -> Ctx<'a> {
+        Ctx { proc, thread: t }
+    }
+
+    fn handles(h: &Harness, list: &[u32]) -> Ptr {
+        let p = h.scratch(4 * list.len() as u32);
+        for (i, &x) in list.iter().enumerate() {
+            h.proc.mem.write_u32(p + 4 * i as u32, x).unwrap();
+        }
+        Ptr(p)
+    }
+
+    #[test]
+    fn auto_reset_event_is_consumed_manual_reset_stays() {
+        let mut h = Harness::new();
+        let auto = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        let manual = CreateEventA(&mut h.cx(), Ptr(0), true, true, CStrPtr(0)).unwrap();
+        assert!(auto != 0 && manual != 0);
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), auto, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        assert!(SetEvent(&mut h.cx(), auto).unwrap());
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), auto, 0)), 0);
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), auto, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), manual, 0)), 0);
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), manual, 0)), 0);
+        assert!(ResetEvent(&mut h.cx(), manual).unwrap());
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), manual, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        // A handle that is not an event.
+        assert!(!SetEvent(&mut h.cx(), 0x1234).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), 0x1234, 0)),
+            WAIT_FAILED_U64
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn named_objects_are_shared_by_name_and_typed() {
+        let mut h = Harness::new();
+        let name = h.scratch(64);
+        h.put_cstr(name, "winterp-test");
+        let wname = h.scratch(64);
+        h.put_wstr(wname, "winterp-test");
+        crate::teb::set_last_error(&mut h.cx(), 0xdead).unwrap();
+        let a = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(name)).unwrap();
+        assert_eq!(h.last_error(), 0);
+        let b = CreateEventW(&mut h.cx(), Ptr(0), false, true, WStrPtr(wname)).unwrap();
+        assert_eq!(h.last_error(), err::ERROR_ALREADY_EXISTS);
+        assert!(a != 0 && b != 0 && a != b);
+        // The second create's parameters were ignored: still manual, not signalled.
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), b, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        SetEvent(&mut h.cx(), a).unwrap();
+        let c = OpenEventA(&mut h.cx(), 0x1f0003, false, CStrPtr(name)).unwrap();
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), c, 0)), 0);
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), b, 0)), 0);
+        // Another type under the same name.
+        assert_eq!(
+            CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(name)).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+        assert_eq!(
+            OpenMutexW(&mut h.cx(), 0, false, WStrPtr(wname)).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+        let missing = h.scratch(16);
+        h.put_cstr(missing, "nope");
+        assert_eq!(
+            OpenSemaphoreA(&mut h.cx(), 0, false, CStrPtr(missing)).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_FILE_NOT_FOUND);
+        // Unnamed objects (NULL or "") never collide.
+        let empty = h.scratch(4);
+        let u1 = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
+        let u2 = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
+        assert_eq!(h.last_error(), 0);
+        assert!(u1 != 0 && u2 != 0);
+    }
+
+    #[test]
+    fn mutex_ownership_recursion_and_not_owner() {
+        let mut h = Harness::new();
+        let m = CreateMutexA(&mut h.cx(), Ptr(0), true, CStrPtr(0)).unwrap();
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), m, 0)), 0);
+        let mut t2 = other_thread(&h.proc, 0x20);
+        assert_eq!(
+            ret(WaitForSingleObject(&mut cx(&h.proc, &mut t2), m, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        assert!(!ReleaseMutex(&mut cx(&h.proc, &mut t2), m).unwrap());
+        assert_eq!(
+            crate::teb::last_error(&cx(&h.proc, &mut t2)).unwrap(),
+            ERROR_NOT_OWNER
+        );
+        assert!(ReleaseMutex(&mut h.cx(), m).unwrap());
+        assert!(ReleaseMutex(&mut h.cx(), m).unwrap());
+        assert!(!ReleaseMutex(&mut h.cx(), m).unwrap());
+        assert_eq!(h.last_error(), ERROR_NOT_OWNER);
+        assert_eq!(ret(WaitForSingleObject(&mut cx(&h.proc, &mut t2), m, 0)), 0);
+    }
+
+    #[test]
+    fn semaphore_counts_and_limits() {
+        let mut h = Harness::new();
+        assert_eq!(
+            CreateSemaphoreA(&mut h.cx(), Ptr(0), 3, 2, CStrPtr(0)).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert_eq!(
+            CreateSemaphoreA(&mut h.cx(), Ptr(0), 0, 0, CStrPtr(0)).unwrap(),
+            0
+        );
+        let s = CreateSemaphoreA(&mut h.cx(), Ptr(0), 2, 3, CStrPtr(0)).unwrap();
+        let prev = h.scratch(4);
+        assert!(ReleaseSemaphore(&mut h.cx(), s, 1, Ptr(prev)).unwrap());
+        assert_eq!(h.u32(prev), 2);
+        h.proc.mem.write_u32(prev, 0x5555).unwrap();
+        assert!(!ReleaseSemaphore(&mut h.cx(), s, 1, Ptr(prev)).unwrap());
+        assert_eq!(h.last_error(), ERROR_TOO_MANY_POSTS);
+        assert_eq!(h.u32(prev), 0x5555);
+        assert!(!ReleaseSemaphore(&mut h.cx(), s, 0, Ptr(0)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        let waits: Vec<u64> = (0..4)
+            .map(|_| ret(WaitForSingleObject(&mut h.cx(), s, 0)))
+            .collect();
+        assert_eq!(waits, [0, 0, 0, WAIT_TIMEOUT as u64]);
+    }
+
+    #[test]
+    fn wait_for_multiple_any_all_and_errors() {
+        let mut h = Harness::new();
+        let e: Vec<u32> = (0..3)
+            .map(|_| CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap())
+            .collect();
+        let list = handles(&h, &e);
+        let w =
+            |h: &mut Harness, all, ms| ret(WaitForMultipleObjects(&mut h.cx(), 3, list, all, ms));
+        assert_eq!(w(&mut h, false, 0), WAIT_TIMEOUT as u64);
+        SetEvent(&mut h.cx(), e[2]).unwrap();
+        SetEvent(&mut h.cx(), e[1]).unwrap();
+        // The lowest signalled index wins and only it is consumed.
+        assert_eq!(w(&mut h, false, 0), WAIT_OBJECT_0 as u64 + 1);
+        assert_eq!(w(&mut h, false, 0), WAIT_OBJECT_0 as u64 + 2);
+        SetEvent(&mut h.cx(), e[0]).unwrap();
+        SetEvent(&mut h.cx(), e[1]).unwrap();
+        // Wait-all takes nothing unless it can take everything.
+        assert_eq!(w(&mut h, true, 0), WAIT_TIMEOUT as u64);
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), e[0], 0)), 0);
+        SetEvent(&mut h.cx(), e[0]).unwrap();
+        SetEvent(&mut h.cx(), e[2]).unwrap();
+        assert_eq!(w(&mut h, true, 0), 0);
+        assert_eq!(w(&mut h, false, 0), WAIT_TIMEOUT as u64);
+        // Errors.
+        assert_eq!(
+            ret(WaitForMultipleObjects(&mut h.cx(), 0, list, false, 0)),
+            WAIT_FAILED_U64
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert_eq!(
+            ret(WaitForMultipleObjects(&mut h.cx(), 65, list, false, 0)),
+            WAIT_FAILED_U64
+        );
+        let dup = handles(&h, &[e[0], e[1], e[0]]);
+        assert_eq!(
+            ret(WaitForMultipleObjects(&mut h.cx(), 3, dup, true, 0)),
+            WAIT_FAILED_U64
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        let bad = handles(&h, &[e[0], 0x999]);
+        assert_eq!(
+            ret(WaitForMultipleObjects(&mut h.cx(), 2, bad, false, 0)),
+            WAIT_FAILED_U64
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn blocked_waits_wake_on_signal_and_time_out() {
+        let mut h = Harness::new();
+        let ev = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        let t0 = Instant::now();
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), ev, 40)),
+            WAIT_TIMEOUT as u64
+        );
+        assert!(t0.elapsed() >= Duration::from_millis(40));
+        let mut t2 = other_thread(&h.proc, 0x20);
+        std::thread::scope(|s| {
+            let hr = &h.proc;
+            let waiter =
+                s.spawn(move || ret(WaitForSingleObject(&mut cx(hr, &mut t2), ev, INFINITE)));
+            std::thread::sleep(Duration::from_millis(30));
+            let mut t3 = other_thread(hr, 0x24);
+            SetEvent(&mut cx(hr, &mut t3), ev).unwrap();
+            assert_eq!(waiter.join().unwrap(), 0);
+        });
+        // The waiter consumed the auto-reset signal.
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), ev, 0)),
+            WAIT_TIMEOUT as u64
+        );
+    }
+
+    #[test]
+    fn pulse_event_releases_only_current_waiters() {
+        let mut h = Harness::new();
+        let ev = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
+        let obj = object::<Event>(&h.cx(), ev).unwrap();
+        // No waiters: the pulse is lost.
+        assert!(PulseEvent(&mut h.cx(), ev).unwrap());
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), ev, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        let (mut a, mut b) = (other_thread(&h.proc, 0x20), other_thread(&h.proc, 0x24));
+        std::thread::scope(|s| {
+            let hr = &h.proc;
+            let wa = s.spawn(move || ret(WaitForSingleObject(&mut cx(hr, &mut a), ev, INFINITE)));
+            let wb = s.spawn(move || ret(WaitForSingleObject(&mut cx(hr, &mut b), ev, INFINITE)));
+            while lock(&obj.st).waiters.len() < 2 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let mut t = other_thread(hr, 0x28);
+            PulseEvent(&mut cx(hr, &mut t), ev).unwrap();
+            assert_eq!(wa.join().unwrap(), 0);
+            assert_eq!(wb.join().unwrap(), 0);
+        });
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), ev, 0)),
+            WAIT_TIMEOUT as u64
+        );
+    }
+
+    #[test]
+    fn critical_section_fields_follow_windows_nt() {
+        let mut h = Harness::new();
+        let cs = Ptr(h.scratch(CS_SIZE));
+        InitializeCriticalSectionAndSpinCount(&mut h.cx(), cs, 0x8000_0fa0).unwrap();
+        let field = |h: &Harness, off| h.u32(cs.0 + off);
+        assert_eq!(field(&h, CS_LOCK_COUNT), u32::MAX);
+        assert_eq!(field(&h, CS_SPIN_COUNT), 0xfa0);
+        assert_eq!(
+            SetCriticalSectionSpinCount(&mut h.cx(), cs, 10).unwrap(),
+            0xfa0
+        );
+        ret(EnterCriticalSection(&mut h.cx(), cs));
+        ret(EnterCriticalSection(&mut h.cx(), cs));
+        assert_eq!(field(&h, CS_OWNING_THREAD), 0x10);
+        assert_eq!(field(&h, CS_RECURSION_COUNT), 2);
+        assert_eq!(field(&h, CS_LOCK_COUNT), 1);
+        let mut t2 = other_thread(&h.proc, 0x20);
+        assert!(!TryEnterCriticalSection(&mut cx(&h.proc, &mut t2), cs).unwrap());
+        assert!(LeaveCriticalSection(&mut cx(&h.proc, &mut t2), cs).is_err());
+        LeaveCriticalSection(&mut h.cx(), cs).unwrap();
+        LeaveCriticalSection(&mut h.cx(), cs).unwrap();
+        assert_eq!(field(&h, CS_OWNING_THREAD), 0);
+        assert_eq!(field(&h, CS_RECURSION_COUNT), 0);
+        assert_eq!(field(&h, CS_LOCK_COUNT), u32::MAX);
+        assert!(TryEnterCriticalSection(&mut cx(&h.proc, &mut t2), cs).unwrap());
+        assert_eq!(field(&h, CS_OWNING_THREAD), 0x20);
+        LeaveCriticalSection(&mut cx(&h.proc, &mut t2), cs).unwrap();
+        DeleteCriticalSection(&mut h.cx(), cs).unwrap();
+        assert!(h.proc.sched.critical_section(cs.0).is_none());
+    }
+
+    #[test]
+    fn critical_section_excludes_host_threads() {
+        const THREADS: u32 = 4;
+        const ITER: u32 = 20_000;
+        let mut h = Harness::new();
+        let cs = Ptr(h.scratch(CS_SIZE));
+        let counter = h.scratch(4);
+        InitializeCriticalSection(&mut h.cx(), cs).unwrap();
+        std::thread::scope(|s| {
+            for k in 0..THREADS {
+                let mut t = other_thread(&h.proc, 0x100 + 4 * k);
+                let hr = &h.proc;
+                s.spawn(move || {
+                    let mut c = cx(hr, &mut t);
+                    for _ in 0..ITER {
+                        ret(EnterCriticalSection(&mut c, cs));
+                        // A non-atomic read-modify-write: only the lock makes it exact.
+                        let v = hr.mem.read_u32(counter).unwrap();
+                        hr.mem.write_u32(counter, v + 1).unwrap();
+                        LeaveCriticalSection(&mut c, cs).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(h.u32(counter), THREADS * ITER);
+        assert_eq!(h.u32(cs.0 + CS_LOCK_COUNT), u32::MAX);
+    }
+
+    #[test]
+    fn deterministic_wait_blocks_by_returning_resume() {
+        let mut h = Harness::with_config(|c| c.deterministic = true);
+        let ev = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        match WaitForSingleObject(&mut h.cx(), ev, 100).unwrap() {
+            Outcome::Resume => {}
+            other => panic!("expected Resume, got {other:?}"),
+        }
+        let w = h.thread.sched.wait.as_ref().expect("a recorded wait");
+        assert_eq!(w.deadline, Some(100 * scheduler::INSNS_PER_MS));
+        assert_eq!(w.objs.len(), 1);
+        SetEvent(&mut h.cx(), ev).unwrap();
+        // The retry (same call again) completes and clears the wait.
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), ev, 100)), 0);
+        assert!(h.thread.sched.wait.is_none());
+        // A zero timeout never blocks.
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), ev, 0)),
+            WAIT_TIMEOUT as u64
+        );
+        // Critical sections too.
+        let cs = Ptr(h.scratch(CS_SIZE));
+        InitializeCriticalSection(&mut h.cx(), cs).unwrap();
+        let mut t2 = other_thread(&h.proc, 0x20);
+        ret(EnterCriticalSection(&mut cx(&h.proc, &mut t2), cs));
+        assert!(matches!(
+            EnterCriticalSection(&mut h.cx(), cs).unwrap(),
+            Outcome::Resume
+        ));
+        assert_eq!(h.u32(cs.0 + CS_LOCK_COUNT), 1);
+        LeaveCriticalSection(&mut cx(&h.proc, &mut t2), cs).unwrap();
+        ret(EnterCriticalSection(&mut h.cx(), cs));
+        assert_eq!(h.u32(cs.0 + CS_OWNING_THREAD), 0x10);
+        assert_eq!(h.u32(cs.0 + CS_LOCK_COUNT), 0);
+    }
+
+    #[test]
+    fn mutex_of_an_ended_thread_is_abandoned() {
+        let mut h = Harness::new();
+        // Registered, so that the other thread's end is not the process's last.
+        scheduler::current(&mut h.cx());
+        let m = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(0)).unwrap();
+        let mut t2 = other_thread(&h.proc, 0x20);
+        assert_eq!(ret(WaitForSingleObject(&mut cx(&h.proc, &mut t2), m, 0)), 0);
+        scheduler::thread_exit_for_tests(&h.proc, &mut t2, 0);
+        assert_eq!(
+            ret(WaitForSingleObject(&mut h.cx(), m, 0)),
+            WAIT_ABANDONED_0 as u64
+        );
+        assert!(ReleaseMutex(&mut h.cx(), m).unwrap());
+        assert_eq!(ret(WaitForSingleObject(&mut h.cx(), m, 0)), 0);
+    }
 }

@@ -49,13 +49,16 @@ pub fn CreateThread(
     if !lpThreadId.is_null() {
         cx.proc.mem.probe_write(lpThreadId.0, 4)?;
     }
-    let (h, tid) = scheduler::create_thread(
+    let Some((h, tid)) = scheduler::create_thread(
         cx,
         lpStartAddress,
         lpParameter,
         dwStackSize,
         dwCreationFlags & CREATE_SUSPENDED != 0,
-    )?;
+    )?
+    else {
+        return Ok(0);
+    };
     if !lpThreadId.is_null() {
         cx.proc.mem.write_u32(lpThreadId.0, tid)?;
     }
@@ -145,4 +148,54 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("TerminateThread", TerminateThread),
         stdcall("SwitchToThread", SwitchToThread),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+    use crate::objects::CURRENT_THREAD;
+
+    #[test]
+    fn priorities_are_validated_and_stored() {
+        let mut h = Harness::new();
+        assert_eq!(GetThreadPriority(&mut h.cx(), CURRENT_THREAD).unwrap(), 0);
+        for p in [-15, -2, -1, 0, 1, 2, 15] {
+            assert!(SetThreadPriority(&mut h.cx(), CURRENT_THREAD, p).unwrap());
+            assert_eq!(GetThreadPriority(&mut h.cx(), CURRENT_THREAD).unwrap(), p);
+        }
+        assert!(!SetThreadPriority(&mut h.cx(), CURRENT_THREAD, 3).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert_eq!(
+            GetThreadPriority(&mut h.cx(), 0x4444).unwrap(),
+            THREAD_PRIORITY_ERROR_RETURN
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn exit_code_and_suspend_counts() {
+        let mut h = Harness::new();
+        let code = h.scratch(4);
+        assert!(GetExitCodeThread(&mut h.cx(), CURRENT_THREAD, Ptr(code)).unwrap());
+        assert_eq!(h.u32(code), STILL_ACTIVE);
+        let me = scheduler::current(&mut h.cx());
+        // Counting only: the thread is not running guest code here.
+        assert_eq!(me.suspend(), Some(0));
+        assert_eq!(me.suspend(), Some(1));
+        assert_eq!(ResumeThread(&mut h.cx(), CURRENT_THREAD).unwrap(), 2);
+        assert_eq!(ResumeThread(&mut h.cx(), CURRENT_THREAD).unwrap(), 1);
+        assert_eq!(ResumeThread(&mut h.cx(), CURRENT_THREAD).unwrap(), 0);
+        for _ in 0..scheduler::MAX_SUSPEND {
+            me.suspend().unwrap();
+        }
+        assert_eq!(
+            SuspendThread(&mut h.cx(), CURRENT_THREAD).unwrap(),
+            u32::MAX
+        );
+        assert_eq!(h.last_error(), ERROR_SIGNAL_REFUSED);
+        assert_eq!(SuspendThread(&mut h.cx(), 0x4444).unwrap(), u32::MAX);
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+        assert!(matches!(ExitThread(&mut h.cx(), 5), Outcome::ExitThread(5)));
+    }
 }

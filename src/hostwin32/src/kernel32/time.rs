@@ -13,6 +13,8 @@
 //! daylight saving, so GetLocalTime equals GetSystemTime.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
 use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
 use crate::process::Process;
@@ -78,8 +80,11 @@ pub fn now_filetime(cx: &Ctx) -> u64 {
 /// FILETIME (100 ns since 1601) of a host time; times before 1601 clamp to 0.
 pub fn filetime_from_system(t: SystemTime) -> u64 {
     match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => UNIX_EPOCH_FILETIME.saturating_add((d.as_nanos() / 100).min(u64::MAX as u128) as u64),
-        Err(e) => UNIX_EPOCH_FILETIME.saturating_sub((e.duration().as_nanos() / 100).min(u64::MAX as u128) as u64),
+        Ok(d) => {
+            UNIX_EPOCH_FILETIME.saturating_add((d.as_nanos() / 100).min(u64::MAX as u128) as u64)
+        }
+        Err(e) => UNIX_EPOCH_FILETIME
+            .saturating_sub((e.duration().as_nanos() / 100).min(u64::MAX as u128) as u64),
     }
 }
 
@@ -298,13 +303,21 @@ pub fn SystemTimeToFileTime(cx: &mut Ctx, lpSystemTime: Ptr, lpFileTime: Ptr) ->
 }
 
 /// Local time is UTC, so both conversions copy.
-pub fn FileTimeToLocalFileTime(cx: &mut Ctx, lpFileTime: Ptr, lpLocalFileTime: Ptr) -> ApiResult<bool> {
+pub fn FileTimeToLocalFileTime(
+    cx: &mut Ctx,
+    lpFileTime: Ptr,
+    lpLocalFileTime: Ptr,
+) -> ApiResult<bool> {
     let ft = read_ft(cx.proc, lpFileTime.0)?;
     write_ft(cx.proc, lpLocalFileTime.0, ft)?;
     Ok(true)
 }
 
-pub fn LocalFileTimeToFileTime(cx: &mut Ctx, lpLocalFileTime: Ptr, lpFileTime: Ptr) -> ApiResult<bool> {
+pub fn LocalFileTimeToFileTime(
+    cx: &mut Ctx,
+    lpLocalFileTime: Ptr,
+    lpFileTime: Ptr,
+) -> ApiResult<bool> {
     let ft = read_ft(cx.proc, lpLocalFileTime.0)?;
     write_ft(cx.proc, lpFileTime.0, ft)?;
     Ok(true)
@@ -334,7 +347,12 @@ pub fn GetTimeZoneInformation(cx: &mut Ctx, lpTimeZoneInformation: Ptr) -> ApiRe
     Ok(0)
 }
 
-pub fn FileTimeToDosDateTime(cx: &mut Ctx, lpFileTime: Ptr, lpFatDate: Ptr, lpFatTime: Ptr) -> ApiResult<bool> {
+pub fn FileTimeToDosDateTime(
+    cx: &mut Ctx,
+    lpFileTime: Ptr,
+    lpFatDate: Ptr,
+    lpFatTime: Ptr,
+) -> ApiResult<bool> {
     let ft = read_ft(cx.proc, lpFileTime.0)?;
     let Some(f) = filetime_to_fields(ft).filter(|f| (1980..=2107).contains(&f.year)) else {
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
@@ -347,7 +365,12 @@ pub fn FileTimeToDosDateTime(cx: &mut Ctx, lpFileTime: Ptr, lpFatDate: Ptr, lpFa
     Ok(true)
 }
 
-pub fn DosDateTimeToFileTime(cx: &mut Ctx, wFatDate: u16, wFatTime: u16, lpFileTime: Ptr) -> ApiResult<bool> {
+pub fn DosDateTimeToFileTime(
+    cx: &mut Ctx,
+    wFatDate: u16,
+    wFatTime: u16,
+    lpFileTime: Ptr,
+) -> ApiResult<bool> {
     let f = SystemTimeFields {
         year: 1980 + (wFatDate >> 9),
         month: (wFatDate >> 5) & 0xf,
@@ -390,7 +413,8 @@ pub fn sleep(cx: &mut Ctx, ms: u32) -> ApiResult<Outcome> {
     }
     // Sleep in slices so that ExitProcess from another thread ends this one.
     let slice = Duration::from_millis(20);
-    let until = (ms != INFINITE).then(|| std::time::Instant::now() + Duration::from_millis(ms as u64));
+    let until =
+        (ms != INFINITE).then(|| std::time::Instant::now() + Duration::from_millis(ms as u64));
     loop {
         if let Some(code) = cx.proc.exited() {
             return Ok(Outcome::ExitProcess(code));
@@ -459,33 +483,59 @@ mod tests {
         // FILETIME 0 is Monday 1601-01-01.
         assert_eq!(filetime_to_fields(0), Some(st(1601, 1, 1, 1, 0, 0, 0, 0)));
         // The Unix epoch was a Thursday.
-        assert_eq!(filetime_to_fields(UNIX_EPOCH_FILETIME), Some(st(1970, 1, 4, 1, 0, 0, 0, 0)));
-        assert_eq!(fields_to_filetime(&st(1970, 1, 0, 1, 0, 0, 0, 0)), Some(UNIX_EPOCH_FILETIME));
+        assert_eq!(
+            filetime_to_fields(UNIX_EPOCH_FILETIME),
+            Some(st(1970, 1, 4, 1, 0, 0, 0, 0))
+        );
+        assert_eq!(
+            fields_to_filetime(&st(1970, 1, 0, 1, 0, 0, 0, 0)),
+            Some(UNIX_EPOCH_FILETIME)
+        );
         // 2000-02-29 12:34:56.789 (a Tuesday) = Unix 951827696.789 s.
         let ft = UNIX_EPOCH_FILETIME + 951_827_696_789 * 10_000;
-        assert_eq!(filetime_to_fields(ft), Some(st(2000, 2, 2, 29, 12, 34, 56, 789)));
-        assert_eq!(fields_to_filetime(&st(2000, 2, 0, 29, 12, 34, 56, 789)), Some(ft));
+        assert_eq!(
+            filetime_to_fields(ft),
+            Some(st(2000, 2, 2, 29, 12, 34, 56, 789))
+        );
+        assert_eq!(
+            fields_to_filetime(&st(2000, 2, 0, 29, 12, 34, 56, 789)),
+            Some(ft)
+        );
         assert_eq!(fields_to_filetime(&st(2001, 2, 0, 29, 0, 0, 0, 0)), None);
         assert_eq!(fields_to_filetime(&st(1600, 12, 0, 31, 0, 0, 0, 0)), None);
         assert_eq!(filetime_to_fields(0x8000_0000_0000_0000), None);
-        assert_eq!(DETERMINISTIC_EPOCH, fields_to_filetime(&st(2000, 1, 0, 1, 0, 0, 0, 0)).unwrap());
+        assert_eq!(
+            DETERMINISTIC_EPOCH,
+            fields_to_filetime(&st(2000, 1, 0, 1, 0, 0, 0, 0)).unwrap()
+        );
     }
 
     #[test]
     fn apis_write_documented_layouts() {
         let mut h = Harness::new();
         let p = h.scratch(0x1000);
-        h.proc.mem.write_u64(p, UNIX_EPOCH_FILETIME + 10_000_000 * 86_400).unwrap();
+        h.proc
+            .mem
+            .write_u64(p, UNIX_EPOCH_FILETIME + 10_000_000 * 86_400)
+            .unwrap();
         assert!(FileTimeToSystemTime(&mut h.cx(), Ptr(p), Ptr(p + 16)).unwrap());
-        let w: Vec<u16> = (0..8).map(|k| h.proc.mem.read_u16(p + 16 + 2 * k).unwrap()).collect();
+        let w: Vec<u16> = (0..8)
+            .map(|k| h.proc.mem.read_u16(p + 16 + 2 * k).unwrap())
+            .collect();
         assert_eq!(w, [1970, 1, 5, 2, 0, 0, 0, 0]);
         h.proc.mem.write_u16(p + 16 + 6, 13).unwrap();
         assert!(SystemTimeToFileTime(&mut h.cx(), Ptr(p + 16), Ptr(p + 32)).unwrap());
-        assert_eq!(h.proc.mem.read_u64(p + 32).unwrap(), UNIX_EPOCH_FILETIME + 10_000_000 * 86_400 * 12);
+        assert_eq!(
+            h.proc.mem.read_u64(p + 32).unwrap(),
+            UNIX_EPOCH_FILETIME + 10_000_000 * 86_400 * 12
+        );
         h.proc.mem.write_u16(p + 16 + 2, 13).unwrap();
         assert!(!SystemTimeToFileTime(&mut h.cx(), Ptr(p + 16), Ptr(p + 32)).unwrap());
         assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
-        assert_eq!(CompareFileTime(&mut h.cx(), Ptr(p), Ptr(p + 32)).unwrap(), -1);
+        assert_eq!(
+            CompareFileTime(&mut h.cx(), Ptr(p), Ptr(p + 32)).unwrap(),
+            -1
+        );
         assert_eq!(GetTimeZoneInformation(&mut h.cx(), Ptr(p + 64)).unwrap(), 0);
         assert_eq!(h.u32(p + 64), 0);
         assert_eq!(h.wstr(p + 68), "Coordinated Universal Time");
@@ -517,9 +567,14 @@ mod tests {
         QueryPerformanceFrequency(&mut h.cx(), Ptr(p)).unwrap();
         assert_eq!(h.proc.mem.read_u64(p).unwrap(), 1_193_182);
         QueryPerformanceCounter(&mut h.cx(), Ptr(p)).unwrap();
-        assert_eq!(h.proc.mem.read_u64(p).unwrap(), 5_020_000 * 1_193_182 / 1_000_000);
+        assert_eq!(
+            h.proc.mem.read_u64(p).unwrap(),
+            5_020_000 * 1_193_182 / 1_000_000
+        );
         GetSystemTime(&mut h.cx(), Ptr(p)).unwrap();
-        let w: Vec<u16> = (0..8).map(|k| h.proc.mem.read_u16(p + 2 * k).unwrap()).collect();
+        let w: Vec<u16> = (0..8)
+            .map(|k| h.proc.mem.read_u16(p + 2 * k).unwrap())
+            .collect();
         // 2000-01-01 was a Saturday.
         assert_eq!(w, [2000, 1, 6, 1, 0, 0, 5, 20]);
     }

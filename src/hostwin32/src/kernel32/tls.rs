@@ -95,3 +95,62 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("TlsSetValue", TlsSetValue),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+    use crate::thread::GuestThread;
+
+    #[test]
+    fn slots_allocate_lowest_first_and_are_per_thread() {
+        let mut h = Harness::new();
+        let teb2 = h.scratch(teb::TEB_SIZE);
+        let mut t2 = GuestThread::new(&h.proc, 0x20, teb2);
+        scheduler::register(&h.proc, &mut t2);
+        // A stale value in the other thread's slot 1 is cleared by TlsAlloc.
+        h.proc
+            .mem
+            .write_u32(teb2 + teb::TLS_SLOTS + 4, 0x77)
+            .unwrap();
+        assert_eq!(TlsAlloc(&mut h.cx()).unwrap(), 0);
+        assert_eq!(TlsAlloc(&mut h.cx()).unwrap(), 1);
+        assert_eq!(h.u32(teb2 + teb::TLS_SLOTS + 4), 0);
+        assert!(TlsSetValue(&mut h.cx(), 1, 0x1234).unwrap());
+        let mut c2 = Ctx {
+            proc: &h.proc,
+            thread: &mut t2,
+        };
+        assert!(TlsSetValue(&mut c2, 1, 0x5678).unwrap());
+        set_last_error(&mut c2, 99).unwrap();
+        assert_eq!(TlsGetValue(&mut c2, 1).unwrap(), 0x5678);
+        assert_eq!(teb::last_error(&c2).unwrap(), 0);
+        set_last_error(&mut h.cx(), 99).unwrap();
+        assert_eq!(TlsGetValue(&mut h.cx(), 1).unwrap(), 0x1234);
+        assert_eq!(h.last_error(), 0);
+        // Freeing clears the slot everywhere; a second free fails.
+        assert!(TlsFree(&mut h.cx(), 0).unwrap());
+        assert!(TlsFree(&mut h.cx(), 1).unwrap());
+        assert_eq!(h.u32(teb2 + teb::TLS_SLOTS + 4), 0);
+        assert_eq!(h.u32(h.thread.teb + teb::TLS_SLOTS + 4), 0);
+        assert!(!TlsFree(&mut h.cx(), 1).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert_eq!(TlsAlloc(&mut h.cx()).unwrap(), 0);
+    }
+
+    #[test]
+    fn out_of_range_and_exhaustion() {
+        let mut h = Harness::new();
+        assert!(!TlsSetValue(&mut h.cx(), 64, 1).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        set_last_error(&mut h.cx(), 0).unwrap();
+        assert_eq!(TlsGetValue(&mut h.cx(), 64).unwrap(), 0);
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert!(!TlsFree(&mut h.cx(), 1000).unwrap());
+        for k in 0..64 {
+            assert_eq!(TlsAlloc(&mut h.cx()).unwrap(), k);
+        }
+        assert_eq!(TlsAlloc(&mut h.cx()).unwrap(), TLS_OUT_OF_INDEXES);
+        assert_eq!(h.last_error(), ERROR_NO_MORE_ITEMS);
+    }
+}

@@ -56,10 +56,12 @@ impl ExportDir {
 
     /// Directly exported (not forwarded) names with their addresses.
     pub fn addresses_by_name(&self) -> impl Iterator<Item = (&String, u32)> {
-        self.names.iter().filter_map(|(n, o)| match self.ordinals.get(o) {
-            Some(ExportTarget::Address(a)) => Some((n, *a)),
-            _ => None,
-        })
+        self.names
+            .iter()
+            .filter_map(|(n, o)| match self.ordinals.get(o) {
+                Some(ExportTarget::Address(a)) => Some((n, *a)),
+                _ => None,
+            })
     }
 }
 
@@ -142,7 +144,9 @@ pub fn parse(name: &str, view: &View, h: &Headers, base: u32) -> Result<ExportDi
         dir.ordinals.insert(ordinal, target);
     }
     for (ptr, index) in table.name_iter() {
-        let n = table.name_from_pointer(ptr).map_err(|e| malformed(name, e))?;
+        let n = table
+            .name_from_pointer(ptr)
+            .map_err(|e| malformed(name, e))?;
         let Some(n) = super::name_string(n) else {
             log::warn!("{name}: export name at {ptr:#x} is too long; ignored");
             continue;
@@ -221,7 +225,10 @@ pub fn hle_export(proc: &Arc<Process>, dll: usize, name: &ExportName) -> Option<
     };
     let mut st = state(proc);
     if let Err(e) = proc.init_new_data_exports(&mut st.data_inited) {
-        log::warn!("{}!{name}: initialising data exports: {e}", proc.dlls[dll].0);
+        log::warn!(
+            "{}!{name}: initialising data exports: {e}",
+            proc.dlls[dll].0
+        );
         return None;
     }
     Some(addr)

@@ -85,7 +85,10 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
                 next - 1
             }
             None => {
-                log::warn!("{dll_name}: no ordinal left for {} in its pseudo-module", e.name);
+                log::warn!(
+                    "{dll_name}: no ordinal left for {} in its pseudo-module",
+                    e.name
+                );
                 continue;
             }
         };
@@ -122,7 +125,11 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
         base,
         size,
         entry: 0,
-        path: format!("{}{}", system_dir(proc.config.version), dll_name.to_uppercase()),
+        path: format!(
+            "{}{}",
+            system_dir(proc.config.version),
+            dll_name.to_uppercase()
+        ),
         exports: funcs.iter().map(|(n, _, a)| (n.to_string(), *a)).collect(),
         ordinals: explicit,
         hle: Some(dll),

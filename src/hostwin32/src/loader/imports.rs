@@ -44,9 +44,7 @@ pub fn resolve(
             });
         }
         let le = object::LittleEndian;
-        let dll = table
-            .name(d.name.get(le))
-            .map_err(|e| malformed(name, e))?;
+        let dll = table.name(d.name.get(le)).map_err(|e| malformed(name, e))?;
         let dll = name_string(dll).ok_or_else(|| malformed(name, "DLL name too long"))?;
         let iat = d.first_thunk.get(le);
         if iat == 0 {

@@ -145,11 +145,9 @@ pub fn thread_detach(proc: &Arc<Process>, thread: &mut GuestThread) -> Result<()
 /// the exit code is set.
 pub fn process_detach(proc: &Arc<Process>, thread: &mut GuestThread) -> Result<(), ThreadEnd> {
     let steps = attached_steps(proc, false);
-    let (program, dlls): (Vec<&Step>, Vec<&Step>) = steps.iter().partition(|s| {
-        state(proc)
-            .image(s.base)
-            .is_some_and(|i| !i.is_dll)
-    });
+    let (program, dlls): (Vec<&Step>, Vec<&Step>) = steps
+        .iter()
+        .partition(|s| state(proc).image(s.base).is_some_and(|i| !i.is_dll));
     for s in dlls.iter().rev().chain(program.iter()) {
         if let Some(img) = state(proc).image_mut(s.base) {
             img.attached = false;
@@ -245,14 +243,16 @@ fn load_dynamic(
         let mut guard = state(proc);
         let st = &mut *guard;
         let mut s = Session::new(proc, st, false);
-        let linked = s.load_image(&f.bytes, &f.file_name, path, false).and_then(|b| {
-            for &index in &s.tls_added {
-                tls::add_to_threads(proc, s.st, index)?;
-            }
-            proc.init_new_data_exports(&mut s.st.data_inited)
-                .map_err(|e| LoadError::api(&f.file_name, e))?;
-            Ok(b)
-        });
+        let linked = s
+            .load_image(&f.bytes, &f.file_name, path, false)
+            .and_then(|b| {
+                for &index in &s.tls_added {
+                    tls::add_to_threads(proc, s.st, index)?;
+                }
+                proc.init_new_data_exports(&mut s.st.data_inited)
+                    .map_err(|e| LoadError::api(&f.file_name, e))?;
+                Ok(b)
+            });
         match linked {
             Ok(b) => {
                 if let Some(img) = s.st.image_mut(b) {
@@ -298,7 +298,10 @@ pub fn free_library(
         let mut doomed = vec![module];
         let mut k = 0;
         while k < doomed.len() {
-            let deps = st.image(doomed[k]).map(|i| i.deps.clone()).unwrap_or_default();
+            let deps = st
+                .image(doomed[k])
+                .map(|i| i.deps.clone())
+                .unwrap_or_default();
             for d in deps {
                 if let Some(di) = st.image_mut(d)
                     && !di.pinned
@@ -354,6 +357,23 @@ fn unload(proc: &Arc<Process>, thread: &mut GuestThread, bases: &[u32], failed_a
     }
     let mut guard = state(proc);
     let st = &mut *guard;
+    if failed_attach {
+        // A failed LoadLibrary: the references its images took on DLLs that stay
+        // loaded go away with them. (FreeLibrary has already counted these.)
+        let kept: Vec<u32> = order
+            .iter()
+            .filter_map(|b| st.image(*b))
+            .flat_map(|i| i.deps.iter().copied())
+            .filter(|d| !order.contains(d))
+            .collect();
+        for d in kept {
+            if let Some(i) = st.image_mut(d)
+                && !i.pinned
+            {
+                i.refs = i.refs.saturating_sub(1);
+            }
+        }
+    }
     for &b in &order {
         if let Some(index) = st.image(b).and_then(|i| i.tls)
             && let Some(slot) = st.tls.get_mut(index as usize)

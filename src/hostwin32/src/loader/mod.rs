@@ -30,8 +30,8 @@ pub mod tls;
 
 pub use exports::{ExportName, resolve_export};
 pub use init::{
-    disable_thread_library_calls, free_library, load_library, load_library_file,
-    process_detach, thread_attach, thread_detach,
+    disable_thread_library_calls, free_library, load_library, load_library_file, process_detach,
+    thread_attach, thread_detach,
 };
 pub use resources::{ResId, find_resource, resource_children};
 pub use source::{DllFile, DllSource, FolderDlls, MemoryDlls};

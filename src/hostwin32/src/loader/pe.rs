@@ -161,7 +161,10 @@ pub fn parse(name: &str, data: &[u8]) -> Result<Headers, LoadError> {
 
     let characteristics = fh.characteristics.get(LE);
     if characteristics & pe::IMAGE_FILE_EXECUTABLE_IMAGE == 0 {
-        return Err(bad(name, "not marked as an executable image (an object file?)"));
+        return Err(bad(
+            name,
+            "not marked as an executable image (an object file?)",
+        ));
     }
     let section_alignment = opt.section_alignment.get(LE);
     let file_alignment = opt.file_alignment.get(LE);
@@ -208,7 +211,7 @@ pub fn parse(name: &str, data: &[u8]) -> Result<Headers, LoadError> {
         });
     }
     let image_base = opt.image_base.get(LE);
-    if image_base % GRANULARITY != 0 {
+    if !image_base.is_multiple_of(GRANULARITY) {
         return Err(bad(
             name,
             format!("ImageBase {image_base:#010x} is not a multiple of 64 KiB"),
@@ -246,6 +249,15 @@ pub fn parse(name: &str, data: &[u8]) -> Result<Headers, LoadError> {
     let table: &[pe::ImageSectionHeader] = data
         .read_slice_at(opt_offset + opt_size as u64, nsec)
         .map_err(|()| truncated(name, "section table"))?;
+    // The headers are mapped with the image (and patched when it is relocated), so
+    // they must lie inside it.
+    let headers_end = opt_offset + opt_size as u64 + 40 * nsec as u64;
+    if headers_end > mapped as u64 {
+        return Err(bad(
+            name,
+            format!("headers end at {headers_end:#x}, past the image's {mapped:#x} bytes"),
+        ));
+    }
 
     let mut h = Headers {
         characteristics,
@@ -349,10 +361,9 @@ fn parse_sections(
                 ),
             ));
         }
-        prev_end = crate::address_space::round_up(
-            end.min(u32::MAX as u64) as u32,
-            h.section_alignment,
-        ) as u64;
+        prev_end =
+            crate::address_space::round_up(end.min(u32::MAX as u64) as u32, h.section_alignment)
+                as u64;
         prev_end = prev_end.max(end);
         prev_name = format!("section {sname:?}");
         h.sections.push(Section {
@@ -462,7 +473,10 @@ mod tests {
         g[0x44..0x46].copy_from_slice(&0x8664u16.to_le_bytes());
         assert!(matches!(
             parse("t", &g),
-            Err(LoadError::NotI386 { machine: 0x8664, .. })
+            Err(LoadError::NotI386 {
+                machine: 0x8664,
+                ..
+            })
         ));
         let mut g = f.clone();
         g[0x58..0x5a].copy_from_slice(&0x20bu16.to_le_bytes());

@@ -91,7 +91,10 @@ impl Tree<'_> {
             return None;
         }
         let mut raw = vec![0u8; 2 * len as usize];
-        self.proc.mem.read_bytes(self.root + off + 2, &mut raw).ok()?;
+        self.proc
+            .mem
+            .read_bytes(self.root + off + 2, &mut raw)
+            .ok()?;
         let units: Vec<u16> = raw
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -161,10 +164,7 @@ pub fn find_resource(
     let entries = t.entries(langs)?;
     let leaf = |e: &Entry| (e.target & 0x8000_0000 == 0).then_some(e.target);
     let pick = match lang {
-        Some(l) => entries
-            .iter()
-            .find(|e| e.name == l as u32)
-            .and_then(leaf),
+        Some(l) => entries.iter().find(|e| e.name == l as u32).and_then(leaf),
         None => LANG_FALLBACK
             .iter()
             .find_map(|&l| entries.iter().find(|e| e.name == l as u32).and_then(leaf))

@@ -84,7 +84,10 @@ impl<'a> Session<'a> {
                 "{name}: preferred base {:#010x} taken; loaded at {base:#010x} ({fixups} fix-ups)",
                 h.image_base
             );
-            // Windows records the actual base in the mapped header.
+        }
+        // Windows records the actual base in the mapped header (when the header
+        // is really mapped there, not overlaid by a section).
+        if base != h.image_base && h.image_base_field() + 4 <= h.size_of_headers {
             self.proc
                 .mem
                 .write_bytes(base + h.image_base_field(), &base.to_le_bytes())

@@ -68,10 +68,7 @@ impl DllSource for FolderDlls {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) => {
-                log::warn!(
-                    "cannot list {} to look for {name}: {e}",
-                    self.dir.display()
-                );
+                log::warn!("cannot list {} to look for {name}: {e}", self.dir.display());
                 return Ok(None);
             }
         };
@@ -136,7 +133,10 @@ mod tests {
         std::fs::write(dir.join("sub").join("inner.dll"), b"y").unwrap();
         let src = FolderDlls::new(&dir);
         let f = src.find("SMACK.dll").unwrap().unwrap();
-        assert_eq!((f.file_name.as_str(), f.bytes.as_slice()), ("Smack.DLL", &b"x"[..]));
+        assert_eq!(
+            (f.file_name.as_str(), f.bytes.as_slice()),
+            ("Smack.DLL", &b"x"[..])
+        );
         assert!(src.find("sub/inner.dll").unwrap().is_none());
         assert!(src.find("../x.dll").unwrap().is_none());
         assert!(src.find("sub").unwrap().is_none());

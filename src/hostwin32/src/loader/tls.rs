@@ -58,6 +58,16 @@ pub fn register(
             format!("template {len:#x} + zero fill {zero_fill:#x} bytes is too large"),
         ));
     }
+    // The loader writes the index with host rights (ignoring page protection), so it
+    // must go into the image itself, as it always does in real images.
+    if index_addr != 0
+        && (index_addr < base || index_addr as u64 + 4 > base as u64 + h.mapped_size() as u64)
+    {
+        return Err(malformed(
+            name,
+            format!("AddressOfIndex {index_addr:#010x} lies outside the image"),
+        ));
+    }
     let index = st.tls.len() as u32;
     if index_addr != 0 {
         proc.mem

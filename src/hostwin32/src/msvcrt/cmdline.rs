@@ -57,7 +57,7 @@ pub fn parse(cmd: &[u16]) -> Vec<Vec<u16>> {
                 numslash += 1;
             }
             if at(p) == QUOTE {
-                if numslash % 2 == 0 {
+                if numslash.is_multiple_of(2) {
                     if inquote && at(p + 1) == QUOTE {
                         p += 1;
                     } else {
@@ -80,30 +80,6 @@ pub fn parse(cmd: &[u16]) -> Vec<Vec<u16>> {
         args.push(arg);
     }
     args
-}
-
-/// Quotes one argument so that [`parse`] gives it back unchanged (used to build a
-/// command line from separate arguments).
-pub fn quote(arg: &str) -> String {
-    if !arg.is_empty() && !arg.contains([' ', '\t', '"']) {
-        return arg.to_string();
-    }
-    let mut s = String::from("\"");
-    let mut slashes = 0;
-    for c in arg.chars() {
-        match c {
-            '\\' => slashes += 1,
-            '"' => {
-                s.extend(std::iter::repeat_n('\\', slashes + 1));
-                slashes = 0;
-            }
-            _ => slashes = 0,
-        }
-        s.push(c);
-    }
-    s.extend(std::iter::repeat_n('\\', slashes));
-    s.push('"');
-    s
 }
 
 #[cfg(test)]
@@ -130,7 +106,10 @@ mod tests {
 
     #[test]
     fn program_name() {
-        assert_eq!(args(r#""C:\Program Files\x.exe" a"#), [r"C:\Program Files\x.exe", "a"]);
+        assert_eq!(
+            args(r#""C:\Program Files\x.exe" a"#),
+            [r"C:\Program Files\x.exe", "a"]
+        );
         assert_eq!(args(r#"C:\x\y.exe"#), [r"C:\x\y.exe"]);
         // No quote processing in an unquoted program name.
         assert_eq!(args(r#"a"b c"#), [r#"a"b"#, "c"]);
@@ -148,9 +127,20 @@ mod tests {
     }
 
     #[test]
-    fn quote_round_trips() {
-        for a in ["plain", "", "a b", r#"q"uote"#, r"back\slash", r"tail\", r#"x\"y"#, r"sp ace\\"] {
-            let line = format!("p {}", quote(a));
+    /// KERNEL32 builds the command line from separate arguments; this parser
+    /// must give them back.
+    fn kernel32_quoting_round_trips() {
+        for a in [
+            "plain",
+            "",
+            "a b",
+            r#"q"uote"#,
+            r"back\slash",
+            r"tail\",
+            r#"x\"y"#,
+            r"sp ace\\",
+        ] {
+            let line = format!("p {}", crate::kernel32::process::quote_arg(a));
             assert_eq!(args(&line), ["p", a], "line {line:?}");
         }
     }

@@ -265,7 +265,11 @@ pub fn cftoa(x: f64, prec: Option<usize>, caps: bool) -> Vec<u8> {
     }
     out.extend_from_slice(if caps { b"0X" } else { b"0x" });
     out.push(b'0' + lead as u8);
-    let digits = if caps { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let digits = if caps {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
     if prec > 0 {
         out.push(b'.');
         let shown = prec.min(13);
@@ -335,6 +339,9 @@ mod tests {
         assert_eq!(s(cftoa(0.0, None, false)), "0x0.0000000000000p+0");
         assert_eq!(s(cftoa(1.0, Some(0), true)), "0X1P+0");
         assert_eq!(s(cftoa(1.96875, Some(1), false)), "0x2.0p+0");
-        assert_eq!(s(cftoa(f64::MIN_POSITIVE / 2.0, None, false)), "0x0.8000000000000p-1022");
+        assert_eq!(
+            s(cftoa(f64::MIN_POSITIVE / 2.0, None, false)),
+            "0x0.8000000000000p-1022"
+        );
     }
 }

@@ -38,11 +38,6 @@ pub fn read_wstr(mem: &GuestMemory, addr: u32, max: usize) -> Result<Vec<u16>, F
     Ok(out)
 }
 
-/// Length of the NUL-terminated string at `addr`.
-pub fn strlen(mem: &GuestMemory, addr: u32) -> Result<u32, Fault> {
-    Ok(read_cstr(mem, addr, usize::MAX)?.len() as u32)
-}
-
 /// Writes `s` and a terminating NUL.
 pub fn write_cstr(mem: &GuestMemory, addr: u32, s: &[u8]) -> Result<(), Fault> {
     mem.write_bytes(addr, s)?;

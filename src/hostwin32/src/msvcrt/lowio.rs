@@ -104,14 +104,16 @@ pub fn alloc_fd(cx: &mut Ctx, io: &mut Io, f: Fd) -> ApiResult<i32> {
     Ok(k as i32)
 }
 
+/// The calling thread's guest buffer for ReadFile/WriteFile. Kept under the
+/// runtime's small lock, not the I/O lock, which the stream code already holds.
 fn bounce(cx: &mut Ctx) -> ApiResult<u32> {
     let c = crt(cx.proc);
-    let existing = c.io().bounce.get(&cx.thread.tid).copied();
+    let existing = c.lock().bounce.get(&cx.thread.tid).copied();
     if let Some(b) = existing {
         return Ok(b);
     }
     let b = state::arena_alloc(cx.proc, CHUNK)?;
-    c.io().bounce.insert(cx.thread.tid, b);
+    c.lock().bounce.insert(cx.thread.tid, b);
     Ok(b)
 }
 
@@ -151,7 +153,11 @@ pub fn read_handle(cx: &mut Ctx, h: u32, n: u32) -> ApiResult<Option<Vec<u8>>> {
         return Ok(None);
     }
     let len = cx.proc.mem.read_u32(got)?.min(n);
-    Ok(Some(super::gmem::read_vec(&cx.proc.mem, buf, len as usize)?))
+    Ok(Some(super::gmem::read_vec(
+        &cx.proc.mem,
+        buf,
+        len as usize,
+    )?))
 }
 
 /// `_write` on a descriptor: text translation, append positioning. Returns the
@@ -215,21 +221,23 @@ pub fn fd_read(cx: &mut Ctx, io: &mut Io, fd: i32, n: u32) -> ApiResult<Option<V
             break;
         }
         if b == b'\r' {
-            let next = if k + 1 < raw.len() {
-                Some(raw[k + 1])
-            } else {
-                match read_handle(cx, f.handle, 1)? {
-                    Some(v) if !v.is_empty() => {
-                        raw.push(v[0]);
-                        Some(v[0])
-                    }
-                    _ => None,
+            if k + 1 < raw.len() {
+                if raw[k + 1] == b'\n' {
+                    out.push(b'\n');
+                    k += 2;
+                    continue;
                 }
-            };
-            if next == Some(b'\n') {
-                out.push(b'\n');
-                k += 2;
-                continue;
+            } else {
+                // A CR ends the chunk: look at the next byte to decide, and keep it
+                // for the next read if it does not complete a CR LF.
+                match read_handle(cx, f.handle, 1)? {
+                    Some(v) if v.first() == Some(&b'\n') => {
+                        out.push(b'\n');
+                        break;
+                    }
+                    Some(v) if !v.is_empty() => f.pending = Some(v[0]),
+                    _ => {}
+                }
             }
         }
         out.push(b);
@@ -268,6 +276,10 @@ pub fn fd_seek(cx: &mut Ctx, io: &mut Io, fd: i32, off: i64, whence: u32) -> Api
     };
     if whence > 2 {
         set_errno(cx, errno::EINVAL)?;
+        return Ok(-1);
+    }
+    if f.device {
+        set_errno(cx, errno::ESPIPE)?;
         return Ok(-1);
     }
     let mut off = off;
@@ -321,7 +333,11 @@ pub fn open_path(cx: &mut Ctx, path: u32, oflag: u32) -> ApiResult<i32> {
         3 // OPEN_EXISTING
     };
     // FILE_SHARE_READ | FILE_SHARE_WRITE, FILE_ATTRIBUTE_NORMAL.
-    let h = k32(cx, "CreateFileA", &[path, access, 3, 0, disposition, 0x80, 0])?;
+    let h = k32(
+        cx,
+        "CreateFileA",
+        &[path, access, 3, 0, disposition, 0x80, 0],
+    )?;
     if h == INVALID_HANDLE {
         let e = k32(cx, "GetLastError", &[])?;
         set_errno_from_win32(cx, e)?;
@@ -519,7 +535,11 @@ fn _commit(cx: &mut Ctx, fd: i32) -> ApiResult<i32> {
     if h == INVALID_HANDLE {
         return Ok(-1);
     }
-    Ok(if k32(cx, "FlushFileBuffers", &[h])? != 0 { 0 } else { -1 })
+    Ok(if k32(cx, "FlushFileBuffers", &[h])? != 0 {
+        0
+    } else {
+        -1
+    })
 }
 
 fn _access(cx: &mut Ctx, path: CStrPtr, mode: u32) -> ApiResult<i32> {

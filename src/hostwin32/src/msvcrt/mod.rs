@@ -1,8 +1,30 @@
 //! msvcrt.dll: the C runtime mingw programs link against.
+//!
+//! Layered on KERNEL32 like the real one: files, console, environment, command
+//! line, time and threads go through KERNEL32's exports (see [`state::k32`]) and
+//! malloc through its process heap. Each part owns one header's worth of API.
 
+mod cmdline;
+mod conv;
+mod ctype;
+mod fileinfo;
 mod float;
 mod gmem;
+mod heap;
+mod lowio;
+mod math;
+mod misc;
 mod printf;
+mod process;
+mod scanf;
+mod sprintf;
+mod startup;
+mod state;
+mod stdio;
+mod string;
+mod time;
+
+pub use cmdline::parse as parse_command_line;
 
 use crate::hle::{ApiDef, HleDll};
 
@@ -12,5 +34,26 @@ pub const DLL: HleDll = HleDll {
 };
 
 fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    let mut v = Vec::new();
+    for part in [
+        startup::exports,
+        process::exports,
+        heap::exports,
+        stdio::exports,
+        lowio::exports,
+        fileinfo::exports,
+        sprintf::exports,
+        string::exports,
+        ctype::exports,
+        conv::exports,
+        math::exports,
+        time::exports,
+        misc::exports,
+    ] {
+        v.extend(part());
+    }
+    v
 }
+
+#[cfg(test)]
+mod tests;

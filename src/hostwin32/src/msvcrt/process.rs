@@ -217,7 +217,14 @@ fn _beginthreadex(
     let h = k32(
         cx,
         "CreateThread",
-        &[security, stack_size, start_address, arglist, initflag, thrdaddr],
+        &[
+            security,
+            stack_size,
+            start_address,
+            arglist,
+            initflag,
+            thrdaddr,
+        ],
     )?;
     if h == 0 {
         let e = k32(cx, "GetLastError", &[])?;

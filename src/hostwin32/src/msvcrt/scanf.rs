@@ -111,6 +111,9 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
     };
     let mut assigned = 0i32;
     let mut matched = 0i32;
+    // End of input before a directive could read anything (as opposed to a
+    // character that did not match): EOF is returned if nothing matched before.
+    let mut input_failure = false;
     let at = |i: usize| fmt.get(i).copied().unwrap_or(0);
     let mut i = 0;
     while i < fmt.len() {
@@ -134,7 +137,10 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
                     r.unget(c);
                     break;
                 }
-                None => break,
+                None => {
+                    input_failure = true;
+                    break;
+                }
             }
         }
         i += 1;
@@ -144,14 +150,28 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
         }
         let mut width = 0usize;
         while (0x30..=0x39).contains(&at(i)) {
-            width = width.saturating_mul(10).saturating_add((at(i) - 0x30) as usize);
+            width = width
+                .saturating_mul(10)
+                .saturating_add((at(i) - 0x30) as usize);
             i += 1;
         }
         let mut size = Size::Default;
         loop {
             match at(i) {
-                0x68 => size = if size == Size::Short { Size::Char } else { Size::Short },
-                0x6c => size = if size == Size::Long { Size::I64 } else { Size::Long },
+                0x68 => {
+                    size = if size == Size::Short {
+                        Size::Char
+                    } else {
+                        Size::Short
+                    }
+                }
+                0x6c => {
+                    size = if size == Size::Long {
+                        Size::I64
+                    } else {
+                        Size::Long
+                    }
+                }
                 0x4c => size = Size::LongDouble,
                 0x77 => size = Size::Wide,
                 0x49 => {
@@ -171,6 +191,10 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
         };
         i += 1;
         let conv8 = u8::try_from(conv).unwrap_or(0);
+        if !matches!(conv8, b'n' | b'c' | b'C' | b'[') {
+            r.skip_space()?;
+        }
+        let start = r.count;
         let lim = if width == 0 { usize::MAX } else { width };
         match conv8 {
             b'n' => {
@@ -190,6 +214,7 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
                     }
                 }
                 if got.is_empty() {
+                    input_failure = true;
                     break;
                 }
                 matched += 1;
@@ -217,6 +242,7 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
                     got.push(c);
                 }
                 if got.is_empty() {
+                    input_failure = r.eof && r.count == start;
                     break;
                 }
                 matched += 1;
@@ -261,6 +287,7 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
                     digits += 1;
                 }
                 if digits == 0 {
+                    input_failure = r.eof && r.count == start;
                     break;
                 }
                 if negative {
@@ -308,6 +335,7 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
                     }
                 }
                 if mant_digits == 0 {
+                    input_failure = r.eof && r.count == start;
                     break;
                 }
                 let v: f64 = text.parse().unwrap_or(0.0);
@@ -325,7 +353,7 @@ pub fn scan(fmt: &[u16], wide: bool, inp: &mut dyn Input, dst: &mut dyn Dest) ->
             _ => break,
         }
     }
-    if r.eof && matched == 0 {
+    if input_failure && matched == 0 {
         return Ok(-1);
     }
     Ok(assigned)
@@ -362,7 +390,9 @@ fn write_text(dst: &mut dyn Dest, p: u32, s: &[u16], wide: bool, nul: bool) -> A
         s.iter().flat_map(|u| u.to_le_bytes()).collect()
     } else {
         // C-locale wctomb: units above 0xFF have no narrow form.
-        s.iter().map(|&u| if u > 0xff { b'?' } else { u as u8 }).collect()
+        s.iter()
+            .map(|&u| if u > 0xff { b'?' } else { u as u8 })
+            .collect()
     };
     if nul {
         b.extend_from_slice(if wide { &[0, 0] } else { &[0] });
@@ -483,7 +513,10 @@ mod tests {
         assert_eq!((n, i32s(&v)), (2, vec![0o777, -1]));
         let (n, v, _) = run("123456789012", "%I64d");
         assert_eq!(n, 1);
-        assert_eq!(u64::from_le_bytes(v[0][..].try_into().unwrap()), 123456789012);
+        assert_eq!(
+            u64::from_le_bytes(v[0][..].try_into().unwrap()),
+            123456789012
+        );
         let (n, v, _) = run("70000", "%hd");
         assert_eq!((n, v[0].len()), (1, 2));
         assert_eq!(i16::from_le_bytes([v[0][0], v[0][1]]), 70000u32 as i16);
@@ -509,7 +542,10 @@ mod tests {
         assert_eq!(v[1], b"wor");
         let (n, v, _) = run("abc123def", "%[a-z]%[^a-z]%2s");
         assert_eq!(n, 3);
-        assert_eq!(v, vec![b"abc\0".to_vec(), b"123\0".to_vec(), b"de\0".to_vec()]);
+        assert_eq!(
+            v,
+            vec![b"abc\0".to_vec(), b"123\0".to_vec(), b"de\0".to_vec()]
+        );
         let (n, v, _) = run("]]x", "%[]]");
         assert_eq!((n, v[0].clone()), (1, b"]]\0".to_vec()));
         let (n, v, _) = run("a-b", "%[a-]");
@@ -533,7 +569,10 @@ mod tests {
         assert_eq!(f64::from_le_bytes(v[0][..].try_into().unwrap()), 1.5);
         assert_eq!(pos, 5);
         let (n, v, _) = run("0.1", "%lf");
-        assert_eq!((n, f64::from_le_bytes(v[0][..].try_into().unwrap())), (1, 0.1));
+        assert_eq!(
+            (n, f64::from_le_bytes(v[0][..].try_into().unwrap())),
+            (1, 0.1)
+        );
         let (n, v, _) = run("12345", "%3lf%lf");
         assert_eq!(n, 2);
         assert_eq!(f64::from_le_bytes(v[0][..].try_into().unwrap()), 123.0);

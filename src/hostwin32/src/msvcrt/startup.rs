@@ -4,7 +4,7 @@
 
 #![allow(non_snake_case)]
 
-use super::state::{self, call_guest, crt, k32};
+use super::state::{self, call_guest, k32};
 use super::{cmdline, gmem, heap};
 use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, cdecl, data};
 use crate::process::{Process, WinVersion};
@@ -90,7 +90,10 @@ fn guest_wargv(cx: &mut Ctx, items: &[Vec<u16>]) -> ApiResult<u32> {
 }
 
 fn check_wildcards(dowildcard: u32, args: &[Vec<u16>]) -> ApiResult<()> {
-    let glob = |a: &Vec<u16>| a.iter().any(|&c| c == u16::from(b'*') || c == u16::from(b'?'));
+    let glob = |a: &Vec<u16>| {
+        a.iter()
+            .any(|&c| c == u16::from(b'*') || c == u16::from(b'?'))
+    };
     if dowildcard != 0 && args.iter().skip(1).any(glob) {
         return Err(ApiError::UnimplementedCase(
             "__getmainargs: wildcard expansion of arguments (_dowildcard)".into(),
@@ -182,6 +185,7 @@ fn __getmainargs(
     dowildcard: u32,
     _startinfo: Ptr,
 ) -> ApiResult<i32> {
+    super::time::start_clock(cx)?;
     let line_ptr = cx.proc.mem.read_u32(acmdln(cx)?)?;
     let line = gmem::read_cstr(&cx.proc.mem, line_ptr, usize::MAX)?;
     let units: Vec<u16> = line.iter().map(|&b| u16::from(b)).collect();
@@ -211,6 +215,7 @@ fn __wgetmainargs(
     dowildcard: u32,
     _startinfo: Ptr,
 ) -> ApiResult<i32> {
+    super::time::start_clock(cx)?;
     let line_ptr = cx.proc.mem.read_u32(wcmdln(cx)?)?;
     let line = gmem::read_wstr(&cx.proc.mem, line_ptr, usize::MAX)?;
     let args = cmdline::parse(&line);
@@ -254,11 +259,26 @@ accessor!(__p___wargv, "__wargv");
 accessor!(__p___initenv, "__initenv");
 accessor!(__p___winitenv, "__winitenv");
 accessor!(__p__wenviron, "_wenviron");
-accessor!(__p___mb_cur_max, "__mb_cur_max");
-accessor!(__p__osver, "_osver");
-accessor!(__p__winver, "_winver");
-accessor!(__p__winmajor, "_winmajor");
-accessor!(__p__winminor, "_winminor");
+
+fn __p___mb_cur_max(cx: &mut Ctx) -> ApiResult<u32> {
+    state::data_var(cx.proc, "__mb_cur_max", one)
+}
+
+fn __p__osver(cx: &mut Ctx) -> ApiResult<u32> {
+    state::data_var(cx.proc, "_osver", init_osver)
+}
+
+fn __p__winver(cx: &mut Ctx) -> ApiResult<u32> {
+    state::data_var(cx.proc, "_winver", init_winver)
+}
+
+fn __p__winmajor(cx: &mut Ctx) -> ApiResult<u32> {
+    state::data_var(cx.proc, "_winmajor", init_winmajor)
+}
+
+fn __p__winminor(cx: &mut Ctx) -> ApiResult<u32> {
+    state::data_var(cx.proc, "_winminor", init_winminor)
+}
 
 fn __p__acmdln(cx: &mut Ctx) -> ApiResult<u32> {
     acmdln(cx)
@@ -500,7 +520,6 @@ fn _putenv(cx: &mut Ctx, envstring: CStrPtr) -> ApiResult<i32> {
 fn init_lock(_cx: &mut Ctx, _locknum: u32) {}
 
 pub fn exports() -> Vec<ApiDef> {
-    let _ = crt;
     vec![
         data("_fmode", 4, zero),
         data("_commode", 4, zero),

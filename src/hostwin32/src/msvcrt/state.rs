@@ -43,6 +43,12 @@ pub struct Inner {
     /// `atexit` handlers already ran (exit from inside a handler does not rerun them).
     pub exiting: bool,
     pub lconv: u32,
+    /// Per-thread bounce buffers for ReadFile/WriteFile (thread id -> guest address).
+    pub bounce: HashMap<u32, u32>,
+    /// Data exports already checked by [`data_var`].
+    pub checked_vars: std::collections::HashSet<String>,
+    /// GetTickCount when the runtime started (clock()).
+    pub clock_start: Option<u32>,
 }
 
 /// One process's C runtime.
@@ -103,6 +109,29 @@ pub fn arena_alloc(proc: &Arc<Process>, size: u32) -> ApiResult<u32> {
     Ok(a)
 }
 
+/// Address of data export `name`, running its initialiser if the variable still
+/// reads as zero. The loader initialises the data exports a program imports; one
+/// reached only through an accessor (`__p___mb_cur_max`, `__iob_func`) is
+/// allocated later, zero-filled, and needs this. Only for variables whose
+/// initialised value is never all-zero in its first dword.
+pub fn data_var(
+    proc: &Arc<Process>,
+    name: &str,
+    init: fn(&Arc<Process>, u32) -> ApiResult<()>,
+) -> ApiResult<u32> {
+    let a = proc.resolve_hle("msvcrt.dll", name)?;
+    let c = crt(proc);
+    let mut st = c.lock();
+    if !st.checked_vars.contains(name) {
+        st.checked_vars.insert(name.to_string());
+        drop(st);
+        if proc.mem.read_u32(a)? == 0 {
+            init(proc, a)?;
+        }
+    }
+    Ok(a)
+}
+
 /// A NUL-terminated constant string in guest memory, allocated once per text.
 pub fn intern(proc: &Arc<Process>, s: &[u8]) -> ApiResult<u32> {
     if let Some(&a) = crt(proc).lock().strings.get(s) {
@@ -141,7 +170,6 @@ pub fn update_thread(cx: &mut Ctx, f: impl FnOnce(&mut ThreadData)) -> ApiResult
 
 /// errno values msvcrt uses.
 pub mod errno {
-    pub const EPERM: u32 = 1;
     pub const ENOENT: u32 = 2;
     pub const EBADF: u32 = 9;
     pub const ENOMEM: u32 = 12;

@@ -64,14 +64,20 @@ pub struct Io {
     pub fds: Vec<Option<Fd>>,
     pub std_bound: [bool; 3],
     pub streams: HashMap<u32, Stream>,
-    /// Per-thread bounce buffers for ReadFile/WriteFile.
-    pub bounce: HashMap<u32, u32>,
     iob: u32,
     tmp_counter: u32,
 }
 
 fn iob_addr(proc: &Arc<Process>) -> ApiResult<u32> {
-    proc.resolve_hle("msvcrt.dll", "_iob")
+    // _iob[0]._flag is _IOREAD once initialised.
+    super::state::data_var(proc, "_iob", init_iob_check)
+}
+
+fn init_iob_check(proc: &Arc<Process>, a: u32) -> ApiResult<()> {
+    if proc.mem.read_u32(a + F_FLAG)? == 0 {
+        init_iob(proc, a)?;
+    }
+    Ok(())
 }
 
 fn init_iob(proc: &Arc<Process>, addr: u32) -> ApiResult<()> {
@@ -83,7 +89,8 @@ fn init_iob(proc: &Arc<Process>, addr: u32) -> ApiResult<()> {
     }
     // Unused entries have _file -1 as in a fresh msvcrt.
     for k in 3..IOB_ENTRIES {
-        proc.mem.write_u32(addr + k * FILE_SIZE + F_FILE, u32::MAX)?;
+        proc.mem
+            .write_u32(addr + k * FILE_SIZE + F_FILE, u32::MAX)?;
     }
     Ok(())
 }
@@ -102,7 +109,7 @@ fn with_stream<R>(
     }
     if !io.streams.contains_key(&fp) {
         let k = fp.wrapping_sub(io.iob);
-        if k % FILE_SIZE == 0 && k / FILE_SIZE < 3 {
+        if k.is_multiple_of(FILE_SIZE) && k / FILE_SIZE < 3 {
             let fd = (k / FILE_SIZE) as i32;
             let entry = lowio::fd_entry(cx, &mut io, fd)?;
             let mode = match (&entry, fd) {
@@ -555,6 +562,13 @@ fn fflush(cx: &mut Ctx, stream: Ptr) -> ApiResult<i32> {
     }
     let r = with_stream(cx, stream.0, |cx, io, fp| {
         let ok = flush_locked(cx, io, fp)?;
+        // msvcrt also empties the read buffer (without moving the file position),
+        // which is why `fflush(stdin)` discards typed-ahead input on Windows.
+        if let Some(s) = io.streams.get_mut(&fp) {
+            s.rbuf.clear();
+            s.rpos = 0;
+            s.ungot.clear();
+        }
         Ok(if ok { 0 } else { EOF })
     })?;
     Ok(r.unwrap_or(EOF))
@@ -588,7 +602,7 @@ fn fread(cx: &mut Ctx, buffer: Ptr, size: u32, count: u32, stream: Ptr) -> ApiRe
 }
 
 fn fgetc(cx: &mut Ctx, stream: Ptr) -> ApiResult<i32> {
-    let r = with_stream(cx, stream.0, |cx, io, fp| getc_locked(cx, io, fp))?;
+    let r = with_stream(cx, stream.0, getc_locked)?;
     Ok(r.flatten().map_or(EOF, i32::from))
 }
 
@@ -623,7 +637,11 @@ fn ungetc(cx: &mut Ctx, c: i32, stream: Ptr) -> ApiResult<i32> {
 
 fn fputs(cx: &mut Ctx, s: CStrPtr, stream: Ptr) -> ApiResult<i32> {
     let data = gmem::read_cstr(&cx.proc.mem, s.0, usize::MAX)?;
-    Ok(if write_stream(cx, stream.0, &data)? { 0 } else { EOF })
+    Ok(if write_stream(cx, stream.0, &data)? {
+        0
+    } else {
+        EOF
+    })
 }
 
 fn puts(cx: &mut Ctx, s: CStrPtr) -> ApiResult<i32> {
@@ -699,12 +717,12 @@ fn _fseeki64(cx: &mut Ctx, stream: Ptr, offset: u64, origin: u32) -> ApiResult<i
 }
 
 fn ftell(cx: &mut Ctx, stream: Ptr) -> ApiResult<i32> {
-    let r = with_stream(cx, stream.0, |cx, io, fp| tell_locked(cx, io, fp))?;
+    let r = with_stream(cx, stream.0, tell_locked)?;
     Ok(r.map_or(-1, |v| if v > i32::MAX as i64 { -1 } else { v as i32 }))
 }
 
 fn _ftelli64(cx: &mut Ctx, stream: Ptr) -> ApiResult<u64> {
-    let r = with_stream(cx, stream.0, |cx, io, fp| tell_locked(cx, io, fp))?;
+    let r = with_stream(cx, stream.0, tell_locked)?;
     Ok(r.unwrap_or(-1) as u64)
 }
 
@@ -792,11 +810,7 @@ fn tmpfile(cx: &mut Ctx) -> ApiResult<u32> {
     let name = format!("\\t{n:x}.tmp");
     let a = arena_alloc(cx.proc, name.len() as u32 + 1)?;
     gmem::write_cstr(&cx.proc.mem, a, name.as_bytes())?;
-    let fd = lowio::open_path(
-        cx,
-        a,
-        O_RDWR | O_CREAT | O_TRUNC | O_BINARY | O_TEMPORARY,
-    )?;
+    let fd = lowio::open_path(cx, a, O_RDWR | O_CREAT | O_TRUNC | O_BINARY | O_TEMPORARY)?;
     if fd < 0 {
         return Ok(0);
     }
@@ -898,14 +912,14 @@ struct StreamInput<'a, 'b> {
 impl scanf::Input for StreamInput<'_, '_> {
     fn get(&mut self) -> ApiResult<Option<u16>> {
         let fp = self.fp;
-        let r = with_stream(self.cx, fp, |cx, io, fp| getc_locked(cx, io, fp))?;
+        let r = with_stream(self.cx, fp, getc_locked)?;
         Ok(r.flatten().map(u16::from))
     }
-    fn unget(&mut self, c: u16) {
+    fn unget(&mut self, ch: u16) {
         let c = crt(self.cx.proc);
         let mut io = c.io();
         if let Some(s) = io.streams.get_mut(&self.fp) {
-            s.ungot.push(c as u8);
+            s.ungot.push(ch as u8);
         }
     }
 }
@@ -975,6 +989,91 @@ fn wscanf(cx: &mut Ctx, format: WStrPtr, args: VarArgs) -> ApiResult<i32> {
     fscanf_impl(cx, fp, format.0, args.0, true)
 }
 
+// ---- wide characters on (byte) streams: C-locale wctomb/mbtowc ---------------------
+
+const WEOF: u32 = 0xffff;
+
+fn fputwc(cx: &mut Ctx, c: u16, stream: Ptr) -> ApiResult<u32> {
+    if c > 0xff {
+        set_errno(cx, 42)?; // EILSEQ
+        return Ok(WEOF);
+    }
+    let ok = write_stream(cx, stream.0, &[c as u8])?;
+    Ok(if ok { c as u32 } else { WEOF })
+}
+
+fn putwchar(cx: &mut Ctx, c: u16) -> ApiResult<u32> {
+    let fp = stdout_fp(cx)?;
+    fputwc(cx, c, Ptr(fp))
+}
+
+fn fputws(cx: &mut Ctx, s: WStrPtr, stream: Ptr) -> ApiResult<i32> {
+    let w = gmem::read_wstr(&cx.proc.mem, s.0, usize::MAX)?;
+    if w.iter().any(|&u| u > 0xff) {
+        set_errno(cx, 42)?;
+        return Ok(EOF);
+    }
+    let b: Vec<u8> = w.iter().map(|&u| u as u8).collect();
+    Ok(if write_stream(cx, stream.0, &b)? {
+        0
+    } else {
+        EOF
+    })
+}
+
+fn _putws(cx: &mut Ctx, s: WStrPtr) -> ApiResult<i32> {
+    let fp = stdout_fp(cx)?;
+    if fputws(cx, s, Ptr(fp))? != 0 {
+        return Ok(EOF);
+    }
+    Ok(if write_stream(cx, fp, b"\n")? { 0 } else { EOF })
+}
+
+fn fgetwc(cx: &mut Ctx, stream: Ptr) -> ApiResult<u32> {
+    let c = fgetc(cx, stream)?;
+    Ok(if c == EOF { WEOF } else { c as u32 })
+}
+
+fn getwchar(cx: &mut Ctx) -> ApiResult<u32> {
+    let fp = iob_addr(cx.proc)?;
+    fgetwc(cx, Ptr(fp))
+}
+
+fn ungetwc(cx: &mut Ctx, c: u32, stream: Ptr) -> ApiResult<u32> {
+    if c == WEOF || c > 0xff {
+        return Ok(WEOF);
+    }
+    let r = ungetc(cx, c as i32, stream)?;
+    Ok(if r == EOF { WEOF } else { r as u32 })
+}
+
+fn fgetws(cx: &mut Ctx, buf: Ptr, n: i32, stream: Ptr) -> ApiResult<u32> {
+    if n <= 0 {
+        return Ok(0);
+    }
+    let line = with_stream(cx, stream.0, |cx, io, fp| {
+        let mut v = Vec::new();
+        while v.len() + 1 < n as usize {
+            match getc_locked(cx, io, fp)? {
+                Some(b) => {
+                    v.push(u16::from(b));
+                    if b == b'\n' {
+                        break;
+                    }
+                }
+                None => break,
+            }
+        }
+        Ok(v)
+    })?
+    .unwrap_or_default();
+    if line.is_empty() && n > 1 {
+        return Ok(0);
+    }
+    gmem::write_wstr(&cx.proc.mem, buf.0, &line)?;
+    Ok(buf.0)
+}
+
 fn __iob_func(cx: &mut Ctx) -> ApiResult<u32> {
     iob_addr(cx.proc)
 }
@@ -1041,5 +1140,17 @@ pub fn exports() -> Vec<ApiDef> {
         cdecl("fwscanf", fwscanf),
         cdecl("wscanf", wscanf),
         cdecl("_getmaxstdio", _getmaxstdio),
+        cdecl("fputwc", fputwc),
+        cdecl("putwc", fputwc),
+        cdecl("putwchar", putwchar),
+        cdecl("_fputwchar", putwchar),
+        cdecl("fputws", fputws),
+        cdecl("_putws", _putws),
+        cdecl("fgetwc", fgetwc),
+        cdecl("getwc", fgetwc),
+        cdecl("getwchar", getwchar),
+        cdecl("_fgetwchar", getwchar),
+        cdecl("ungetwc", ungetwc),
+        cdecl("fgetws", fgetws),
     ]
 }

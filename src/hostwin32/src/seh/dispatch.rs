@@ -9,8 +9,8 @@
 //! the state in the dispatcher's frame (see [`super::frame`]).
 
 use super::frame::{self, CALL_ROOM, Frame, Kind, Stack, Thunks, exception_list, phase};
-use super::layout::{CHAIN_END, Context, ExceptionRecord, code, disposition, flag, rec};
-use super::{Fatal, report};
+use super::layout::{CHAIN_END, Context, ExceptionRecord, code, ctx_flags, disposition, flag, rec};
+use super::{Fatal, report, unwind};
 use crate::process::Process;
 use crate::thread::GuestThread;
 use std::sync::Arc;
@@ -105,7 +105,12 @@ pub(super) fn walk(
 ) -> Result<(), Fatal> {
     let mem = &proc.mem;
     let Some(stack) = Stack::of(t, proc, st.at) else {
-        return Err(default_action(t, proc, st, &["the dispatcher's frame left the stack".into()]));
+        return Err(default_action(
+            t,
+            proc,
+            st,
+            &["the dispatcher's frame left the stack".into()],
+        ));
     };
     loop {
         if f == CHAIN_END {
@@ -128,7 +133,11 @@ pub(super) fn walk(
             // is called, and the exception is fatal.
             let flags = mem.read_u32(st.record + rec::FLAGS)?;
             mem.write_u32(st.record + rec::FLAGS, flags | flag::STACK_INVALID)?;
-            let why = if f & 3 != 0 { "misaligned" } else { "outside the stack" };
+            let why = if f & 3 != 0 {
+                "misaligned"
+            } else {
+                "outside the stack"
+            };
             return Err(default_action(
                 t,
                 proc,
@@ -141,9 +150,24 @@ pub(super) fn walk(
             ));
         }
         let handler = mem.read_u32(f + 4)?;
+        if handler == th.top {
+            // kernel32's start-up frame: its handler is the top-level filter and the
+            // default action.
+            st.top = f;
+            st.current = f;
+            return end_of_chain(t, proc, th, st);
+        }
         if handler == th.nested
             && let Some(other) = Frame::read(mem, f, th.nested)
         {
+            if other.kind == Kind::Unwind && other.phase == phase::TERMINATING {
+                return Err(default_action(
+                    t,
+                    proc,
+                    st,
+                    &["raised while the process was ending after an unhandled exception".into()],
+                ));
+            }
             // The dispatcher's own record: answer here rather than through a guest call.
             let flags = mem.read_u32(st.record + rec::FLAGS)?;
             let (disp, dc) = other.answer(flags);
@@ -237,7 +261,8 @@ fn end_of_chain(
         let pointers = st.record - 8;
         return call(t, proc, th, st, filter, &[pointers]);
     }
-    Err(default_action(t, proc, st, &[]))
+    let report = default_action(t, proc, st, &[]).report;
+    terminate(t, proc, st, report)
 }
 
 /// What follows the top-level filter's answer (kernel32's UnhandledExceptionFilter
@@ -255,10 +280,7 @@ pub(super) fn after_filter(
             "unhandled exception {:#010x}: the top-level filter chose to end the process",
             r.code
         );
-        return Err(Fatal {
-            code: r.code,
-            report: None,
-        });
+        return terminate(t, proc, st, None);
     }
     if answer < 0 {
         if r.flags & flag::NONCONTINUABLE != 0 {
@@ -266,7 +288,62 @@ pub(super) fn after_filter(
         }
         return resume(t, proc, st.context);
     }
-    Err(default_action(t, proc, st, &[]))
+    let report = default_action(t, proc, st, &[]).report;
+    terminate(t, proc, st, report)
+}
+
+/// How the process ends after an unhandled exception, as kernel32's start-up frame
+/// does it: `report` (Windows' error box) goes out first; then every frame on the
+/// chain is unwound (so `__finally` blocks and destructors run) and the thread calls
+/// ExitProcess with the exception code. Anything going wrong on the way ends the
+/// process at once with that code.
+fn terminate(
+    t: &mut GuestThread,
+    proc: &Arc<Process>,
+    st: &Frame,
+    report: Option<String>,
+) -> Result<(), Fatal> {
+    let mem = &proc.mem;
+    let code = mem.read_u32(st.record + rec::CODE)?;
+    if let Some(r) = &report {
+        proc.host.stderr(r.as_bytes());
+    }
+    let quiet = Fatal { code, report: None };
+    let Some(exit) = export(proc, "ExitProcess") else {
+        return Err(quiet);
+    };
+    let Ok(mut ctx) = Context::read(mem, st.context) else {
+        return Err(quiet);
+    };
+    // ExitProcess(code) called from the dispatcher's frame (unlinked by now), with a
+    // return address it never uses.
+    let sp = st.at;
+    if mem.write_u32(sp, 0).is_err() || mem.write_u32(sp + 4, code).is_err() {
+        return Err(quiet);
+    }
+    ctx.flags |= ctx_flags::CONTROL;
+    ctx.esp = sp;
+    ctx.eip = exit;
+    let target = if st.top != 0 { st.top } else { CHAIN_END };
+    let below = t.cpu.regs[ESP].min(st.at);
+    unwind::start(
+        t,
+        proc,
+        below,
+        target,
+        st.record,
+        &ctx,
+        st.depth + 1,
+        phase::TERMINATING,
+    )
+    .map_err(|_| quiet)
+}
+
+/// The guest address of a KERNEL32 export, if KERNEL32 has it.
+fn export(proc: &Process, name: &str) -> Option<u32> {
+    let d = proc.hle_dll("KERNEL32.dll")?;
+    let k = proc.dlls[d].1.iter().position(|e| e.name == name)?;
+    proc.export_address(d, k).ok()
 }
 
 /// Raises `code` about the exception or unwind `st` is handling (a handler continued
@@ -369,43 +446,29 @@ pub(super) fn default_action(
     }
 }
 
-/// Lines naming the exceptions this one was raised during: those whose dispatch is
-/// on the chain, and those its record points back to.
+/// A line naming the exceptions this one was raised during: those whose dispatch
+/// is on the chain, and those its record points back to.
 fn outer_exceptions(t: &GuestThread, proc: &Process, r: &ExceptionRecord) -> Vec<String> {
+    const MAX: usize = 64;
     let mem = &proc.mem;
-    let mut seen = Vec::new();
-    let mut lines = Vec::new();
-    let mut note = |at: u32, lines: &mut Vec<String>| {
-        if at == 0 || seen.contains(&at) || seen.len() >= 8 {
-            return;
-        }
-        seen.push(at);
-        if let Ok(o) = ExceptionRecord::read(mem, at) {
-            lines.push(format!(
-                "raised while dispatching {} at {}",
-                report::describe(&o),
-                report::location(proc, o.address)
-            ));
-        }
-    };
+    // Guest addresses of the outer records, innermost first.
+    let mut outer: Vec<u32> = Vec::new();
     let mut prev = r.record;
-    for _ in 0..8 {
-        if prev == 0 {
-            break;
-        }
-        note(prev, &mut lines);
+    while prev != 0 && outer.len() < MAX && !outer.contains(&prev) {
+        outer.push(prev);
         prev = mem.read_u32(prev + rec::RECORD).unwrap_or(0);
     }
     if let Ok(th) = Thunks::get(proc) {
         let mut f = mem.read_u32(exception_list(t)).unwrap_or(CHAIN_END);
         for _ in 0..4096 {
-            if f == CHAIN_END {
+            if f == CHAIN_END || outer.len() >= MAX {
                 break;
             }
             if let Some(st) = Frame::read(mem, f, th.nested)
                 && st.kind == Kind::Dispatch
+                && !outer.contains(&st.record)
             {
-                note(st.record, &mut lines);
+                outer.push(st.record);
             }
             match mem.read_u32(f) {
                 Ok(n) => f = n,
@@ -413,5 +476,22 @@ fn outer_exceptions(t: &GuestThread, proc: &Process, r: &ExceptionRecord) -> Vec
             }
         }
     }
-    lines
+    let show = |at: u32| match ExceptionRecord::read(mem, at) {
+        Ok(o) => format!(
+            "{} at {}",
+            report::describe(&o),
+            report::location(proc, o.address)
+        ),
+        Err(_) => format!("(record at {at:#010x} unreadable)"),
+    };
+    match outer.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![format!("raised while dispatching {}", show(*one))],
+        [inner, .., first] => vec![format!(
+            "raised while dispatching {} other exceptions: the latest {}; the first {}",
+            outer.len(),
+            show(*inner),
+            show(*first)
+        )],
+    }
 }

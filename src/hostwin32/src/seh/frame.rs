@@ -19,7 +19,7 @@ use winterp_core::cpu::seg;
 use winterp_core::mem::{Fault, GuestMemory};
 
 /// Bytes of the record plus state.
-pub const SIZE: u32 = 0x30;
+pub const SIZE: u32 = 0x40;
 /// Stack the dispatcher needs below its record for a handler call (4 arguments and
 /// the return address, rounded up).
 pub const CALL_ROOM: u32 = 0x20;
@@ -41,7 +41,8 @@ mod off {
     pub const PHASE: u32 = 0x20;
     pub const COUNT: u32 = 0x24;
     pub const DEPTH: u32 = 0x28;
-    pub const COOKIE: u32 = 0x2c;
+    pub const TOP: u32 = 0x2c;
+    pub const COOKIE: u32 = 0x30;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +59,9 @@ pub mod phase {
     pub const CHAIN: u32 = 0;
     /// Calling the top-level filter (SetUnhandledExceptionFilter).
     pub const FILTER: u32 = 1;
+    /// An unwind on the way to ExitProcess after an unhandled exception: anything
+    /// going wrong now ends the process at once.
+    pub const TERMINATING: u32 = 2;
 }
 
 /// The dispatcher's registration record and state.
@@ -83,6 +87,8 @@ pub struct Frame {
     pub count: u32,
     /// Exceptions being dispatched around this one (0 for a first exception).
     pub depth: u32,
+    /// The thread's start-up registration record, once the walk reached it (0: not).
+    pub top: u32,
 }
 
 impl Frame {
@@ -99,6 +105,7 @@ impl Frame {
             phase: phase::CHAIN,
             count: 0,
             depth,
+            top: 0,
         }
     }
 
@@ -133,6 +140,7 @@ impl Frame {
             phase: w(off::PHASE),
             count: w(off::COUNT),
             depth: w(off::DEPTH),
+            top: w(off::TOP),
         })
     }
 
@@ -154,6 +162,7 @@ impl Frame {
             (off::PHASE, self.phase),
             (off::COUNT, self.count),
             (off::DEPTH, self.depth),
+            (off::TOP, self.top),
             (off::COOKIE, self.at ^ COOKIE_SALT),
         ] {
             b[o as usize..o as usize + 4].copy_from_slice(&v.to_le_bytes());
@@ -237,24 +246,32 @@ pub struct Thunks {
     pub ret: u32,
     /// The handler of the dispatcher's registration records.
     pub nested: u32,
+    /// The handler of the thread's start-up registration record.
+    pub top: u32,
 }
 
 impl Thunks {
     pub fn get(proc: &Process) -> Result<Thunks, Fatal> {
-        let missing = || Fatal {
+        let missing = || {
+            Fatal {
             code: super::layout::code::BAD_STACK,
             report: Some(
                 "winterp: exception dispatch needs the KERNEL32 HLE DLL, which this process lacks\n"
                     .into(),
             ),
+        }
         };
         if proc.hle_dll("KERNEL32.dll").is_none() {
             return Err(missing());
         }
-        let get = |name| proc.resolve_hle("KERNEL32.dll", name).map_err(|_| missing());
+        let get = |name| {
+            proc.resolve_hle("KERNEL32.dll", name)
+                .map_err(|_| missing())
+        };
         Ok(Thunks {
             ret: get(super::RETURN_EXPORT)?,
             nested: get(super::NESTED_EXPORT)?,
+            top: get(super::TOP_EXPORT)?,
         })
     }
 }

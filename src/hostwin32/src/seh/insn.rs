@@ -1,7 +1,9 @@
 //! The faulting instruction: decoded again (iced-x86) where the exception code
 //! depends on it, as the Windows kernel's trap handlers look at it, and for reports.
 
-use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter, Mnemonic, OpKind, Register};
+use iced_x86::{
+    Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter, Mnemonic, OpKind, Register,
+};
 use winterp_core::Cpu;
 use winterp_core::mem::GuestMemory;
 

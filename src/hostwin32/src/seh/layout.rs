@@ -451,7 +451,10 @@ mod tests {
         c.eflags = flags::CF | flags::DF | (1 << 14) | (3 << 12);
         c.flags = ctx_flags::CONTROL;
         c.apply(&mut cpu);
-        assert_eq!(cpu.regs[EAX], 0, "CONTEXT_INTEGER not set: registers untouched");
+        assert_eq!(
+            cpu.regs[EAX], 0,
+            "CONTEXT_INTEGER not set: registers untouched"
+        );
         assert_eq!(cpu.eip, 0x1234);
         let f = cpu.eflags();
         assert_eq!(f & flags::CF, flags::CF);

@@ -1,29 +1,34 @@
 //! Structured exception handling for guest threads, as Win32 on i386 does it.
 //!
 //! A guest exception from the executor (state as before the faulting instruction)
-//! becomes an EXCEPTION_RECORD with the code and parameters Windows' trap handlers
-//! give it, and a CONTEXT; both go on the guest stack and the handlers on the FS:[0]
-//! registration chain are called with them (`__cdecl` EXCEPTION_DISPOSITION
-//! handlers). A handler may continue execution with the (possibly edited) context,
-//! pass the exception on, or take control itself, usually after RtlUnwind. When the
-//! chain ends, the top-level filter (SetUnhandledExceptionFilter) is asked; after
-//! that the default action prints a report to the host's standard error (where
-//! Windows shows its error box) and the process ends with the exception code as its
-//! exit code.
+//! becomes an EXCEPTION_RECORD with the code and parameters Windows NT's trap
+//! handlers give it, and a CONTEXT; both go on the guest stack and the handlers on
+//! the FS:[0] registration chain are called with them (`__cdecl`
+//! EXCEPTION_DISPOSITION handlers). A handler may continue execution with the
+//! (possibly edited) context, pass the exception on, or take control itself, usually
+//! after RtlUnwind. When the chain ends (or reaches the thread's start-up record,
+//! [`install_top_frame`]), the top-level filter (SetUnhandledExceptionFilter) is
+//! asked; unless it continues execution, the default action prints a report to the
+//! host's standard error (where Windows shows its error box; not when the filter chose
+//! EXCEPTION_EXECUTE_HANDLER), unwinds the chain and calls ExitProcess with the
+//! exception code. A chain that is corrupt, an exception with no room on the stack, or
+//! runaway nesting ends the process at once with the report.
 //!
 //! Dispatch runs in guest time: every handler call is a guest call that returns to
 //! an HLE thunk (the `__winterp_seh_return` export of KERNEL32), and all state
 //! between calls lives in a registration record the dispatcher keeps on the guest
-//! stack ([`frame`]), like ntdll's. So handlers that never return (an `__except`
-//! block, a C++ catch, a longjmp out of a handler) cost the host nothing, and a
-//! thread in the middle of a dispatch can be scheduled like any other.
+//! stack (see `frame.rs`), as ntdll's dispatcher does. So handlers that never return
+//! (an `__except` block, a C++ catch, a longjmp out of a handler) leave nothing
+//! behind on the host, and a thread in the middle of a dispatch is scheduled like any
+//! other.
 //!
 //! Entry points: [`dispatch`] (executor exceptions), [`raise`] (RaiseException and
-//! any HLE code that raises), [`unwind_then`] (RtlUnwind, longjmp), and the two
-//! thunks' functions [`handler_returned`] and [`nested_handler`].
+//! any HLE code that raises), [`unwind_then`] (RtlUnwind; longjmp), [`install_top_frame`]
+//! (thread start-up), and the thunks' functions [`handler_returned`] and
+//! [`nested_handler`].
 
 mod dispatch;
-pub mod frame;
+mod frame;
 pub mod insn;
 pub mod layout;
 pub mod report;
@@ -45,6 +50,9 @@ use winterp_core::{Exception, ExceptionKind};
 pub const RETURN_EXPORT: &str = "__winterp_seh_return";
 /// KERNEL32 export that is the handler of the dispatcher's registration records.
 pub const NESTED_EXPORT: &str = "__winterp_seh_nested";
+/// KERNEL32 export that is the handler of every thread's start-up registration record
+/// (see [`install_top_frame`]).
+pub const TOP_EXPORT: &str = "__winterp_seh_top";
 
 /// Exception dispatch ends the process: `code` is the exit code; `report` (if any)
 /// goes to standard error first.
@@ -152,7 +160,8 @@ fn translate(t: &GuestThread, e: &Exception) -> (ExceptionRecord, Context) {
             // BREAKPOINT_BREAK and the ECX/EDX a debug service would pass.
             new(code::BREAKPOINT, at, &[0, cpu.regs[ECX], cpu.regs[EDX]])
         }
-        ExceptionKind::Overflow => {
+        // `INT 4` goes through the same user-accessible gate as INTO.
+        ExceptionKind::Overflow | ExceptionKind::SoftwareInterrupt(4) => {
             // INTO traps: the context continues after it, the address is the INTO.
             let next = e.eip + insn::length(&cpu.mem, e.eip);
             ctx.eip = next;
@@ -170,9 +179,11 @@ fn translate(t: &GuestThread, e: &Exception) -> (ExceptionRecord, Context) {
         ExceptionKind::Privileged => new(code::PRIVILEGED_INSTRUCTION, e.eip, &[]),
         // INT n through a kernel-only gate is a general-protection fault, which user
         // mode sees as an access violation reading 0xFFFFFFFF.
-        ExceptionKind::SoftwareInterrupt(_) => {
-            new(code::ACCESS_VIOLATION, e.eip, &[layout::access::READ, 0xffff_ffff])
-        }
+        ExceptionKind::SoftwareInterrupt(_) => new(
+            code::ACCESS_VIOLATION,
+            e.eip,
+            &[layout::access::READ, 0xffff_ffff],
+        ),
         ExceptionKind::FloatingPoint => fpu_record(t, e.eip),
         ExceptionKind::SingleStep => {
             ctx.eflags &= !flags::TF;
@@ -268,6 +279,25 @@ pub fn handler_returned(t: &mut GuestThread, proc: &Arc<Process>) -> Result<(), 
     }
 }
 
+/// Links the registration record Windows' thread start-up code (BaseProcessStart,
+/// BaseThreadStart) has around every thread onto the FS:[0] chain, on the thread's
+/// stack: call it before the thread's entry point is set up. Its handler stands for
+/// that frame's `__except (UnhandledExceptionFilter(...))`: reaching it in a
+/// dispatch runs the top-level filter and the default action, and it is where the
+/// unwind before ExitProcess stops.
+pub fn install_top_frame(t: &mut GuestThread, proc: &Arc<Process>) -> Result<(), Fatal> {
+    let th = Thunks::get(proc)?;
+    let mem = &proc.mem;
+    let list = exception_list(t);
+    let next = mem.read_u32(list)?;
+    let sp = t.cpu.regs[ESP].wrapping_sub(8);
+    mem.write_u32(sp, next)?;
+    mem.write_u32(sp + 4, th.top)?;
+    mem.write_u32(list, sp)?;
+    t.cpu.regs[ESP] = sp;
+    Ok(())
+}
+
 /// The handler of the dispatcher's registration records, for guest code that calls
 /// it (the dispatcher answers for its own records without a call).
 pub fn nested_handler(proc: &Process, record: u32, frame: u32, dispatcher: u32) -> u32 {
@@ -277,10 +307,7 @@ pub fn nested_handler(proc: &Process, record: u32, frame: u32, dispatcher: u32) 
     let Some(st) = Frame::read(&proc.mem, frame, th.nested) else {
         return disposition::CONTINUE_SEARCH;
     };
-    let flags = proc
-        .mem
-        .read_u32(record + layout::rec::FLAGS)
-        .unwrap_or(0);
+    let flags = proc.mem.read_u32(record + layout::rec::FLAGS).unwrap_or(0);
     let (answer, dc) = st.answer(flags);
     if let Some(v) = dc
         && proc.mem.write_u32(dispatcher, v).is_err()

@@ -5,7 +5,7 @@
 //! Handler calls are guest calls, like dispatch's.
 
 use super::dispatch::{Step, call, raise_secondary, resume};
-use super::frame::{self, CALL_ROOM, Frame, Kind, Stack, Thunks, exception_list};
+use super::frame::{self, CALL_ROOM, Frame, Kind, Stack, Thunks, exception_list, phase};
 use super::layout::{CHAIN_END, Context, ExceptionRecord, code, disposition, flag, rec};
 use super::{Fatal, report};
 use crate::process::Process;
@@ -22,9 +22,26 @@ pub fn unwind_then(
     record: u32,
     resume: &Context,
 ) -> Result<(), Fatal> {
+    let below = t.cpu.regs[winterp_core::cpu::ESP];
+    start(t, proc, below, target, record, resume, 0, phase::CHAIN)
+}
+
+/// [`unwind_then`] with the unwinder's area below `below`, for an unwind started
+/// by the dispatcher (`depth` exceptions in progress, `phase` TERMINATING for the
+/// unwind before ExitProcess).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn start(
+    t: &mut GuestThread,
+    proc: &Arc<Process>,
+    below: u32,
+    target: u32,
+    record: u32,
+    resume: &Context,
+    depth: u32,
+    phase: u32,
+) -> Result<(), Fatal> {
     let th = Thunks::get(proc)?;
     let mem = &proc.mem;
-    let below = t.cpu.regs[winterp_core::cpu::ESP];
     let fail = |why: String| Fatal {
         code: code::BAD_STACK,
         report: Some(format!(
@@ -34,7 +51,9 @@ pub fn unwind_then(
         )),
     };
     let Some(stack) = Stack::of(t, proc, below) else {
-        return Err(fail(format!("the stack pointer {below:#010x} is not in any stack")));
+        return Err(fail(format!(
+            "the stack pointer {below:#010x} is not in any stack"
+        )));
     };
     let ctx_at = (below & !3).wrapping_sub(Context::SIZE);
     let rec_at = ctx_at.wrapping_sub(ExceptionRecord::SIZE);
@@ -56,7 +75,8 @@ pub fn unwind_then(
         flags |= flag::EXIT_UNWIND;
     }
     mem.write_u32(record + rec::FLAGS, flags)?;
-    let mut st = Frame::new(st_at, Kind::Unwind, record, ctx_at, target, 0);
+    let mut st = Frame::new(st_at, Kind::Unwind, record, ctx_at, target, depth);
+    st.phase = phase;
     let first = mem.read_u32(exception_list(t))?;
     walk(t, proc, &th, &mut st, first)
 }
@@ -72,7 +92,12 @@ pub(super) fn walk(
     let mem = &proc.mem;
     let target = st.aux;
     let Some(stack) = Stack::of(t, proc, st.at) else {
-        return Err(not_found(t, proc, st, "the unwinder's frame left the stack"));
+        return Err(not_found(
+            t,
+            proc,
+            st,
+            "the unwinder's frame left the stack",
+        ));
     };
     loop {
         if f == target || (f == CHAIN_END && target == CHAIN_END) {
@@ -99,12 +124,23 @@ pub(super) fn walk(
             ));
         }
         if target != 0 && target < f {
-            return raise_secondary(t, proc, st, code::INVALID_UNWIND_TARGET);
+            return raise(t, proc, st, code::INVALID_UNWIND_TARGET);
         }
         if !stack.frame_ok(f) {
-            return raise_secondary(t, proc, st, code::BAD_STACK);
+            return raise(t, proc, st, code::BAD_STACK);
         }
         let handler = mem.read_u32(f + 4)?;
+        if handler == th.top {
+            // kernel32's start-up frame has nothing to unwind.
+            st.current = f;
+            match unlink(t, proc, st, disposition::CONTINUE_SEARCH)? {
+                Step::Next(n) => {
+                    f = n;
+                    continue;
+                }
+                Step::Done => return Ok(()),
+            }
+        }
         if handler == th.nested
             && let Some(other) = Frame::read(mem, f, th.nested)
         {
@@ -140,7 +176,7 @@ pub(super) fn unlink(
         disposition::CONTINUE_SEARCH => st.current,
         disposition::COLLIDED_UNWIND => st.dispatcher,
         _ => {
-            raise_secondary(t, proc, st, code::INVALID_DISPOSITION)?;
+            raise(t, proc, st, code::INVALID_DISPOSITION)?;
             return Ok(Step::Done);
         }
     };
@@ -163,8 +199,32 @@ pub(super) fn after_handler(
     }
 }
 
+/// Raises `code` about the unwind (a bad target, frame or disposition), as
+/// RtlUnwind does; during the unwind before ExitProcess the process just ends.
+fn raise(t: &mut GuestThread, proc: &Arc<Process>, st: &Frame, code: u32) -> Result<(), Fatal> {
+    if st.phase == phase::TERMINATING {
+        return Err(quiet(proc, st));
+    }
+    raise_secondary(t, proc, st, code)
+}
+
+/// Ends the process with the code of the exception being unwound, without a report
+/// (one was printed before the unwind began).
+fn quiet(proc: &Process, st: &Frame) -> Fatal {
+    Fatal {
+        code: proc
+            .mem
+            .read_u32(st.record + rec::CODE)
+            .unwrap_or(code::BAD_STACK),
+        report: None,
+    }
+}
+
 /// The unwind cannot complete: the exception it is for ends the process.
 fn not_found(t: &GuestThread, proc: &Process, st: &Frame, why: &str) -> Fatal {
+    if st.phase == phase::TERMINATING {
+        return quiet(proc, st);
+    }
     let mem = &proc.mem;
     match (
         ExceptionRecord::read(mem, st.record),

@@ -183,8 +183,9 @@ impl Layers {
     }
 
     /// The entry `name` of host directory `dir`, if the guest may see it: a
-    /// regular file or directory, or a symlink whose canonical target is one and
-    /// stays inside `root`'s tree (the returned `path` is then the target).
+    /// regular file or directory, or a symlink whose canonical target is one, stays
+    /// inside `root`'s tree and is not an ancestor of the link (the returned `path`
+    /// is then the target).
     fn classify(&self, root: Root, dir: &Path, name: &str) -> Result<Option<HostItem>, VfsError> {
         if !is_guest_visible_name(name) {
             return Ok(None);
@@ -204,6 +205,16 @@ impl Layers {
             if !target.starts_with(self.root_path(root)) {
                 log::debug!(
                     "vfs: ignoring symlink {} -> {} (leaves the sandbox)",
+                    entry_path.display(),
+                    target.display()
+                );
+                return Ok(None);
+            }
+            // A link to one of its own ancestors would make the tree infinite
+            // (and a directory rename that copies it would never end).
+            if dir.starts_with(&target) {
+                log::debug!(
+                    "vfs: ignoring symlink {} (loops back to {})",
                     entry_path.display(),
                     target.display()
                 );

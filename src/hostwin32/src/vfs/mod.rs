@@ -9,7 +9,7 @@
 //!
 //! Everything the guest writes lands in `overlay_dir/drive_c/` (the letter is the
 //! configured drive's), a copy-on-write layer over the program folder (see
-//! [`overlay`] for the lookup rules):
+//! `overlay.rs` for the lookup rules):
 //! - opening an original file for writing first copies it to the overlay (keeping
 //!   its modification time); truncating opens skip the copy;
 //! - new files and directories are created in the overlay with the guest's spelling;
@@ -25,14 +25,21 @@
 //!
 //! # What cannot escape
 //!
-//! Guest paths are parsed by Win32 rules ([`path`]): `..` stops at the root, `/` is
+//! Guest paths are parsed by Win32 rules (`path.rs`): `..` stops at the root, `/` is
 //! a separator so a host path like `/etc/passwd` is just `C:\etc\passwd` inside the
 //! sandbox, other drive letters give ERROR_PATH_NOT_FOUND, `\\?\`, `\??\` and
 //! stream names (`file:stream`) give ERROR_INVALID_NAME, UNC paths give
 //! ERROR_BAD_NETPATH, and DOS device names come back as [`Device`] for the caller
 //! to map (CON to the console, NUL to a null handle). Host symlinks are followed
-//! only when their canonical target stays inside the tree they are in; the others
-//! are invisible. The overlay and program folders must not contain each other.
+//! only when their canonical target stays inside the tree they are in and is not
+//! one of the link's ancestors; the others are invisible, and files are opened
+//! with O_NOFOLLOW so nothing is reached through a link that was not checked. The
+//! overlay and program folders must not contain each other, and the guest
+//! directory and its ancestors cannot be removed or renamed (they hold the
+//! running program).
+//!
+//! With `allow_writes_to_original` and a guest directory at the drive root, the
+//! program folder is the whole drive, so `WINDOWS\TEMP` is created inside it.
 //!
 //! # Attributes
 //!

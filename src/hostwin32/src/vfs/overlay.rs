@@ -15,9 +15,8 @@
 //! guest deleted and made again is opaque). A directory that exists in both trees
 //! shows the union of their entries.
 //!
-//! Host entries are matched case-insensitively (the exact spelling first, then a
-//! scan of the directory, ties broken by the smallest host name so the choice is
-//! stable). Entries the guest could never name, special files (FIFOs, sockets,
+//! Host entries are matched case-insensitively (see `host.rs`). Entries the guest
+//! could never name, special files (FIFOs, sockets,
 //! devices) and symlinks whose canonical target leaves the tree they are in are
 //! invisible: they are neither listed nor opened. Symlinks that stay inside are
 //! followed, so a program folder that links one data directory to another still

@@ -523,6 +523,7 @@ fn symlinks_out_of_the_sandbox_are_not_followed() {
     )
     .unwrap();
     std::os::unix::fs::symlink("Data", sb.program.join("Alias")).unwrap();
+    std::os::unix::fs::symlink("..", sb.program.join("Data/Up")).unwrap();
     for direct in [false, true] {
         let vfs = open_vfs(&sb, direct);
         assert_eq!(
@@ -537,8 +538,9 @@ fn symlinks_out_of_the_sandbox_are_not_followed() {
             !listed.iter().any(|n| n == "LinkOut" || n == "secret.txt"),
             "{listed:?}"
         );
-        // A link that stays inside the program folder works.
+        // A link that stays inside the program folder works, unless it loops.
         assert_eq!(read(&vfs, r"alias\level1.dat").unwrap(), b"level one");
+        assert_eq!(code(read(&vfs, r"data\up\game.exe")), ERROR_PATH_NOT_FOUND);
         // Writing at the link's name never writes through it.
         let r = write(
             &vfs,
