@@ -3,6 +3,7 @@
 //! Talks to the machine only through [`host::Host`].
 
 pub mod address_space;
+pub mod advapi32;
 pub mod hle;
 pub mod host;
 pub mod kernel32;
@@ -18,6 +19,6 @@ pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.
 pub fn hle_dlls() -> Vec<hle::HleDll> {
-    vec![kernel32::DLL, msvcrt::DLL]
+    vec![kernel32::DLL, msvcrt::DLL, advapi32::DLL]
 }
 pub mod teb;

@@ -5,6 +5,7 @@ pub mod console;
 mod exception;
 pub mod file;
 pub mod heap;
+mod ini;
 mod interlocked;
 pub mod memory;
 pub mod misc;
@@ -39,6 +40,7 @@ fn exports() -> Vec<ApiDef> {
         thread::exports,
         tls::exports,
         interlocked::exports,
+        ini::exports,
         exception::exports,
     ] {
         v.extend(part());
