@@ -1083,11 +1083,6 @@ fn where_is(proc: &Process, t: &GuestThread) -> String {
 
 // ---- Waiting, in either mode ------------------------------------------------------------
 
-/// Whether `objs` can all be waited for.
-pub fn all_waitable(objs: &[Arc<dyn KernelObject>]) -> bool {
-    objs.iter().all(|o| o.as_waitable().is_some())
-}
-
 /// Acquires the objects if the wait is satisfied: WAIT_OBJECT_0 + n or
 /// WAIT_ABANDONED_0 + n.
 fn try_acquire(k: &Locked, objs: &[Arc<dyn KernelObject>], all: bool, tid: u32) -> Option<u32> {
@@ -1269,6 +1264,11 @@ pub fn virtual_clock(proc: &Process) -> u64 {
 /// for GetTickCount and friends in deterministic mode.
 pub fn virtual_time_ms(cx: &Ctx) -> u64 {
     virtual_instructions(cx) / INSNS_PER_MS
+}
+
+/// Microseconds of virtual time (QueryPerformanceCounter, timeGetTime).
+pub fn virtual_time_us(cx: &Ctx) -> u64 {
+    virtual_instructions(cx) * 1000 / INSNS_PER_MS
 }
 
 /// Virtual time in 100 ns units (FILETIME / QueryPerformanceCounter resolution).

@@ -140,8 +140,10 @@ pub fn initialize(proc: &Arc<Process>, thread: &mut GuestThread) -> Result<(), L
         })?;
         (p.name.clone(), p.entry)
     };
-    thread
-        .start_at(entry, &[])
+    // Windows runs every thread inside a top-level SEH frame (BaseProcessStart).
+    crate::seh::install_top_frame(thread, proc)
+        .map_err(|f| f.end_thread(proc))
+        .and_then(|()| thread.start_at(entry, &[]))
         .map_err(|end| LoadError::GuestEnded {
             name,
             what: "setting up the entry point",
@@ -179,7 +181,10 @@ pub fn new_thread(
         default
     };
     let mut t = create_thread(proc, reserve)?;
-    if let Err(end) = t.start_at(start, &[param]) {
+    if let Err(end) = crate::seh::install_top_frame(&mut t, proc)
+        .map_err(|f| f.end_thread(proc))
+        .and_then(|()| t.start_at(start, &[param]))
+    {
         release_thread(proc, t.tid);
         return Err(LoadError::GuestEnded {
             name: "CreateThread".into(),

@@ -509,7 +509,6 @@ fn unhandled_exception_prints_a_report_and_ends_the_process_with_the_code() {
     assert_eq!(end, ThreadEnd::ProcessExit(0xc000_0005));
     assert_eq!(g.proc.exited(), Some(0xc000_0005));
     let err = g.stderr();
-    println!("{err}");
     for want in [
         "unhandled exception 0xC0000005 EXCEPTION_ACCESS_VIOLATION",
         "writing address 0x00000000",
@@ -624,7 +623,6 @@ fn a_handler_that_always_faults_ends_with_a_report() {
     g.resume();
     assert_eq!(g.run(), ThreadEnd::ProcessExit(0xc000_0005));
     let err = g.stderr();
-    println!("{err}");
     assert!(err.contains("nested exceptions"), "{err}");
     assert!(err.contains("raised while dispatching"), "{err}");
     assert!(

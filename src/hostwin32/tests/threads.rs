@@ -694,7 +694,11 @@ fn waits_inside_guest_callbacks_run_the_other_threads() {
     for mode in [false, true] {
         let p = process(mode);
         let (d, entry) = nested_program(&p, true);
-        assert_eq!(run(&p, entry), ThreadEnd::Exited(1), "deterministic: {mode}");
+        assert_eq!(
+            run(&p, entry),
+            ThreadEnd::Exited(1),
+            "deterministic: {mode}"
+        );
         assert_eq!((u32_at(&p, d + 0x20), u32_at(&p, d + 0x24)), (3, 7));
     }
 }
@@ -706,7 +710,7 @@ fn deadlock_inside_a_guest_callback_is_reported() {
     match run(&p, entry) {
         ThreadEnd::Crashed(r) => {
             assert!(r.contains("deadlock"), "{r}");
-            assert!(r.contains("WaitForSingleObject"), "{r}");eprintln!("{r}");
+            assert!(r.contains("WaitForSingleObject"), "{r}");
         }
         other => panic!("expected a deadlock report, got {other:?}"),
     }

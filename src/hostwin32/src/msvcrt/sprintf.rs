@@ -21,6 +21,10 @@ fn format(cx: &mut Ctx, fmt: u32, va: u32, wide: bool) -> ApiResult<Vec<u16>> {
 
 /// Stores `units` (narrow: one byte each) at `buf`.
 fn store(cx: &mut Ctx, buf: u32, units: &[u16], wide: bool) -> ApiResult<()> {
+    // `_snprintf(NULL, 0, ...)` measures; nothing may touch the NULL buffer.
+    if units.is_empty() {
+        return Ok(());
+    }
     if wide {
         write_units(&cx.proc.mem, buf, units)?;
     } else {

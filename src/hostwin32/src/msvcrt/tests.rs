@@ -141,6 +141,10 @@ fn snprintf_truncation_rules() {
     assert_eq!(e.ret("snprintf", &[buf, 3, fmt, 123456]), 6);
     assert_eq!(e.str_at(buf), "12");
     assert_eq!(e.ret("_scprintf", &[fmt, 123456]), 6);
+    // Measuring with a NULL buffer and count 0.
+    assert_eq!(e.ret("_snprintf", &[0, 0, fmt, 123456]) as i32, -1);
+    assert_eq!(e.ret("_vsnprintf", &[0, 0, fmt, e.data]) as i32, -1);
+    assert_eq!(e.ret("vsnprintf", &[0, 0, fmt, e.data]), 1);
 }
 
 #[test]
