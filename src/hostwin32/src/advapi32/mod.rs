@@ -2,7 +2,10 @@
 
 use crate::hle::{ApiDef, HleDll};
 
-pub const DLL: HleDll = HleDll { name: "ADVAPI32.dll", exports };
+pub const DLL: HleDll = HleDll {
+    name: "ADVAPI32.dll",
+    exports,
+};
 
 fn exports() -> Vec<ApiDef> {
     Vec::new()

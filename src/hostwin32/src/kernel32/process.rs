@@ -657,14 +657,24 @@ const EXCEPTION_CONTINUE_SEARCH: u32 = 0;
 /// is attached, so the default action (ending the process) applies.
 pub fn UnhandledExceptionFilter(cx: &mut Ctx, ExceptionInfo: u32) -> ApiResult<Outcome> {
     let filter = unhandled_filter(cx.proc);
-    if filter == 0 {
+    let r = if filter == 0 {
+        EXCEPTION_CONTINUE_SEARCH
+    } else {
+        match cx.thread.call_guest(cx.proc, filter, &[ExceptionInfo]) {
+            Ok(r) => r,
+            Err(end) => return guest_call_end(end),
+        }
+    };
+    if r == EXCEPTION_CONTINUE_SEARCH {
+        // Windows' default action shows the crash; winterp writes the report (code,
+        // faulting instruction, module, registers, last API calls) to stderr and the
+        // caller (usually the C runtime's _XcptFilter) then ends the process.
+        let report = crate::seh::pointers_report(cx.proc, cx.thread.tid, ExceptionInfo)
+            .unwrap_or_else(|| format!("winterp: unhandled exception (EXCEPTION_POINTERS at {ExceptionInfo:#010x} unreadable)\n"));
+        cx.proc.host.stderr(report.as_bytes());
         return Ok(Outcome::Return(EXCEPTION_EXECUTE_HANDLER as u64));
     }
-    match cx.thread.call_guest(cx.proc, filter, &[ExceptionInfo]) {
-        Ok(EXCEPTION_CONTINUE_SEARCH) => Ok(Outcome::Return(EXCEPTION_EXECUTE_HANDLER as u64)),
-        Ok(r) => Ok(Outcome::Return(r as u64)),
-        Err(end) => guest_call_end(end),
-    }
+    Ok(Outcome::Return(r as u64))
 }
 
 pub fn IsDebuggerPresent(_cx: &mut Ctx) -> bool {
