@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
 use winterp_hostwin32::host::ConsoleHost;
-use winterp_hostwin32::process::{Process, ProcessConfig};
+use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
 use winterp_hostwin32::thread::ThreadEnd;
 use winterp_hostwin32::vfs::{Vfs, VfsConfig};
 
@@ -17,6 +17,37 @@ pub struct HeadlessArgs {
     pub stats: Option<PathBuf>,
     pub trace_api: bool,
     pub stub_unimplemented: bool,
+    pub winver: WinVer,
+}
+
+/// `--winver` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum WinVer {
+    #[value(name = "95")]
+    Win95,
+    #[value(name = "98")]
+    Win98,
+    #[value(name = "me")]
+    WinMe,
+    #[value(name = "nt4")]
+    Nt4,
+    #[value(name = "2000")]
+    Win2000,
+    #[value(name = "xp")]
+    WinXp,
+}
+
+impl From<WinVer> for WinVersion {
+    fn from(v: WinVer) -> WinVersion {
+        match v {
+            WinVer::Win95 => WinVersion::Win95,
+            WinVer::Win98 => WinVersion::Win98,
+            WinVer::WinMe => WinVersion::WinMe,
+            WinVer::Nt4 => WinVersion::Nt4,
+            WinVer::Win2000 => WinVersion::Win2000,
+            WinVer::WinXp => WinVersion::WinXp,
+        }
+    }
 }
 
 /// Runs the program; returns the exit code winterp should exit with.
@@ -31,6 +62,7 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     config.max_instructions = a.max_instructions;
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
+    config.version = a.winver.into();
     let guest_dir = config
         .guest_path
         .rsplit_once('\\')

@@ -36,6 +36,10 @@ struct Cli {
     /// Unimplemented APIs log and return 0 instead of stopping the program.
     #[arg(long)]
     stub_unimplemented: bool,
+    /// The Windows version GetVersion(Ex) reports (NT-only programs such as 7-Zip
+    /// refuse to run on 9x).
+    #[arg(long, value_enum, default_value = "98")]
+    winver: headless::WinVer,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -67,6 +71,7 @@ fn main() -> Result<()> {
                     stats: cli.stats,
                     trace_api: cli.trace_api,
                     stub_unimplemented: cli.stub_unimplemented,
+                    winver: cli.winver,
                 })?;
                 std::process::exit(code);
             }

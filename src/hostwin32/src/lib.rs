@@ -9,16 +9,24 @@ pub mod host;
 pub mod kernel32;
 pub mod loader;
 pub mod msvcrt;
+pub mod oleaut32;
 pub mod objects;
 pub mod process;
 pub mod scheduler;
 pub mod seh;
 pub mod startup;
 pub mod thread;
+pub mod user32;
 pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.
 pub fn hle_dlls() -> Vec<hle::HleDll> {
-    vec![kernel32::DLL, msvcrt::DLL, advapi32::DLL]
+    vec![
+        kernel32::DLL,
+        msvcrt::DLL,
+        advapi32::DLL,
+        user32::DLL,
+        oleaut32::DLL,
+    ]
 }
 pub mod teb;

@@ -111,6 +111,8 @@ pub struct Process {
     pub loader: Mutex<crate::loader::LoaderState>,
     /// Threads, the dispatcher lock, critical sections, named objects, TLS slots.
     pub sched: crate::scheduler::Sched,
+    /// ADVAPI32's registry (loaded from the overlay folder on first use).
+    pub registry: crate::advapi32::registry::RegistryState,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -158,6 +160,7 @@ impl Process {
             next_thread_id: AtomicU32::new(FIRST_THREAD_ID),
             loader: Mutex::new(crate::loader::LoaderState::default()),
             sched: Default::default(),
+            registry: Default::default(),
         }))
     }
 

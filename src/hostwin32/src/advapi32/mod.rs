@@ -1,4 +1,13 @@
-//! ADVAPI32.dll: the registry (and, later, security and crypto stubs that games import).
+//! ADVAPI32.dll: the registry, security (tokens and privileges), and, later, crypto
+//! stubs that games import.
+
+pub mod hive;
+pub mod regfile;
+pub mod registry;
+pub mod security;
+
+#[cfg(test)]
+mod tests;
 
 use crate::hle::{ApiDef, HleDll};
 
@@ -8,5 +17,8 @@ pub const DLL: HleDll = HleDll {
 };
 
 fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    let mut v = Vec::new();
+    v.extend(registry::exports());
+    v.extend(security::exports());
+    v
 }

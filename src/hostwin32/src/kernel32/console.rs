@@ -304,8 +304,47 @@ pub fn SetConsoleTitleW(cx: &mut Ctx, lpConsoleTitle: Ptr) -> ApiResult<bool> {
     Ok(true)
 }
 
+/// The screen buffer the headless console reports: Windows' default console, 80
+/// columns by 300 lines with an 80x25 window at the top, light grey on black. The
+/// host terminal keeps the real cursor, so the cursor is reported at the origin.
+pub const SCREEN_COLUMNS: i16 = 80;
+pub const SCREEN_LINES: i16 = 300;
+pub const WINDOW_LINES: i16 = 25;
+
+pub fn GetConsoleScreenBufferInfo(
+    cx: &mut Ctx,
+    hConsoleOutput: u32,
+    lpConsoleScreenBufferInfo: Ptr,
+) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleOutput)? else {
+        return Ok(false);
+    };
+    if c.stream == Stream::Input {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    let fields: [i16; 11] = [
+        SCREEN_COLUMNS,
+        SCREEN_LINES,
+        0,
+        0,
+        // FOREGROUND_RED | FOREGROUND_GREEN | FOREGROUND_BLUE
+        0x7,
+        0,
+        0,
+        SCREEN_COLUMNS - 1,
+        WINDOW_LINES - 1,
+        SCREEN_COLUMNS,
+        WINDOW_LINES,
+    ];
+    let b: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
+    cx.proc.mem.write_bytes(lpConsoleScreenBufferInfo.0, &b)?;
+    Ok(true)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GetConsoleScreenBufferInfo", GetConsoleScreenBufferInfo),
         stdcall("WriteConsoleA", WriteConsoleA),
         stdcall("WriteConsoleW", WriteConsoleW),
         stdcall("ReadConsoleA", ReadConsoleA),

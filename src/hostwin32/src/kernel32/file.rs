@@ -22,7 +22,9 @@ use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
 use crate::objects::{INVALID_HANDLE_VALUE, KernelObject};
 use crate::process::Process;
 use crate::teb::set_last_error;
-use crate::vfs::{CreationDisposition, Device, DirEntry, OpenOptions, Opened, Vfs, VfsError};
+use crate::vfs::{
+    CreationDisposition, Device, DirEntry, HostFile, OpenGuard, OpenOptions, Opened, Vfs, VfsError,
+};
 use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -38,9 +40,11 @@ const GENERIC_READ: u32 = 0x8000_0000;
 const GENERIC_WRITE: u32 = 0x4000_0000;
 const GENERIC_EXECUTE: u32 = 0x2000_0000;
 const GENERIC_ALL: u32 = 0x1000_0000;
+const DELETE: u32 = 0x0001_0000;
 const FILE_READ_DATA: u32 = 0x1;
 const FILE_WRITE_DATA: u32 = 0x2;
 const FILE_APPEND_DATA: u32 = 0x4;
+const FILE_EXECUTE: u32 = 0x20;
 const FILE_FLAG_OVERLAPPED: u32 = 0x4000_0000;
 const FILE_FLAG_DELETE_ON_CLOSE: u32 = 0x0400_0000;
 const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
@@ -64,7 +68,9 @@ pub struct FileObject {
     pub path: String,
     pub read: bool,
     pub write: bool,
-    file: fs::File,
+    host: Arc<HostFile>,
+    /// The open in the VFS sharing table; it ends when the last handle goes.
+    open: Option<OpenGuard>,
     pos: Mutex<u64>,
     /// FILE_FLAG_DELETE_ON_CLOSE: deleted through this VFS when the last handle goes.
     delete_on_close: Option<Arc<Vfs>>,
@@ -78,6 +84,9 @@ impl KernelObject for FileObject {
 
 impl Drop for FileObject {
     fn drop(&mut self) {
+        // This open must be gone from the sharing table before the delete, which
+        // would otherwise see it.
+        drop(self.open.take());
         if let Some(vfs) = &self.delete_on_close
             && let Err(e) = vfs.delete_file(&self.path)
         {
@@ -88,7 +97,7 @@ impl Drop for FileObject {
 
 impl FileObject {
     pub fn size(&self) -> std::io::Result<u64> {
-        Ok(self.file.metadata()?.len())
+        Ok(self.host.get().metadata()?.len())
     }
 
     /// Reads up to `n` bytes at the file position and advances it.
@@ -104,8 +113,9 @@ impl FileObject {
         let n = (n as u64).min(size.saturating_sub(at)) as usize;
         let mut v = vec![0u8; n];
         let mut got = 0;
+        let file = self.host.get();
         while got < n {
-            let k = self.file.read_at(&mut v[got..], at + got as u64)?;
+            let k = file.read_at(&mut v[got..], at + got as u64)?;
             if k == 0 {
                 break;
             }
@@ -118,7 +128,7 @@ impl FileObject {
     /// Writes at the file position and advances it.
     pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
         let mut pos = self.pos.lock().unwrap_or_else(|e| e.into_inner());
-        self.file.write_all_at(bytes, *pos)?;
+        self.host.get().write_all_at(bytes, *pos)?;
         *pos += bytes.len() as u64;
         Ok(())
     }
@@ -135,6 +145,8 @@ impl FileObject {
 /// A directory opened with FILE_FLAG_BACKUP_SEMANTICS.
 pub struct DirObject {
     pub path: String,
+    /// The open in the VFS sharing table; it ends when the last handle goes.
+    _open: OpenGuard,
 }
 
 impl KernelObject for DirObject {
@@ -264,6 +276,7 @@ fn create_file(
     cx: &mut Ctx,
     name: String,
     access: u32,
+    share: u32,
     disposition: u32,
     flags: u32,
 ) -> ApiResult<u32> {
@@ -275,11 +288,18 @@ fn create_file(
     let Some(disp) = CreationDisposition::from_win32(disposition) else {
         return fail(cx, err::ERROR_INVALID_PARAMETER, INVALID_HANDLE_VALUE);
     };
-    let read = access & (GENERIC_READ | GENERIC_ALL | GENERIC_EXECUTE | FILE_READ_DATA) != 0;
+    let read = access
+        & (GENERIC_READ | GENERIC_ALL | GENERIC_EXECUTE | FILE_READ_DATA | FILE_EXECUTE)
+        != 0;
     let write = access & (GENERIC_WRITE | GENERIC_ALL | FILE_WRITE_DATA | FILE_APPEND_DATA) != 0;
+    let delete_on_close = flags & FILE_FLAG_DELETE_ON_CLOSE != 0;
     let opts = OpenOptions {
         read,
         write,
+        // CreateFile asks for DELETE itself when FILE_FLAG_DELETE_ON_CLOSE is set,
+        // so later opens must share delete.
+        delete: access & (DELETE | GENERIC_ALL) != 0 || delete_on_close,
+        share,
         disposition: disp,
         attributes: flags & 0xffff,
         backup_semantics: flags & FILE_FLAG_BACKUP_SEMANTICS != 0,
@@ -295,13 +315,14 @@ fn create_file(
                 path: f.path,
                 read,
                 write,
-                file: f.file,
+                host: f.host,
+                open: Some(f.open),
                 pos: Mutex::new(0),
-                delete_on_close: (flags & FILE_FLAG_DELETE_ON_CLOSE != 0).then(|| vfs.clone()),
+                delete_on_close: delete_on_close.then(|| vfs.clone()),
             }),
             f.existed,
         ),
-        Opened::Directory { path } => (Arc::new(DirObject { path }), true),
+        Opened::Directory { path, open } => (Arc::new(DirObject { path, _open: open }), true),
         Opened::Device(d) => match d {
             Device::Nul => (Arc::new(NullDevice), true),
             Device::ConIn => (Arc::new(Console::new(Stream::Input)), true),
@@ -331,7 +352,7 @@ pub fn CreateFileA(
     cx: &mut Ctx,
     lpFileName: Ptr,
     dwDesiredAccess: u32,
-    _dwShareMode: u32,
+    dwShareMode: u32,
     _lpSecurityAttributes: u32,
     dwCreationDisposition: u32,
     dwFlagsAndAttributes: u32,
@@ -342,6 +363,7 @@ pub fn CreateFileA(
         cx,
         name,
         dwDesiredAccess,
+        dwShareMode,
         dwCreationDisposition,
         dwFlagsAndAttributes,
     )
@@ -351,7 +373,7 @@ pub fn CreateFileW(
     cx: &mut Ctx,
     lpFileName: Ptr,
     dwDesiredAccess: u32,
-    _dwShareMode: u32,
+    dwShareMode: u32,
     _lpSecurityAttributes: u32,
     dwCreationDisposition: u32,
     dwFlagsAndAttributes: u32,
@@ -362,6 +384,7 @@ pub fn CreateFileW(
         cx,
         name,
         dwDesiredAccess,
+        dwShareMode,
         dwCreationDisposition,
         dwFlagsAndAttributes,
     )
@@ -466,7 +489,8 @@ pub fn WriteFile(
         if !data.is_empty() {
             let r = match overlapped_offset(cx, lpOverlapped)? {
                 Some(at) => f
-                    .file
+                    .host
+                    .get()
                     .write_all_at(&data, at)
                     .map(|_| f.set_position(at + data.len() as u64)),
                 None => data.chunks(CHUNK).try_for_each(|c| f.write(c)),
@@ -636,7 +660,7 @@ pub fn SetEndOfFile(cx: &mut Ctx, hFile: u32) -> ApiResult<bool> {
     if !f.write {
         return fail(cx, err::ERROR_ACCESS_DENIED, false);
     }
-    match f.file.set_len(f.position()) {
+    match f.host.get().set_len(f.position()) {
         Ok(()) => Ok(true),
         Err(e) => fail(cx, io_code(&e), false),
     }
@@ -651,7 +675,7 @@ fn host_times(m: &fs::Metadata) -> (u64, u64, u64) {
 
 fn handle_times(cx: &mut Ctx, h: u32) -> ApiResult<Option<(u64, u64, u64)>> {
     if let Some(f) = get_as::<FileObject>(cx, h) {
-        return match f.file.metadata() {
+        return match f.host.get().metadata() {
             Ok(m) => Ok(Some(host_times(&m))),
             Err(e) => fail(cx, io_code(&e), None),
         };
@@ -719,7 +743,7 @@ pub fn SetFileTime(
             t = t.set_modified(system_from_filetime(v));
         }
     }
-    match f.file.set_times(t) {
+    match f.host.get().set_times(t) {
         Ok(()) => Ok(true),
         Err(e) => fail(cx, io_code(&e), false),
     }
@@ -734,7 +758,7 @@ pub fn GetFileInformationByHandle(
     let Some(f) = file_arg(cx, hFile)? else {
         return Ok(false);
     };
-    let m = match f.file.metadata() {
+    let m = match f.host.get().metadata() {
         Ok(m) => m,
         Err(e) => return fail(cx, io_code(&e), false),
     };
@@ -1505,7 +1529,7 @@ fn create_mapping(
             if !writable {
                 return fail(cx, err::ERROR_NOT_ENOUGH_MEMORY, 0);
             }
-            if let Err(e) = f.file.set_len(size) {
+            if let Err(e) = f.host.get().set_len(size) {
                 return fail(cx, io_code(&e), 0);
             }
         }
@@ -1742,7 +1766,7 @@ fn write_back(proc: &Process, base: u32, v: &View, start: u32, len: u32) -> Resu
         .map_err(|_| err::ERROR_NOACCESS)?;
     let at = v.offset + start as u64;
     match &v.mapping.file {
-        Some(f) => f.file.write_all_at(&buf, at).map_err(|e| io_code(&e)),
+        Some(f) => f.host.get().write_all_at(&buf, at).map_err(|e| io_code(&e)),
         None => {
             let mut b = v.mapping.backing.lock().unwrap_or_else(|e| e.into_inner());
             b[at as usize..at as usize + buf.len()].copy_from_slice(&buf);
@@ -2130,6 +2154,150 @@ mod tests {
     }
 
     const FILE_ATTRIBUTE_DIRECTORY_VALUE: u32 = 0x10;
+    const FILE_SHARE_READ: u32 = 1;
+    const FILE_SHARE_WRITE: u32 = 2;
+    const FILE_SHARE_DELETE: u32 = 4;
+    const ERROR_SHARING_VIOLATION: u32 = 32;
+
+    fn open_shared(f: &mut Files, name: &str, access: u32, share: u32, disp: u32) -> u32 {
+        f.h.put_cstr(f.buf, name);
+        CreateFileA(&mut f.h.cx(), Ptr(f.buf), access, share, 0, disp, 0x80, 0).unwrap()
+    }
+
+    fn delete(f: &mut Files, name: &str) -> bool {
+        f.h.put_cstr(f.buf, name);
+        DeleteFileA(&mut f.h.cx(), Ptr(f.buf)).unwrap()
+    }
+
+    // CreateFile's documented sharing rules, seen through the API: the error is
+    // ERROR_SHARING_VIOLATION, and the open ends with the last handle.
+    #[test]
+    fn share_modes_through_create_file_and_close_handle() {
+        let mut f = files();
+        let h = open_shared(&mut f, r"DATA\LEVEL1.DAT", GENERIC_READ, FILE_SHARE_READ, 3);
+        assert_ne!(h, INVALID_HANDLE_VALUE);
+        let w = open_shared(
+            &mut f,
+            r"DATA\LEVEL1.DAT",
+            GENERIC_WRITE,
+            FILE_SHARE_READ | FILE_SHARE_WRITE,
+            3,
+        );
+        assert_eq!(w, INVALID_HANDLE_VALUE);
+        assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
+        assert!(!delete(&mut f, r"DATA\LEVEL1.DAT"));
+        assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
+        // A duplicate is the same open: closing the original handle keeps it.
+        let dup = f.buf + 0x3000;
+        assert!(
+            crate::kernel32::misc::DuplicateHandle(
+                &mut f.h.cx(),
+                crate::objects::CURRENT_PROCESS,
+                h,
+                crate::objects::CURRENT_PROCESS,
+                Ptr(dup),
+                0,
+                false,
+                0
+            )
+            .unwrap()
+        );
+        let dup = f.h.u32(dup);
+        assert!(CloseHandle(&mut f.h.cx(), h).unwrap());
+        assert!(!delete(&mut f, r"DATA\LEVEL1.DAT"));
+        assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
+        assert!(CloseHandle(&mut f.h.cx(), dup).unwrap());
+        let w = open_shared(&mut f, r"DATA\LEVEL1.DAT", GENERIC_WRITE, 0, 3);
+        assert_ne!(w, INVALID_HANDLE_VALUE);
+        CloseHandle(&mut f.h.cx(), w).unwrap();
+        assert!(delete(&mut f, r"DATA\LEVEL1.DAT"));
+        // dwShareMode bits beyond FILE_SHARE_DELETE are invalid.
+        assert_eq!(
+            open_shared(&mut f, "GAME.EXE", GENERIC_READ, 0x10, 3),
+            INVALID_HANDLE_VALUE
+        );
+        assert_eq!(f.h.last_error(), err::ERROR_INVALID_PARAMETER);
+        // DELETE access alone takes part: a reader that does not share delete
+        // conflicts with it.
+        let r = open_shared(&mut f, "GAME.EXE", GENERIC_READ, FILE_SHARE_READ, 3);
+        assert_eq!(
+            open_shared(&mut f, "GAME.EXE", DELETE, 7, 3),
+            INVALID_HANDLE_VALUE
+        );
+        assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
+        CloseHandle(&mut f.h.cx(), r).unwrap();
+    }
+
+    #[test]
+    fn delete_on_close_needs_share_delete_and_deletes_at_close() {
+        let mut f = files();
+        let flags = 0x80 | FILE_FLAG_DELETE_ON_CLOSE;
+        f.h.put_cstr(f.buf, "TEMP.DAT");
+        let h = CreateFileA(
+            &mut f.h.cx(),
+            Ptr(f.buf),
+            GENERIC_READ | GENERIC_WRITE,
+            FILE_SHARE_READ | FILE_SHARE_DELETE,
+            0,
+            1,
+            flags,
+            0,
+        )
+        .unwrap();
+        assert_ne!(h, INVALID_HANDLE_VALUE);
+        // The documented rule: later opens fail unless they share delete.
+        assert_eq!(
+            open_shared(&mut f, "TEMP.DAT", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, 3),
+            INVALID_HANDLE_VALUE
+        );
+        assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
+        CloseHandle(&mut f.h.cx(), h).unwrap();
+        f.h.put_cstr(f.buf, "TEMP.DAT");
+        assert_eq!(
+            GetFileAttributesA(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
+            INVALID_FILE_ATTRIBUTES
+        );
+        assert!(!f.overlay.join("drive_c/GAMES/TEMP.DAT").exists());
+    }
+
+    /// Two handles are one file: a reader opened before a writer copied the
+    /// original into the overlay reads and sizes what the writer wrote.
+    #[test]
+    fn handles_see_each_others_writes_across_a_copy_up() {
+        let mut f = files();
+        let share = FILE_SHARE_READ | FILE_SHARE_WRITE;
+        let r = open_shared(&mut f, r"DATA\LEVEL1.DAT", GENERIC_READ, share, 3);
+        let w = open_shared(&mut f, r"DATA\LEVEL1.DAT", GENERIC_WRITE, share, 3);
+        assert_ne!(w, INVALID_HANDLE_VALUE);
+        let (data, n) = (f.buf + 0x1000, f.buf + 0x2000);
+        assert_eq!(SetFilePointer(&mut f.h.cx(), w, 0, Ptr(0), 2).unwrap(), 10);
+        f.h.put_cstr(data, "ABCDE");
+        assert!(WriteFile(&mut f.h.cx(), w, Ptr(data), 5, Ptr(n), Ptr(0)).unwrap());
+        assert_eq!(GetFileSize(&mut f.h.cx(), r, Ptr(0)).unwrap(), 15);
+        assert!(ReadFile(&mut f.h.cx(), r, Ptr(data), 100, Ptr(n), Ptr(0)).unwrap());
+        assert_eq!(f.h.u32(n), 15);
+        assert_eq!(f.h.cstr(data).as_bytes()[..15], *b"0123456789ABCDE");
+        CloseHandle(&mut f.h.cx(), w).unwrap();
+        CloseHandle(&mut f.h.cx(), r).unwrap();
+        assert_eq!(
+            fs::read(f.program.join("DATA/LEVEL1.DAT")).unwrap(),
+            b"0123456789"
+        );
+    }
+
+    #[test]
+    fn raw_disks_are_refused() {
+        let mut f = files();
+        assert_eq!(
+            open_shared(&mut f, r"\\.\PhysicalDrive0", GENERIC_READ, 3, 3),
+            INVALID_HANDLE_VALUE
+        );
+        assert_eq!(f.h.last_error(), err::ERROR_ACCESS_DENIED);
+        assert_eq!(
+            open_shared(&mut f, r"\\?\C:\GAMES\GAME.EXE", GENERIC_READ, 3, 3) != INVALID_HANDLE_VALUE,
+            true
+        );
+    }
 
     #[test]
     fn temp_names_drives_and_mappings() {

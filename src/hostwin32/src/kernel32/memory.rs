@@ -401,8 +401,116 @@ pub fn IsBadStringPtrW(cx: &mut Ctx, lpsz: u32, ucchMax: u32) -> bool {
     false
 }
 
+// ---- GlobalMemoryStatus ---------------------------------------------------------------
+
+/// What the machine has, in bytes: physical memory total and available, and the
+/// page file (reported as the same as physical: there is no separate swap to show).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MachineMemory {
+    total_phys: u64,
+    avail_phys: u64,
+}
+
+/// The host's memory from `/proc/meminfo`; in deterministic mode (or where that is
+/// missing) a fixed 1 GiB machine with 768 MiB free, so runs see the same numbers.
+fn machine_memory(deterministic: bool) -> MachineMemory {
+    const FIXED: MachineMemory = MachineMemory {
+        total_phys: 1 << 30,
+        avail_phys: 768 << 20,
+    };
+    if deterministic {
+        return FIXED;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/meminfo") else {
+        return FIXED;
+    };
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    };
+    match (field("MemTotal"), field("MemAvailable")) {
+        (Some(total_phys), Some(avail_phys)) => MachineMemory {
+            total_phys,
+            avail_phys: avail_phys.min(total_phys),
+        },
+        _ => FIXED,
+    }
+}
+
+/// Bytes of the user address space not reserved by anything.
+fn free_virtual(cx: &Ctx) -> u64 {
+    let vm = cx.proc.vm.lock().unwrap_or_else(|e| e.into_inner());
+    let used: u64 = vm
+        .reservations()
+        .filter(|r| r.base >= USER_MIN && r.base <= USER_MAX)
+        .map(|r| r.size as u64)
+        .sum();
+    total_virtual().saturating_sub(used)
+}
+
+fn total_virtual() -> u64 {
+    USER_MAX as u64 + 1 - USER_MIN as u64
+}
+
+fn memory_load(m: &MachineMemory) -> u32 {
+    if m.total_phys == 0 {
+        return 0;
+    }
+    (100 - m.avail_phys * 100 / m.total_phys) as u32
+}
+
+/// MEMORYSTATUS. Values above 2 GiB are clamped to 0x7fffffff, as Windows does for
+/// programs that are not large-address-aware, so 32-bit arithmetic in old programs
+/// cannot overflow.
+pub fn GlobalMemoryStatus(cx: &mut Ctx, lpBuffer: Ptr) -> ApiResult<()> {
+    let m = machine_memory(cx.proc.config.deterministic);
+    let clamp = |v: u64| v.min(0x7fff_ffff) as u32;
+    let vals = [
+        32,
+        memory_load(&m),
+        clamp(m.total_phys),
+        clamp(m.avail_phys),
+        clamp(m.total_phys),
+        clamp(m.avail_phys),
+        clamp(total_virtual()),
+        clamp(free_virtual(cx)),
+    ];
+    for (k, v) in vals.iter().enumerate() {
+        cx.proc.mem.write_u32(lpBuffer.0 + 4 * k as u32, *v)?;
+    }
+    Ok(())
+}
+
+/// MEMORYSTATUSEX: dwLength must be 64.
+pub fn GlobalMemoryStatusEx(cx: &mut Ctx, lpBuffer: Ptr) -> ApiResult<bool> {
+    if cx.proc.mem.read_u32(lpBuffer.0)? != 64 {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(false);
+    }
+    let m = machine_memory(cx.proc.config.deterministic);
+    let mem = &cx.proc.mem;
+    mem.write_u32(lpBuffer.0 + 4, memory_load(&m))?;
+    let vals = [
+        m.total_phys,
+        m.avail_phys,
+        m.total_phys,
+        m.avail_phys,
+        total_virtual(),
+        free_virtual(cx),
+        0,
+    ];
+    for (k, v) in vals.iter().enumerate() {
+        cx.proc.mem.write_u64(lpBuffer.0 + 8 + 8 * k as u32, *v)?;
+    }
+    Ok(true)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GlobalMemoryStatus", GlobalMemoryStatus),
+        stdcall("GlobalMemoryStatusEx", GlobalMemoryStatusEx),
         stdcall("VirtualAlloc", VirtualAlloc),
         stdcall("VirtualFree", VirtualFree),
         stdcall("VirtualProtect", VirtualProtect),

@@ -16,7 +16,7 @@ use crate::objects::{CURRENT_PROCESS, CURRENT_THREAD, INVALID_HANDLE_VALUE};
 use crate::process::{Process, WinVersion};
 use crate::teb::{self, last_error, set_last_error};
 use crate::thread::ThreadEnd;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::console::{Console, ConsoleState, Stream};
@@ -36,6 +36,10 @@ pub struct ProcessEnv {
     strings: OnceLock<ProcessStrings>,
     unhandled_filter: AtomicU32,
     error_mode: AtomicU32,
+    /// SetFileApisToOEM was called: the A file functions use the OEM code page.
+    file_apis_oem: AtomicBool,
+    /// SetProcessAffinityMask's mask; 0 until set (then the system mask applies).
+    affinity: AtomicU32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -713,8 +717,131 @@ pub fn SetErrorMode(cx: &mut Ctx, uMode: u32) -> u32 {
     cx.proc.k32.error_mode.swap(uMode, Ordering::SeqCst)
 }
 
+// ---- file API code page ---------------------------------------------------------------
+
+/// Whether the A file functions take and give OEM (true) or ANSI (false) strings.
+pub fn file_apis_oem(proc: &Process) -> bool {
+    proc.k32.file_apis_oem.load(Ordering::Relaxed)
+}
+
+pub fn SetFileApisToOEM(cx: &mut Ctx) {
+    cx.proc.k32.file_apis_oem.store(true, Ordering::Relaxed);
+}
+
+pub fn SetFileApisToANSI(cx: &mut Ctx) {
+    cx.proc.k32.file_apis_oem.store(false, Ordering::Relaxed);
+}
+
+pub fn AreFileApisANSI(cx: &mut Ctx) -> bool {
+    !file_apis_oem(cx.proc)
+}
+
+// ---- affinity and process times ---------------------------------------------------------
+
+/// The processors GetSystemInfo reports (one), as an affinity mask.
+pub const SYSTEM_AFFINITY: u32 = 1;
+
+pub fn process_affinity(proc: &Process) -> u32 {
+    match proc.k32.affinity.load(Ordering::Relaxed) {
+        0 => SYSTEM_AFFINITY,
+        m => m,
+    }
+}
+
+pub fn GetProcessAffinityMask(
+    cx: &mut Ctx,
+    hProcess: u32,
+    lpProcessAffinityMask: Ptr,
+    lpSystemAffinityMask: Ptr,
+) -> ApiResult<bool> {
+    if hProcess != CURRENT_PROCESS {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    cx.proc
+        .mem
+        .write_u32(lpProcessAffinityMask.0, process_affinity(cx.proc))?;
+    cx.proc
+        .mem
+        .write_u32(lpSystemAffinityMask.0, SYSTEM_AFFINITY)?;
+    Ok(true)
+}
+
+/// The mask must be non-empty and within the system's processors.
+pub fn SetProcessAffinityMask(
+    cx: &mut Ctx,
+    hProcess: u32,
+    dwProcessAffinityMask: u32,
+) -> ApiResult<bool> {
+    if hProcess != CURRENT_PROCESS {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    if dwProcessAffinityMask == 0 || dwProcessAffinityMask & !SYSTEM_AFFINITY != 0 {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(false);
+    }
+    cx.proc
+        .k32
+        .affinity
+        .store(dwProcessAffinityMask, Ordering::Relaxed);
+    Ok(true)
+}
+
+/// CPU time the host has spent on this process, in 100 ns units (user, kernel),
+/// from `/proc/self/stat` (clock ticks of USER_HZ = 100 on Linux).
+fn host_cpu_times() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces and parentheses: fields after it
+    // are counted from the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 here.
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    const TICKS_TO_100NS: u64 = 10_000_000 / 100;
+    Some((utime * TICKS_TO_100NS, stime * TICKS_TO_100NS))
+}
+
+/// Creation time is when the process started; it has not exited. User time is the
+/// host CPU time of the emulator (the guest's work is all user mode, so kernel time
+/// is the host's system time); in deterministic mode both come from the virtual
+/// clock (all of it user time), so runs see the same values.
+pub fn GetProcessTimes(
+    cx: &mut Ctx,
+    hProcess: u32,
+    lpCreationTime: Ptr,
+    lpExitTime: Ptr,
+    lpKernelTime: Ptr,
+    lpUserTime: Ptr,
+) -> ApiResult<bool> {
+    if hProcess != CURRENT_PROCESS {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    }
+    let elapsed = super::time::micros(cx) * 10;
+    let created = super::time::now_filetime(cx).saturating_sub(elapsed);
+    let (user, kernel) = if cx.proc.config.deterministic {
+        (elapsed, 0)
+    } else {
+        host_cpu_times().unwrap_or((elapsed, 0))
+    };
+    let mem = &cx.proc.mem;
+    mem.write_u64(lpCreationTime.0, created)?;
+    mem.write_u64(lpExitTime.0, 0)?;
+    mem.write_u64(lpKernelTime.0, kernel)?;
+    mem.write_u64(lpUserTime.0, user)?;
+    Ok(true)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("SetFileApisToOEM", SetFileApisToOEM),
+        stdcall("SetFileApisToANSI", SetFileApisToANSI),
+        stdcall("AreFileApisANSI", AreFileApisANSI),
+        stdcall("GetProcessAffinityMask", GetProcessAffinityMask),
+        stdcall("SetProcessAffinityMask", SetProcessAffinityMask),
+        stdcall("GetProcessTimes", GetProcessTimes),
         stdcall("GetCommandLineA", GetCommandLineA),
         stdcall("GetCommandLineW", GetCommandLineW),
         stdcall("GetEnvironmentVariableA", GetEnvironmentVariableA),

@@ -1229,28 +1229,38 @@ fn expand_inserts(
     Ok(out)
 }
 
-pub fn FormatMessageA(
+/// FormatMessageA/W: `wide` selects UTF-16 for the template, `!s!` inserts, the
+/// output and nSize (in characters).
+fn format_message(
     cx: &mut Ctx,
+    wide: bool,
     dwFlags: u32,
     lpSource: Ptr,
     dwMessageId: u32,
-    _dwLanguageId: u32,
     lpBuffer: Ptr,
     nSize: u32,
     Arguments: Ptr,
 ) -> ApiResult<u32> {
+    let name = if wide { "FormatMessageW" } else { "FormatMessageA" };
     if dwFlags & FORMAT_MESSAGE_FROM_HMODULE != 0 && dwFlags & FORMAT_MESSAGE_FROM_SYSTEM == 0 {
-        return Err(ApiError::UnimplementedCase(
-            "FormatMessageA: FORMAT_MESSAGE_FROM_HMODULE (message tables)".into(),
-        ));
+        return Err(ApiError::UnimplementedCase(format!(
+            "{name}: FORMAT_MESSAGE_FROM_HMODULE (message tables)"
+        )));
     }
     if dwFlags & FORMAT_MESSAGE_MAX_WIDTH_MASK != 0 {
-        return Err(ApiError::UnimplementedCase(
-            "FormatMessageA: line width control".into(),
-        ));
+        return Err(ApiError::UnimplementedCase(format!(
+            "{name}: line width control"
+        )));
     }
+    let read = |proc: &Process, p: u32| {
+        if wide {
+            read_wstr(proc, p)
+        } else {
+            read_ansi(proc, p)
+        }
+    };
     let template = if dwFlags & FORMAT_MESSAGE_FROM_STRING != 0 {
-        read_ansi(cx.proc, lpSource.0)?
+        read(cx.proc, lpSource.0)?
     } else if dwFlags & FORMAT_MESSAGE_FROM_SYSTEM != 0 {
         match system_message(dwMessageId) {
             Some(m) => m.to_string(),
@@ -1275,30 +1285,81 @@ pub fn FormatMessageA(
         &template,
         ignore,
         |k| Ok(proc.mem.read_u32(base + 4 * (k - 1))?),
-        |p| read_ansi(&proc, p),
+        |p| read(&proc, p),
     )?;
-    let bytes = encode_ansi(&text);
+    // The output with its NUL, and its length in characters without it.
+    let (mut out, len, unit) = if wide {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let b: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        (b, units.len() as u32, 2u32)
+    } else {
+        let b = encode_ansi(&text);
+        let n = b.len() as u32;
+        (b, n, 1u32)
+    };
+    out.extend(std::iter::repeat_n(0u8, unit as usize));
     if dwFlags & FORMAT_MESSAGE_ALLOCATE_BUFFER != 0 {
+        // LocalFree releases it: local memory is the process heap.
         let heap = super::heap::process_heap(cx.proc)?;
-        let p = heap.alloc((bytes.len() as u32 + 1).max(nSize), false)?;
+        let p = heap.alloc((out.len() as u32).max(nSize.saturating_mul(unit)), false)?;
         if p == 0 {
             set_last_error(cx, err::ERROR_NOT_ENOUGH_MEMORY)?;
             return Ok(0);
         }
-        let mut v = bytes.clone();
-        v.push(0);
-        cx.proc.mem.write_bytes(p, &v)?;
+        cx.proc.mem.write_bytes(p, &out)?;
         cx.proc.mem.write_u32(lpBuffer.0, p)?;
-        return Ok(bytes.len() as u32);
+        return Ok(len);
     }
-    if bytes.len() as u32 >= nSize {
+    if len >= nSize {
         set_last_error(cx, err::ERROR_INSUFFICIENT_BUFFER)?;
         return Ok(0);
     }
-    let mut v = bytes.clone();
-    v.push(0);
-    cx.proc.mem.write_bytes(lpBuffer.0, &v)?;
-    Ok(bytes.len() as u32)
+    cx.proc.mem.write_bytes(lpBuffer.0, &out)?;
+    Ok(len)
+}
+
+pub fn FormatMessageA(
+    cx: &mut Ctx,
+    dwFlags: u32,
+    lpSource: Ptr,
+    dwMessageId: u32,
+    _dwLanguageId: u32,
+    lpBuffer: Ptr,
+    nSize: u32,
+    Arguments: Ptr,
+) -> ApiResult<u32> {
+    format_message(
+        cx,
+        false,
+        dwFlags,
+        lpSource,
+        dwMessageId,
+        lpBuffer,
+        nSize,
+        Arguments,
+    )
+}
+
+pub fn FormatMessageW(
+    cx: &mut Ctx,
+    dwFlags: u32,
+    lpSource: Ptr,
+    dwMessageId: u32,
+    _dwLanguageId: u32,
+    lpBuffer: Ptr,
+    nSize: u32,
+    Arguments: Ptr,
+) -> ApiResult<u32> {
+    format_message(
+        cx,
+        true,
+        dwFlags,
+        lpSource,
+        dwMessageId,
+        lpBuffer,
+        nSize,
+        Arguments,
+    )
 }
 
 pub fn exports() -> Vec<ApiDef> {
@@ -1332,6 +1393,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("LCMapStringA", LCMapStringA),
         stdcall("LCMapStringW", LCMapStringW),
         stdcall("FormatMessageA", FormatMessageA),
+        stdcall("FormatMessageW", FormatMessageW),
     ]
 }
 

@@ -121,6 +121,24 @@ pub fn GetThreadPriority(cx: &mut Ctx, hThread: u32) -> ApiResult<i32> {
     Ok(thread(cx, hThread)?.map_or(THREAD_PRIORITY_ERROR_RETURN, |t| t.priority()))
 }
 
+/// With one processor the only valid mask is 1, so every thread's previous mask is
+/// 1 too. A mask outside the process's affinity fails with ERROR_INVALID_PARAMETER.
+pub fn SetThreadAffinityMask(
+    cx: &mut Ctx,
+    hThread: u32,
+    dwThreadAffinityMask: u32,
+) -> ApiResult<u32> {
+    if thread(cx, hThread)?.is_none() {
+        return Ok(0);
+    }
+    let process = super::process::process_affinity(cx.proc);
+    if dwThreadAffinityMask == 0 || dwThreadAffinityMask & !process != 0 {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(0);
+    }
+    Ok(process)
+}
+
 pub fn TerminateThread(cx: &mut Ctx, hThread: u32, dwExitCode: u32) -> ApiResult<Outcome> {
     let Some(t) = thread(cx, hThread)? else {
         return Ok(Outcome::Return(0));
@@ -146,6 +164,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SetThreadPriority", SetThreadPriority),
         stdcall("GetThreadPriority", GetThreadPriority),
         stdcall("TerminateThread", TerminateThread),
+        stdcall("SetThreadAffinityMask", SetThreadAffinityMask),
         stdcall("SwitchToThread", SwitchToThread),
     ]
 }

@@ -3,11 +3,11 @@
 //!
 //! Two clocks:
 //! - normally the host's ([`crate::host::Host::micros`], `system_time`);
-//! - in deterministic mode a virtual clock driven by retired instructions: 1 µs per
-//!   [`INSNS_PER_MICRO`] instructions of the calling thread, plus everything the
-//!   guest has slept. The process-wide value only moves forward (the largest any
-//!   thread has seen), so threads never see time run backwards. The date starts at
-//!   [`DETERMINISTIC_EPOCH`]. Sleep then advances the clock instead of blocking.
+//! - in deterministic mode the scheduler's virtual clock, driven by the instructions
+//!   all threads retired plus the time skipped while every thread slept
+//!   ([`crate::scheduler::virtual_time_us`]); the value handed out only moves
+//!   forward, so threads never see time run backwards. The date starts at
+//!   [`DETERMINISTIC_EPOCH`]. Sleep is a scheduler wait in both modes.
 //!
 //! Local time is UTC: the guest's time zone is "Coordinated Universal Time" with no
 //! daylight saving, so GetLocalTime equals GetSystemTime.
@@ -41,8 +41,6 @@ pub const UNIX_EPOCH_FILETIME: u64 = 116_444_736_000_000_000;
 /// The deterministic clock's state.
 #[derive(Default)]
 pub struct VirtualClock {
-    /// Microseconds slept by all threads.
-    slept_us: AtomicU64,
     /// The largest time handed out.
     now_us: AtomicU64,
 }
@@ -52,16 +50,11 @@ pub fn micros(cx: &Ctx) -> u64 {
     if !cx.proc.config.deterministic {
         return cx.proc.host.micros();
     }
+    // One process clock for timeouts, Sleep and GetTickCount alike: the scheduler's
+    // (all threads' retired instructions plus time skipped while everyone slept).
+    let t = crate::scheduler::virtual_time_us(cx);
     let clock = &cx.proc.k32.clock;
-    let t = cx.thread.exec.counters.insns / INSNS_PER_MICRO + clock.slept_us.load(Ordering::SeqCst);
     clock.now_us.fetch_max(t, Ordering::SeqCst).max(t)
-}
-
-/// Moves the deterministic clock forward (Sleep, waits that time out).
-pub fn advance_virtual_clock(proc: &Process, us: u64) {
-    let clock = &proc.k32.clock;
-    clock.slept_us.fetch_add(us, Ordering::SeqCst);
-    clock.now_us.fetch_add(us, Ordering::SeqCst);
 }
 
 /// GetTickCount's value (also for winmm's timeGetTime).
@@ -393,41 +386,11 @@ pub fn DosDateTimeToFileTime(
     }
 }
 
-const INFINITE: u32 = 0xffff_ffff;
 
-/// Blocks the calling thread for `ms` (or advances the virtual clock in
-/// deterministic mode). Ends the thread if the process exits meanwhile.
+/// Sleeps through the scheduler: a real timed wait in OS-thread mode (woken early
+/// if the process ends), a virtual-clock wait in deterministic mode.
 pub fn sleep(cx: &mut Ctx, ms: u32) -> ApiResult<Outcome> {
-    if cx.proc.config.deterministic {
-        if ms == INFINITE {
-            return Err(crate::hle::ApiError::UnimplementedCase(
-                "Sleep(INFINITE) in deterministic mode (needs the cooperative scheduler)".into(),
-            ));
-        }
-        advance_virtual_clock(cx.proc, ms as u64 * 1000);
-        return Ok(Outcome::Return(0));
-    }
-    if ms == 0 {
-        std::thread::yield_now();
-        return Ok(Outcome::Return(0));
-    }
-    // Sleep in slices so that ExitProcess from another thread ends this one.
-    let slice = Duration::from_millis(20);
-    let until =
-        (ms != INFINITE).then(|| std::time::Instant::now() + Duration::from_millis(ms as u64));
-    loop {
-        if let Some(code) = cx.proc.exited() {
-            return Ok(Outcome::ExitProcess(code));
-        }
-        let left = match until {
-            Some(u) => match u.checked_duration_since(std::time::Instant::now()) {
-                Some(d) if !d.is_zero() => d,
-                _ => return Ok(Outcome::Return(0)),
-            },
-            None => slice,
-        };
-        std::thread::sleep(left.min(slice));
-    }
+    Ok(crate::scheduler::sleep(cx, ms))
 }
 
 pub fn Sleep(cx: &mut Ctx, dwMilliseconds: u32) -> ApiResult<Outcome> {
@@ -550,32 +513,28 @@ mod tests {
     }
 
     #[test]
-    fn deterministic_clock_follows_instructions_and_sleep() {
+    fn deterministic_clock_follows_retired_instructions() {
         let mut h = Harness::with_config(|c| c.deterministic = true);
         let t0 = GetTickCount(&mut h.cx());
         assert_eq!(t0, BOOT_MILLIS as u32);
         h.thread.exec.counters.insns = 2_000_000;
         assert_eq!(GetTickCount(&mut h.cx()), t0 + 20);
-        let started = std::time::Instant::now();
-        Sleep(&mut h.cx(), 5000).unwrap();
-        assert!(started.elapsed() < Duration::from_secs(1));
-        assert_eq!(GetTickCount(&mut h.cx()), t0 + 5020);
         // The clock never goes back, even for a thread that has run less.
         h.thread.exec.counters.insns = 0;
-        assert_eq!(GetTickCount(&mut h.cx()), t0 + 5020);
+        assert_eq!(GetTickCount(&mut h.cx()), t0 + 20);
         let p = h.scratch(0x1000);
         QueryPerformanceFrequency(&mut h.cx(), Ptr(p)).unwrap();
         assert_eq!(h.proc.mem.read_u64(p).unwrap(), 1_193_182);
         QueryPerformanceCounter(&mut h.cx(), Ptr(p)).unwrap();
         assert_eq!(
             h.proc.mem.read_u64(p).unwrap(),
-            5_020_000 * 1_193_182 / 1_000_000
+            20_000 * 1_193_182 / 1_000_000
         );
         GetSystemTime(&mut h.cx(), Ptr(p)).unwrap();
         let w: Vec<u16> = (0..8)
             .map(|k| h.proc.mem.read_u16(p + 2 * k).unwrap())
             .collect();
         // 2000-01-01 was a Saturday.
-        assert_eq!(w, [2000, 1, 6, 1, 0, 0, 5, 20]);
+        assert_eq!(w, [2000, 1, 6, 1, 0, 0, 0, 20]);
     }
 }

@@ -174,13 +174,14 @@ impl Vfs {
         })
     }
 
-    /// The host file that takes writes for a file entry, copying an original into
-    /// the upper tree first (just creating it empty when it is about to be
-    /// truncated anyway).
+    /// The host file that takes writes for the file entry `key`, copying an
+    /// original into the upper tree first (just creating it empty when it is about
+    /// to be truncated anyway). Opens still reading the original follow the copy.
     pub(super) fn writable(
         &self,
         parent: &Dir,
         e: &Entry,
+        key: &str,
         truncate: bool,
         shown: &str,
     ) -> Result<PathBuf, VfsError> {
@@ -198,6 +199,7 @@ impl Vfs {
             self.layers.copy_file(&src.path, &dest, shown)?;
         }
         log::debug!("vfs: copied {shown} to the overlay");
+        self.opens.rehost(key, &dest, shown)?;
         Ok(dest)
     }
 

@@ -49,12 +49,15 @@
 //! GetFileAttributes and FindFirstFile report. FILE_ATTRIBUTE_READONLY is enforced:
 //! such a file cannot be opened for writing, truncated, replaced or deleted.
 //!
+//! # Open files
+//!
+//! Share modes are enforced process-wide between all opens of a name, and every
+//! open of a file sees the same bytes even when a later writer copies the
+//! original up into the overlay (see `share.rs`).
+//!
 //! # Not modelled
 //!
-//! Share modes (ERROR_SHARING_VIOLATION is returned only for copying a file onto
-//! itself), 8.3 short names, and handles that stay open across a copy-up: a handle
-//! opened for reading before the same file is first opened for writing keeps
-//! reading the original bytes.
+//! 8.3 short names.
 
 mod access;
 mod error;
@@ -64,6 +67,7 @@ mod overlay;
 mod path;
 mod pattern;
 mod query;
+mod share;
 mod state;
 
 #[cfg(test)]
@@ -71,15 +75,20 @@ mod tests;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
 pub use error::*;
 pub use path::{Device, MAX_PATH};
 pub use pattern::Pattern;
+pub use share::{
+    Access, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_VALID_FLAGS, FILE_SHARE_WRITE,
+    HostFile, OpenGuard,
+};
 
 use overlay::Layers;
 use path::{GuestPath, Parsed};
+use share::Opens;
 use state::Sidecar;
 
 pub const FILE_ATTRIBUTE_READONLY: u32 = 0x1;
@@ -180,10 +189,15 @@ impl CreationDisposition {
 /// The parts of a CreateFile call the VFS needs.
 #[derive(Clone, Copy, Debug)]
 pub struct OpenOptions {
-    /// GENERIC_READ.
+    /// Read access (GENERIC_READ, FILE_READ_DATA, FILE_EXECUTE).
     pub read: bool,
-    /// GENERIC_WRITE.
+    /// Write access (GENERIC_WRITE, FILE_WRITE_DATA, FILE_APPEND_DATA).
     pub write: bool,
+    /// DELETE access (also implied by FILE_FLAG_DELETE_ON_CLOSE); it only takes
+    /// part in the sharing check.
+    pub delete: bool,
+    /// dwShareMode: FILE_SHARE_* bits.
+    pub share: u32,
     pub disposition: CreationDisposition,
     /// FILE_ATTRIBUTE_* from dwFlagsAndAttributes, for files this call creates.
     pub attributes: u32,
@@ -192,22 +206,27 @@ pub struct OpenOptions {
 }
 
 impl OpenOptions {
-    /// GENERIC_READ, OPEN_EXISTING.
+    /// GENERIC_READ, OPEN_EXISTING, sharing reading and writing.
     pub fn read() -> OpenOptions {
         OpenOptions {
             read: true,
             write: false,
+            delete: false,
+            share: FILE_SHARE_READ | FILE_SHARE_WRITE,
             disposition: CreationDisposition::OpenExisting,
             attributes: FILE_ATTRIBUTE_NORMAL,
             backup_semantics: false,
         }
     }
 
-    /// GENERIC_READ | GENERIC_WRITE with the given disposition.
+    /// GENERIC_READ | GENERIC_WRITE with the given disposition, sharing reading
+    /// and writing.
     pub fn read_write(disposition: CreationDisposition) -> OpenOptions {
         OpenOptions {
             read: true,
             write: true,
+            delete: false,
+            share: FILE_SHARE_READ | FILE_SHARE_WRITE,
             disposition,
             attributes: FILE_ATTRIBUTE_NORMAL,
             backup_semantics: false,
@@ -218,7 +237,10 @@ impl OpenOptions {
 /// A file opened through the VFS.
 #[derive(Debug)]
 pub struct VfsFile {
-    pub file: fs::File,
+    /// The host file; it may be repointed while open (see [`HostFile`]).
+    pub host: Arc<HostFile>,
+    /// The open's place in the sharing table: keep it as long as the handle.
+    pub open: OpenGuard,
     /// The full guest path, in the spelling the directory shows.
     pub path: String,
     /// The file existed before the call: with OPEN_ALWAYS and CREATE_ALWAYS the
@@ -234,6 +256,8 @@ pub enum Opened {
     /// the caller answers queries with [`Vfs::metadata`] on `path`.
     Directory {
         path: String,
+        /// The open's place in the sharing table: keep it as long as the handle.
+        open: OpenGuard,
     },
     Device(Device),
 }
@@ -295,9 +319,18 @@ struct State {
 /// the whiteout that goes with it are never seen half done.
 pub struct Vfs {
     layers: Layers,
+    /// The per-program writable folder (canonical), holding the drive's tree and
+    /// its sidecar; other per-program state (the registry) may live beside them.
+    overlay_dir: PathBuf,
     drive: char,
     guest_dir: GuestPath,
     state: Mutex<State>,
+    /// Checked and changed only while `state` is locked, so a check and the
+    /// open it allows are one step; closing an open needs only this table.
+    opens: Opens,
+    /// The per-program writable folder (canonical), for other per-program state
+    /// kept beside the drive trees (the registry file).
+    overlay_dir: PathBuf,
 }
 
 impl std::fmt::Debug for Vfs {
@@ -383,12 +416,15 @@ impl Vfs {
         );
         let vfs = Vfs {
             layers,
+            overlay_dir,
             drive: guest_dir.drive,
             guest_dir: guest_dir.clone(),
             state: Mutex::new(State {
                 side,
                 cwd: guest_dir,
             }),
+            opens: Opens::default(),
+            overlay_dir,
         };
         for dir in [
             &["WINDOWS"][..],
@@ -404,6 +440,19 @@ impl Vfs {
         // A panic elsewhere while holding the lock leaves the state consistent
         // (every change is a single step), so a poisoned lock is still usable.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The per-program writable folder (host path), where state that is not a guest
+    /// file lives beside the drive trees.
+    pub fn overlay_dir(&self) -> &Path {
+        &self.overlay_dir
+    }
+
+    /// The per-program writable folder. The guest cannot name anything in it
+    /// except through the drive's tree (`drive_c`), so files kept beside that
+    /// tree are out of the guest's reach.
+    pub fn overlay_dir(&self) -> &Path {
+        &self.overlay_dir
     }
 
     /// The guest's drive letter.
@@ -438,8 +487,12 @@ impl Vfs {
 
     /// GetFullPathName: the absolute, normalised form of `path` against the current
     /// directory. Pure string work (the file need not exist, other drive letters
-    /// are allowed); device names give `\\.\NAME`.
+    /// are allowed); device names give `\\.\NAME`. A `\\?\` path is already
+    /// final and comes back as it is.
     pub fn full_path(&self, path: &str) -> Result<String, VfsError> {
+        if path.starts_with("\\\\?\\") {
+            return Ok(path.to_string());
+        }
         let st = self.lock();
         Ok(match path::parse(path, &st.cwd)? {
             Parsed::Device(d) => format!("\\\\.\\{}", d.name()),

@@ -12,6 +12,10 @@ use super::overlay::{Dir, Entry, Lower};
 use super::state::Sidecar;
 use super::*;
 
+/// The share mode DeleteFile, RemoveDirectory and MoveFile open with: they
+/// conflict only with opens that do not share delete.
+const SHARE_ALL: u32 = FILE_SHARE_VALID_FLAGS;
+
 impl Vfs {
     /// CreateDirectory.
     pub fn create_dir(&self, path: &str) -> Result<(), VfsError> {
@@ -37,7 +41,12 @@ impl Vfs {
         if !e.is_dir() {
             return Err(VfsError::NotADirectory(f.shown.clone()));
         }
-        if self.holds_program(&f) || Self::readonly(&st.side, &f.key) {
+        if self.holds_program(&f) {
+            return Err(VfsError::AccessDenied(f.shown.clone()));
+        }
+        self.opens
+            .check(&f.key, Access::DELETE, SHARE_ALL, &f.shown)?;
+        if Self::readonly(&st.side, &f.key) {
             return Err(VfsError::AccessDenied(f.shown.clone()));
         }
         let dir = self
@@ -55,10 +64,13 @@ impl Vfs {
         } else {
             st.side.drop_whiteouts_below(&f.key)?;
         }
+        self.opens.detach(&f.key);
         st.side.remove_attrs_under(&f.key)
     }
 
-    /// DeleteFile.
+    /// DeleteFile. Refused with ERROR_SHARING_VIOLATION while the file is open
+    /// without FILE_SHARE_DELETE; with it, the name goes at once and the open
+    /// handles keep the removed file.
     pub fn delete_file(&self, path: &str) -> Result<(), VfsError> {
         let mut st = self.lock();
         let f = self.find(&st.side, &st.cwd, path, VfsError::AccessDenied)?;
@@ -67,11 +79,18 @@ impl Vfs {
             .entry
             .as_ref()
             .ok_or_else(|| VfsError::FileNotFound(f.shown.clone()))?;
-        if e.is_dir() || Self::readonly(&st.side, &f.key) {
+        if e.is_dir() {
             return Err(VfsError::AccessDenied(f.shown.clone()));
         }
         if f.p.trailing_sep {
             return Err(VfsError::InvalidName(f.shown.clone()));
+        }
+        // DeleteFile opens the file for DELETE first, so sharing is checked before
+        // the read-only attribute refuses the deletion itself.
+        self.opens
+            .check(&f.key, Access::DELETE, SHARE_ALL, &f.shown)?;
+        if Self::readonly(&st.side, &f.key) {
+            return Err(VfsError::AccessDenied(f.shown.clone()));
         }
         if let Some(u) = &e.upper {
             self.layers.remove(&u.entry_path, u.is_dir, &f.shown)?;
@@ -79,6 +98,7 @@ impl Vfs {
         if e.lower.is_some() {
             st.side.add_whiteout(&f.key)?;
         }
+        self.opens.detach(&f.key);
         st.side.remove_attrs_under(&f.key)
     }
 
@@ -86,6 +106,11 @@ impl Vfs {
     /// move anywhere on the drive; directories that include original content are
     /// copied into the overlay and the originals whited out. Moving a directory
     /// into itself is refused with ERROR_ACCESS_DENIED.
+    ///
+    /// The source is opened for DELETE, so its opens must share delete
+    /// (ERROR_SHARING_VIOLATION otherwise); a directory with anything open below
+    /// it and a replaced target that is open are refused with ERROR_ACCESS_DENIED,
+    /// as the FAT and NTFS drivers refuse them. Opens of a moved file follow it.
     pub fn rename(&self, from: &str, to: &str, replace_existing: bool) -> Result<(), VfsError> {
         let mut st = self.lock();
         let src = self.find(&st.side, &st.cwd, from, VfsError::AccessDenied)?;
@@ -96,6 +121,11 @@ impl Vfs {
             .as_ref()
             .ok_or_else(|| VfsError::FileNotFound(src.shown.clone()))?;
         if self.holds_program(&src) {
+            return Err(VfsError::AccessDenied(src.shown.clone()));
+        }
+        self.opens
+            .check(&src.key, Access::DELETE, SHARE_ALL, &src.shown)?;
+        if e.is_dir() && self.opens.any_below(&src.key) {
             return Err(VfsError::AccessDenied(src.shown.clone()));
         }
         if src.key == dst.key {
@@ -110,7 +140,11 @@ impl Vfs {
             }
             // MOVEFILE_REPLACE_EXISTING never replaces a directory or moves one
             // onto an existing name.
-            if t.is_dir() || e.is_dir() || Self::readonly(&st.side, &dst.key) {
+            if t.is_dir()
+                || e.is_dir()
+                || Self::readonly(&st.side, &dst.key)
+                || self.opens.is_open(&dst.key)
+            {
                 return Err(VfsError::AccessDenied(dst.shown.clone()));
             }
             if let Some(u) = t.upper_file() {
@@ -136,6 +170,12 @@ impl Vfs {
             if e.lower.is_some() {
                 st.side.add_whiteout(&src.key)?;
             }
+        }
+        self.opens.rename(&src.key, &dst.key);
+        if !e.is_dir() {
+            // A move that copied (an original, or across host file systems) left
+            // the opens on the old bytes' file.
+            self.opens.rehost(&dst.key, &dest, &dst.shown)?;
         }
         st.side.move_attrs(&src.key, &dst.key)
     }
@@ -212,7 +252,8 @@ impl Vfs {
                 let dest = dir.join(new_name);
                 match &e.lower {
                     Some(Lower::Host(h)) if !h.is_dir => {
-                        self.layers.copy_file(&h.path, &dest, &src.shown)
+                        self.layers.copy_file(&h.path, &dest, &src.shown)?;
+                        self.opens.rehost(&src.key, &dest, &src.shown)
                     }
                     _ => self.layers.mkdir(&dest, &src.shown),
                 }
@@ -222,6 +263,11 @@ impl Vfs {
 
     /// CopyFile (`fail_if_exists` is bFailIfExists). Keeps the source's
     /// attributes and modification time.
+    ///
+    /// CopyFile reads the source with FILE_SHARE_READ | FILE_SHARE_DELETE, so a
+    /// source open for writing (or not sharing reading) is a sharing violation, as
+    /// is copying a file onto itself; an existing destination is written, so its
+    /// opens must share writing.
     pub fn copy_file(&self, from: &str, to: &str, fail_if_exists: bool) -> Result<(), VfsError> {
         let mut st = self.lock();
         let src = self.find(&st.side, &st.cwd, from, VfsError::AccessDenied)?;
@@ -234,6 +280,16 @@ impl Vfs {
         let h = e
             .visible_file()
             .ok_or_else(|| VfsError::AccessDenied(src.shown.clone()))?;
+        let read = Access {
+            read: true,
+            ..Access::default()
+        };
+        self.opens.check(
+            &src.key,
+            read,
+            FILE_SHARE_READ | FILE_SHARE_DELETE,
+            &src.shown,
+        )?;
         if src.key == dst.key {
             return Err(VfsError::SharingViolation(dst.shown.clone()));
         }
@@ -246,7 +302,12 @@ impl Vfs {
                 if t.is_dir() || Self::readonly(&st.side, &dst.key) {
                     return Err(VfsError::AccessDenied(dst.shown.clone()));
                 }
-                let host = self.writable(&dst.walk.parent, t, true, &dst.shown)?;
+                let write = Access {
+                    write: true,
+                    ..Access::default()
+                };
+                self.opens.check(&dst.key, write, SHARE_ALL, &dst.shown)?;
+                let host = self.writable(&dst.walk.parent, t, &dst.key, true, &dst.shown)?;
                 open_host(&host, false, true, true, &dst.shown)?
             }
             None => {

@@ -204,6 +204,87 @@ struct Split {
     last_from_input: bool,
 }
 
+/// `\\.\PhysicalDriveN`, `\\.\X:` and `\\?\X:` name raw disks and volumes.
+/// The guest's drive and its one disk exist, but opening them needs administrator
+/// rights, which a sandboxed program never has; other disks and volumes do not
+/// exist. `None` if `name` is not a disk or volume name.
+fn raw_disk(name: &str, drive: char, input: &str) -> Option<VfsError> {
+    let b = name.as_bytes();
+    let volume = (b.len() == 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
+        .then(|| b[0].to_ascii_uppercase() as char);
+    let disk = name
+        .get(..13)
+        .filter(|p| p.eq_ignore_ascii_case("PhysicalDrive"))
+        .and_then(|_| name[13..].parse::<u32>().ok())
+        .filter(|_| name[13..].bytes().all(|c| c.is_ascii_digit()));
+    let exists = match (volume, disk) {
+        (Some(v), _) => v == drive,
+        (None, Some(n)) => n == 0,
+        (None, None) => return None,
+    };
+    Some(if exists {
+        VfsError::AccessDenied(input.to_string())
+    } else {
+        VfsError::FileNotFound(input.to_string())
+    })
+}
+
+/// A `\\?\` path ("Naming Files, Paths, and Namespaces"): handed to the file
+/// system as written, with no `/` conversion, no `.`/`..` resolution and no
+/// stripping of trailing dots and spaces. So `.` and `..` components are names
+/// no file system accepts (ERROR_INVALID_NAME), as are the names the sandbox
+/// cannot hold — trailing dots or spaces, DOS device names — which only this
+/// prefix could create. `\\?\UNC\` is the network; other object-manager paths
+/// (`\\?\GLOBALROOT`, `\\?\Volume{...}`) are outside the sandbox.
+fn verbatim(
+    input: &str,
+    rest: &str,
+    cwd: &GuestPath,
+    pattern: bool,
+) -> Result<Result<Split, Device>, VfsError> {
+    let invalid = || VfsError::InvalidName(input.to_string());
+    if rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("UNC\\")) {
+        return Err(VfsError::BadNetPath(input.to_string()));
+    }
+    let b = rest.as_bytes();
+    if b.len() < 2 || !b[0].is_ascii_alphabetic() || b[1] != b':' {
+        return Err(invalid());
+    }
+    let drive = b[0].to_ascii_uppercase() as char;
+    if rest.len() == 2 {
+        if pattern {
+            return Err(VfsError::FileNotFound(input.to_string()));
+        }
+        return Err(raw_disk(&rest[..2], cwd.drive, input).unwrap_or_else(invalid));
+    }
+    // No current directory applies: `\\?\C:x` is not a path.
+    let path = rest[2..].strip_prefix('\\').ok_or_else(invalid)?;
+    let trailing_sep = path.ends_with('\\');
+    let path = path.strip_suffix('\\').unwrap_or(path);
+    let mut comps = Vec::new();
+    if !path.is_empty() {
+        let pieces: Vec<&str> = path.split('\\').collect();
+        for (i, piece) in pieces.iter().enumerate() {
+            let is_last = i + 1 == pieces.len();
+            let wildcards = pattern && is_last && !trailing_sep;
+            if piece.is_empty()
+                || piece.ends_with(['.', ' '])
+                || (!wildcards && device_name(piece).is_some())
+            {
+                return Err(invalid());
+            }
+            comps.push(component(piece, wildcards)?);
+        }
+    }
+    Ok(Ok(Split {
+        drive,
+        trailing_sep: trailing_sep && !comps.is_empty(),
+        last_from_input: !comps.is_empty(),
+        comps,
+        ends_in_dot: false,
+    }))
+}
+
 fn split(input: &str, cwd: &GuestPath, pattern: bool) -> Result<Result<Split, Device>, VfsError> {
     if input.is_empty() {
         return Err(VfsError::PathNotFound(String::new()));
@@ -213,6 +294,9 @@ fn split(input: &str, cwd: &GuestPath, pattern: bool) -> Result<Result<Split, De
     }
     if input.chars().any(|c| (c as u32) < 0x20) {
         return Err(VfsError::InvalidName(input.to_string()));
+    }
+    if let Some(rest) = input.strip_prefix("\\\\?\\") {
+        return verbatim(input, rest, cwd, pattern);
     }
     let s: String = input
         .chars()
@@ -227,20 +311,22 @@ fn split(input: &str, cwd: &GuestPath, pattern: bool) -> Result<Result<Split, De
         return Ok(Err(dev));
     }
     if let Some(rest) = s.strip_prefix("\\\\") {
-        // `\\?\` bypasses all Win32 normalisation and Windows 9x does not know it;
-        // refusing it keeps one set of path rules.
+        // `//?/` is not the verbatim prefix (only `\\?\` is, above): Win32 would
+        // normalise it as a device path, which the sandbox does not offer.
         if rest.starts_with("?\\") || rest == "?" {
             return Err(VfsError::InvalidName(input.to_string()));
         }
         if let Some(name) = rest.strip_prefix(".\\") {
-            // `\\.\` opens devices and drivers. The DOS devices exist; anything else
-            // (`\\.\PhysicalDrive0`, `\\.\C:`, a debugger probe like `\\.\SICE`)
-            // does not, which is what programs probing for it expect.
-            if !pattern
-                && !name.contains(['\\', '.'])
-                && let Some(dev) = device_name(name)
-            {
-                return Ok(Err(dev));
+            // `\\.\` opens devices and drivers. The DOS devices exist, and raw
+            // disks exist but are refused; anything else (a debugger probe like
+            // `\\.\SICE`) does not, which is what programs probing for it expect.
+            if !pattern && !name.contains(['\\', '.']) {
+                if let Some(dev) = device_name(name) {
+                    return Ok(Err(dev));
+                }
+                if let Some(e) = raw_disk(name, cwd.drive, input) {
+                    return Err(e);
+                }
             }
             return Err(VfsError::FileNotFound(input.to_string()));
         }
@@ -441,8 +527,16 @@ mod tests {
     #[test]
     fn refuses_prefixes_streams_and_bad_characters() {
         for p in [
-            r"\\?\C:\x",
             r"\\?\",
+            r"\\?\C:x",
+            r"\\?\GLOBALROOT\Device\HarddiskVolume1\x",
+            r"\\?\C:\a\..\b",
+            r"\\?\C:\a\.\b",
+            r"\\?\C:\a\\b",
+            r"\\?\C:/a",
+            r"\\?\C:\name.",
+            r"\\?\C:\name ",
+            r"\\?\C:\NUL",
             "//?/C:/x",
             r"\??\C:\x",
             "file:stream",
@@ -457,10 +551,38 @@ mod tests {
             assert_eq!(e.win32_code(), 123, "{p}: {e}");
         }
         assert_eq!(full(r"\\server\share\x").unwrap_err().win32_code(), 53);
-        assert_eq!(full(r"\\.\PhysicalDrive0").unwrap_err().win32_code(), 2);
-        assert_eq!(full(r"\\.\C:").unwrap_err().win32_code(), 2);
+        assert_eq!(full(r"\\?\UNC\server\share\x").unwrap_err().win32_code(), 53);
+        // Raw disks: the guest's disk and volume exist but need administrator
+        // rights (ERROR_ACCESS_DENIED); others do not exist.
+        assert_eq!(full(r"\\.\PhysicalDrive0").unwrap_err().win32_code(), 5);
+        assert_eq!(full(r"\\.\physicaldrive0").unwrap_err().win32_code(), 5);
+        assert_eq!(full(r"\\.\PhysicalDrive1").unwrap_err().win32_code(), 2);
+        assert_eq!(full(r"\\.\PhysicalDrive").unwrap_err().win32_code(), 2);
+        assert_eq!(full(r"\\.\C:").unwrap_err().win32_code(), 5);
+        assert_eq!(full(r"\\?\C:").unwrap_err().win32_code(), 5);
+        assert_eq!(full(r"\\.\D:").unwrap_err().win32_code(), 2);
+        assert_eq!(full(r"\\.\SICE").unwrap_err().win32_code(), 2);
         assert_eq!(full("").unwrap_err().win32_code(), 3);
         assert_eq!(full(&"a".repeat(300)).unwrap_err().win32_code(), 206);
+    }
+
+    // "Naming Files, Paths, and Namespaces": after `\\?\` the string is used as
+    // it is — no `.`/`..` resolution, no `/` conversion, no trailing-dot stripping.
+    #[test]
+    fn verbatim_prefix_skips_normalisation() {
+        assert_eq!(full(r"\\?\C:\etc\passwd").unwrap(), r"C:\etc\passwd");
+        assert_eq!(full(r"\\?\c:\Games\Foo\").unwrap(), r"C:\Games\Foo\");
+        assert_eq!(full(r"\\?\C:\").unwrap(), r"C:\");
+        // The current directory does not apply, and neither do device names.
+        assert_eq!(full(r"\\?\C:\x.txt").unwrap(), r"C:\x.txt");
+        assert_eq!(full(r"\\?\D:\x").unwrap(), r"D:\x");
+        let p = parse_pattern(r"\\?\C:\DIR\*.TXT", &cwd()).unwrap();
+        assert_eq!(p.dir.display(), r"C:\DIR");
+        assert_eq!(p.pattern.as_deref(), Some("*.TXT"));
+        assert_eq!(
+            parse_pattern(r"\\?\C:\D*R\x", &cwd()).unwrap_err().win32_code(),
+            123
+        );
     }
 
     #[test]

@@ -36,22 +36,33 @@ impl Vfs {
         })
     }
 
-    /// CreateFile.
+    /// CreateFile. The checks come in the order Windows makes them: the name and
+    /// disposition, then the read-only attribute, then the share modes of the
+    /// other opens; nothing is created, copied or truncated before all have passed.
     pub fn open(&self, path: &str, opts: &OpenOptions) -> Result<Opened, VfsError> {
         use CreationDisposition as D;
+        if opts.share & !FILE_SHARE_VALID_FLAGS != 0 {
+            return Err(VfsError::InvalidParameter("dwShareMode has unknown bits"));
+        }
         let dir_ok = opts.backup_semantics
             && !opts.write
             && matches!(opts.disposition, D::OpenExisting | D::OpenAlways);
+        let access = Access {
+            read: opts.read,
+            write: opts.write,
+            delete: opts.delete,
+        };
         let mut st = self.lock();
         let p = match self.target(&st.cwd, path)? {
             Target::Device(d) => return Ok(Opened::Device(d)),
             Target::Root => {
                 let root = GuestPath::root(self.drive).display();
-                return if dir_ok {
-                    Ok(Opened::Directory { path: root })
-                } else {
-                    Err(VfsError::AccessDenied(root))
-                };
+                if !dir_ok {
+                    return Err(VfsError::AccessDenied(root));
+                }
+                self.opens.check("", access, opts.share, &root)?;
+                let open = self.opens.register("", access, opts.share, None);
+                return Ok(Opened::Directory { path: root, open });
             }
             Target::Path(p) => p,
         };
@@ -77,42 +88,61 @@ impl Vfs {
             if f.p.trailing_sep {
                 return Err(VfsError::InvalidName(shown.to_string()));
             }
+            self.opens.check(&f.key, access, opts.share, shown)?;
             let (_, dir) = self.layers.ensure_upper(&f.walk.parent)?;
             let file = self
                 .layers
                 .create_file(&dir.join(f.new_name()), opts.read, shown)?;
             let attrs = (opts.attributes & !FILE_ATTRIBUTE_NORMAL) | FILE_ATTRIBUTE_ARCHIVE;
             Self::store_attributes(&mut st.side, &f.key, false, attrs)?;
+            let host = HostFile::new(file, opts.read, true);
+            let open = self.opens.register(&f.key, access, opts.share, Some(&host));
             return Ok(Opened::File(VfsFile {
-                file,
+                host,
+                open,
                 path: visible,
                 existed: false,
             }));
         };
         if e.is_dir() {
-            return if opts.disposition == D::CreateNew {
-                Err(VfsError::FileExists(shown.to_string()))
-            } else if dir_ok {
-                Ok(Opened::Directory { path: visible })
-            } else {
-                Err(VfsError::AccessDenied(shown.to_string()))
-            };
+            if opts.disposition == D::CreateNew {
+                return Err(VfsError::FileExists(shown.to_string()));
+            }
+            if !dir_ok {
+                return Err(VfsError::AccessDenied(shown.to_string()));
+            }
+            self.opens.check(&f.key, access, opts.share, shown)?;
+            let open = self.opens.register(&f.key, access, opts.share, None);
+            return Ok(Opened::Directory {
+                path: visible,
+                open,
+            });
         }
         if f.p.trailing_sep {
             return Err(VfsError::InvalidName(shown.to_string()));
         }
         let attrs = Self::attributes(&st.side, &f.key, false);
         let readonly = attrs & FILE_ATTRIBUTE_READONLY != 0;
-        let file = match opts.disposition {
+        // CreateFile documents ERROR_ACCESS_DENIED for replacing a hidden or system
+        // file without asking for the same attribute.
+        let kept = |bit: u32| attrs & bit != 0 && opts.attributes & bit == 0;
+        match opts.disposition {
             D::CreateNew => return Err(VfsError::FileExists(shown.to_string())),
+            D::CreateAlways
+                if readonly || kept(FILE_ATTRIBUTE_HIDDEN) || kept(FILE_ATTRIBUTE_SYSTEM) =>
+            {
+                return Err(VfsError::AccessDenied(shown.to_string()));
+            }
+            _ if opts.write && readonly => {
+                return Err(VfsError::AccessDenied(shown.to_string()));
+            }
+            _ => {}
+        }
+        self.opens.check(&f.key, access, opts.share, shown)?;
+        let file = match opts.disposition {
+            D::CreateNew => unreachable!("refused above"),
             D::CreateAlways => {
-                // CreateFile documents ERROR_ACCESS_DENIED for replacing a hidden or
-                // system file without asking for the same attribute.
-                let kept = |bit: u32| attrs & bit != 0 && opts.attributes & bit == 0;
-                if readonly || kept(FILE_ATTRIBUTE_HIDDEN) || kept(FILE_ATTRIBUTE_SYSTEM) {
-                    return Err(VfsError::AccessDenied(shown.to_string()));
-                }
-                let host = self.writable(&f.walk.parent, e, true, shown)?;
+                let host = self.writable(&f.walk.parent, e, &f.key, true, shown)?;
                 let file = open_host(&host, opts.read, true, true, shown)?;
                 // An overwritten file gets the caller's attributes plus ARCHIVE.
                 let new_attrs = (opts.attributes & !FILE_ATTRIBUTE_NORMAL) | FILE_ATTRIBUTE_ARCHIVE;
@@ -120,17 +150,11 @@ impl Vfs {
                 file
             }
             D::TruncateExisting => {
-                if readonly {
-                    return Err(VfsError::AccessDenied(shown.to_string()));
-                }
-                let host = self.writable(&f.walk.parent, e, true, shown)?;
+                let host = self.writable(&f.walk.parent, e, &f.key, true, shown)?;
                 open_host(&host, opts.read, true, true, shown)?
             }
             D::OpenExisting | D::OpenAlways if opts.write => {
-                if readonly {
-                    return Err(VfsError::AccessDenied(shown.to_string()));
-                }
-                let host = self.writable(&f.walk.parent, e, false, shown)?;
+                let host = self.writable(&f.walk.parent, e, &f.key, false, shown)?;
                 open_host(&host, opts.read, true, false, shown)?
             }
             D::OpenExisting | D::OpenAlways => {
@@ -140,8 +164,11 @@ impl Vfs {
                 open_host(&item.path, true, false, false, shown)?
             }
         };
+        let host = HostFile::new(file, opts.read || !opts.write, opts.write);
+        let open = self.opens.register(&f.key, access, opts.share, Some(&host));
         Ok(Opened::File(VfsFile {
-            file,
+            host,
+            open,
             path: visible,
             existed: true,
         }))

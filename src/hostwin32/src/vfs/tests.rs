@@ -90,9 +90,9 @@ fn file(opened: Opened) -> VfsFile {
 }
 
 fn read(vfs: &Vfs, path: &str) -> Result<Vec<u8>, VfsError> {
-    let mut f = file(vfs.open(path, &OpenOptions::read())?);
+    let f = file(vfs.open(path, &OpenOptions::read())?);
     let mut v = Vec::new();
-    f.file.read_to_end(&mut v).unwrap();
+    (&*f.host.get()).read_to_end(&mut v).unwrap();
     Ok(v)
 }
 
@@ -102,8 +102,8 @@ fn write(
     disposition: CreationDisposition,
     bytes: &[u8],
 ) -> Result<VfsFile, VfsError> {
-    let mut f = file(vfs.open(path, &OpenOptions::read_write(disposition))?);
-    f.file.write_all(bytes).unwrap();
+    let f = file(vfs.open(path, &OpenOptions::read_write(disposition))?);
+    (&*f.host.get()).write_all(bytes).unwrap();
     Ok(f)
 }
 
@@ -146,7 +146,7 @@ fn copy_on_write_leaves_the_original_untouched() {
     let before = snapshot(&sb.program);
     let vfs = open_vfs(&sb, false);
     {
-        let mut f = file(
+        let f = file(
             vfs.open(
                 r"DATA\LEVEL1.DAT",
                 &OpenOptions::read_write(CreationDisposition::OpenExisting),
@@ -154,9 +154,9 @@ fn copy_on_write_leaves_the_original_untouched() {
             .unwrap(),
         );
         let mut v = Vec::new();
-        f.file.read_to_end(&mut v).unwrap();
+        (&*f.host.get()).read_to_end(&mut v).unwrap();
         assert_eq!(v, b"level one", "the copy carries the original bytes");
-        f.file.write_all(b" and more").unwrap();
+        (&*f.host.get()).write_all(b" and more").unwrap();
     }
     assert_eq!(
         read(&vfs, r"data\level1.dat").unwrap(),
@@ -234,7 +234,7 @@ fn creation_dispositions_follow_create_file() {
     let mut dir = OpenOptions::read();
     dir.backup_semantics = true;
     assert!(
-        matches!(vfs.open("data", &dir).unwrap(), Opened::Directory { path } if path == r"C:\GAMES\FOO\Data")
+        matches!(vfs.open("data", &dir).unwrap(), Opened::Directory { path, .. } if path == r"C:\GAMES\FOO\Data")
     );
     assert_eq!(
         code(vfs.open(r"new.txt\", &OpenOptions::read())),
@@ -446,8 +446,8 @@ fn prefixes_unc_and_streams_are_refused() {
     let vfs = open_vfs(&sb, false);
     let secret = sb.outside.join("secret.txt").display().to_string();
     for p in [
-        r"\\?\C:\GAMES\FOO\GAME.EXE".to_string(),
         format!(r"\\?\{secret}"),
+        r"\\?\C:\GAMES\FOO\..\..\..\GAMES\FOO\GAME.EXE".to_string(),
         format!(r"\\?\GLOBALROOT{secret}"),
         r"\??\C:\GAMES\FOO\GAME.EXE".to_string(),
         "GAME.EXE:stream".to_string(),
@@ -467,10 +467,49 @@ fn prefixes_unc_and_streams_are_refused() {
     );
     assert_eq!(
         code(read(&vfs, r"\\.\PhysicalDrive0")),
-        ERROR_FILE_NOT_FOUND
+        ERROR_ACCESS_DENIED
     );
-    assert_eq!(code(vfs.read_dir(r"\\?\C:\*")), ERROR_INVALID_NAME);
+    assert_eq!(code(read(&vfs, r"\\.\C:")), ERROR_ACCESS_DENIED);
     assert_eq!(fs::read(&secret).unwrap(), b"secret");
+}
+
+/// `\\?\` only turns normalisation off: a well-formed path reaches the same
+/// sandboxed files, a missing directory is still ERROR_PATH_NOT_FOUND.
+#[test]
+fn verbatim_paths_stay_in_the_sandbox() {
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    assert_eq!(
+        read(&vfs, r"\\?\C:\GAMES\FOO\GAME.EXE").unwrap(),
+        b"MZ game"
+    );
+    assert_eq!(
+        read(&vfs, r"\\?\c:\games\foo\data\level1.dat").unwrap(),
+        b"level one"
+    );
+    assert_eq!(
+        code(read(&vfs, r"\\?\C:\etc\passwd")),
+        ERROR_PATH_NOT_FOUND
+    );
+    assert_eq!(
+        code(read(&vfs, r"\\?\C:\GAMES\FOO\..\..\..\etc\passwd")),
+        ERROR_INVALID_NAME
+    );
+    assert_eq!(code(read(&vfs, r"\\?\D:\x")), ERROR_PATH_NOT_FOUND);
+    assert_eq!(names(&vfs, r"\\?\C:\GAMES\FOO\DATA\*.DAT"), ["Level1.DAT"]);
+    write(
+        &vfs,
+        r"\\?\C:\GAMES\FOO\new.txt",
+        CreationDisposition::CreateNew,
+        b"v",
+    )
+    .unwrap();
+    assert_eq!(read(&vfs, "new.txt").unwrap(), b"v");
+    assert!(!sb.program.join("new.txt").exists());
+    assert_eq!(
+        vfs.full_path(r"\\?\C:\a\..\b").unwrap(),
+        r"\\?\C:\a\..\b"
+    );
 }
 
 #[test]
@@ -872,4 +911,305 @@ fn threads_share_one_view() {
         h.join().unwrap();
     }
     assert_eq!(names(&vfs, r"save\*.sav").len(), 100);
+}
+
+// ---- share modes and open files ----------------------------------------------------
+//
+// Expected results follow CreateFile's "Creating and Opening Files" rules: a new
+// open must ask only for access that every existing open shares, and must share
+// the access every existing open holds; DeleteFile needs FILE_SHARE_DELETE from
+// every open. Conflicts are ERROR_SHARING_VIOLATION (32).
+
+const SR: u32 = FILE_SHARE_READ;
+const SW: u32 = FILE_SHARE_WRITE;
+const SD: u32 = FILE_SHARE_DELETE;
+
+fn opts(read: bool, write: bool, share: u32, disposition: CreationDisposition) -> OpenOptions {
+    OpenOptions {
+        read,
+        write,
+        share,
+        disposition,
+        ..OpenOptions::read()
+    }
+}
+
+fn reader(share: u32) -> OpenOptions {
+    opts(true, false, share, CreationDisposition::OpenExisting)
+}
+
+fn writer(share: u32) -> OpenOptions {
+    opts(false, true, share, CreationDisposition::OpenExisting)
+}
+
+fn size_of(f: &VfsFile) -> u64 {
+    f.host.get().metadata().unwrap().len()
+}
+
+fn read_all(f: &VfsFile) -> Vec<u8> {
+    let mut v = Vec::new();
+    let mut file = &*f.host.get();
+    std::io::Seek::rewind(&mut file).unwrap();
+    file.read_to_end(&mut v).unwrap();
+    v
+}
+
+/// The sequence tests/guest/src/files.c runs: a file written through one handle,
+/// then opened sharing only reading, must refuse a writer and DeleteFile, and then
+/// keep its 60 bytes for CREATE_NEW (ERROR_FILE_EXISTS) and CopyFile.
+#[test]
+fn files_program_sequence_keeps_the_written_bytes() {
+    use CreationDisposition as D;
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    vfs.create_dir("ftest").unwrap();
+    let w = file(
+        vfs.open(r"ftest\a.txt", &opts(false, true, 0, D::CreateNew))
+            .unwrap(),
+    );
+    (&*w.host.get()).write_all(b"Hello, file!\r\n").unwrap();
+    w.host.get().set_len(60).unwrap();
+    drop(w);
+    let h = file(vfs.open(r"ftest\a.txt", &reader(SR)).unwrap());
+    assert_eq!(size_of(&h), 60);
+    assert_eq!(
+        code(vfs.open(r"ftest\a.txt", &writer(SR | SW))),
+        ERROR_SHARING_VIOLATION
+    );
+    let h2 = vfs.open(r"ftest\a.txt", &reader(SR)).unwrap();
+    drop(h2);
+    assert_eq!(
+        code(vfs.delete_file(r"ftest\a.txt")),
+        ERROR_SHARING_VIOLATION
+    );
+    drop(h);
+    assert_eq!(
+        code(vfs.open(r"ftest\a.txt", &opts(false, true, 0, D::CreateNew))),
+        ERROR_FILE_EXISTS
+    );
+    assert_eq!(vfs.metadata(r"ftest\a.txt").unwrap().size, 60);
+    vfs.copy_file(r"ftest\a.txt", r"ftest\copy.txt", true)
+        .unwrap();
+    assert_eq!(read(&vfs, r"ftest\copy.txt").unwrap().len(), 60);
+    // With every handle closed, the writer and the delete go through.
+    drop(file(vfs.open(r"ftest\a.txt", &writer(0)).unwrap()));
+    vfs.delete_file(r"ftest\a.txt").unwrap();
+}
+
+#[test]
+fn share_modes_are_checked_between_opens_and_released_on_close() {
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    let a = file(vfs.open("GAME.EXE", &reader(SR)).unwrap());
+    // Names are compared case-insensitively, as the guest sees them.
+    assert_eq!(
+        code(vfs.open("game.exe", &writer(SR | SW | SD))),
+        ERROR_SHARING_VIOLATION
+    );
+    // Opening sharing nothing while another open reads: violation.
+    assert_eq!(
+        code(vfs.open("GAME.EXE", &reader(0))),
+        ERROR_SHARING_VIOLATION
+    );
+    let b = vfs.open("GAME.EXE", &reader(SR | SW)).unwrap();
+    // An open without data access takes no part.
+    let attrs_only = opts(false, false, 0, CreationDisposition::OpenExisting);
+    drop(vfs.open("GAME.EXE", &attrs_only).unwrap());
+    drop((a, b));
+    let w = file(vfs.open("GAME.EXE", &writer(SR)).unwrap());
+    assert_eq!(
+        code(vfs.open("GAME.EXE", &writer(SR | SW))),
+        ERROR_SHARING_VIOLATION
+    );
+    assert_eq!(
+        code(vfs.open("GAME.EXE", &reader(SR))),
+        ERROR_SHARING_VIOLATION,
+        "the first open writes, so the second must share writing"
+    );
+    drop(vfs.open("GAME.EXE", &reader(SR | SW)).unwrap());
+    drop(w);
+    // Unknown share bits are ERROR_INVALID_PARAMETER.
+    assert_eq!(code(vfs.open("GAME.EXE", &reader(0x8))), 87);
+    // A sharing violation changes nothing: no copy-up happened for the refused
+    // writer.
+    let _r = vfs.open(r"data\level1.dat", &reader(SR)).unwrap();
+    assert_eq!(
+        code(vfs.open(r"data\level1.dat", &writer(SR | SW))),
+        ERROR_SHARING_VIOLATION
+    );
+    assert!(!sb.overlay.join("drive_c/GAMES/FOO/Data/Level1.DAT").exists());
+}
+
+#[test]
+fn checks_come_in_windows_order() {
+    use CreationDisposition as D;
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    let _h = vfs.open("GAME.EXE", &reader(0)).unwrap();
+    // The disposition is decided before sharing.
+    assert_eq!(
+        code(vfs.open("GAME.EXE", &opts(true, true, SR | SW, D::CreateNew))),
+        ERROR_FILE_EXISTS
+    );
+    // CreateFile refuses writing a read-only file before looking at sharing ...
+    vfs.set_attributes("GAME.EXE", FILE_ATTRIBUTE_READONLY)
+        .unwrap();
+    assert_eq!(
+        code(vfs.open("GAME.EXE", &writer(SR | SW))),
+        ERROR_ACCESS_DENIED
+    );
+    // ... while DeleteFile opens for DELETE first, so sharing comes first there.
+    assert_eq!(
+        code(vfs.delete_file("GAME.EXE")),
+        ERROR_SHARING_VIOLATION
+    );
+    // A directory is refused by DeleteFile before anything is opened.
+    let _d = vfs
+        .open(
+            "DATA",
+            &OpenOptions {
+                backup_semantics: true,
+                ..reader(0)
+            },
+        )
+        .unwrap();
+    assert_eq!(code(vfs.delete_file("DATA")), ERROR_ACCESS_DENIED);
+}
+
+#[test]
+fn delete_with_share_delete_removes_the_name_and_keeps_the_handle() {
+    use CreationDisposition as D;
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    write(&vfs, "log.txt", D::CreateNew, b"kept").unwrap();
+    let h = file(vfs.open("log.txt", &reader(SR | SD)).unwrap());
+    vfs.delete_file("log.txt").unwrap();
+    assert_eq!(code(vfs.metadata("log.txt")), ERROR_FILE_NOT_FOUND);
+    assert_eq!(read_all(&h), b"kept");
+    // The deleted file's open no longer constrains a new file of that name.
+    let n = vfs
+        .open("log.txt", &opts(true, true, 0, D::CreateNew))
+        .unwrap();
+    assert_eq!(
+        code(vfs.open("log.txt", &reader(SR | SW | SD))),
+        ERROR_SHARING_VIOLATION
+    );
+    drop(h);
+    assert_eq!(
+        code(vfs.open("log.txt", &reader(SR | SW | SD))),
+        ERROR_SHARING_VIOLATION,
+        "closing the old handle must not release the new file's open"
+    );
+    drop(n);
+    drop(vfs.open("log.txt", &reader(0)).unwrap());
+    // The same for an original: whited out, the handle still reads it.
+    let o = file(vfs.open("README", &reader(SR | SD)).unwrap());
+    vfs.delete_file("README").unwrap();
+    assert_eq!(read_all(&o), b"no extension");
+}
+
+/// A handle that read an original before another handle copied it up into the
+/// overlay sees the writer's bytes: both are one file to the guest.
+#[test]
+fn readers_follow_a_copy_up() {
+    use CreationDisposition as D;
+    let sb = sandbox();
+    let before = snapshot(&sb.program);
+    let vfs = open_vfs(&sb, false);
+    let r = file(vfs.open(r"data\level1.dat", &reader(SR | SW)).unwrap());
+    assert_eq!(read_all(&r), b"level one");
+    let w = file(vfs.open(r"data\level1.dat", &writer(SR | SW)).unwrap());
+    (&*w.host.get()).write_all(b"LEVEL").unwrap();
+    assert_eq!(read_all(&r), b"LEVEL one");
+    w.host.get().set_len(20).unwrap();
+    assert_eq!(size_of(&r), 20, "GetFileSize through the reader");
+    // Still a read-only descriptor.
+    assert!((&*r.host.get()).write_all(b"x").is_err());
+    drop(w);
+    // Truncating an original empties it for every open.
+    let t = file(vfs.open("README", &reader(SR | SW)).unwrap());
+    drop(
+        vfs.open("README", &opts(false, true, SR | SW, D::TruncateExisting))
+            .unwrap(),
+    );
+    assert_eq!(size_of(&t), 0);
+    // CopyFile over an original that is open sharing writing: the open sees the copy.
+    let c = file(vfs.open(r"data\readme.txt", &reader(SR | SW)).unwrap());
+    vfs.copy_file("GAME.EXE", r"data\readme.txt", false).unwrap();
+    assert_eq!(read_all(&c), b"MZ game");
+    assert_eq!(snapshot(&sb.program), before);
+}
+
+#[test]
+fn copy_file_respects_sharing() {
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    // The source may be open for reading, not for writing.
+    let r = vfs.open("GAME.EXE", &reader(SR)).unwrap();
+    vfs.copy_file("GAME.EXE", "a.exe", false).unwrap();
+    drop(r);
+    let w = vfs.open("GAME.EXE", &writer(SR | SW)).unwrap();
+    assert_eq!(
+        code(vfs.copy_file("GAME.EXE", "b.exe", false)),
+        ERROR_SHARING_VIOLATION
+    );
+    drop(w);
+    // An existing destination must be open sharing writing.
+    let d = vfs.open("a.exe", &reader(SR)).unwrap();
+    assert_eq!(
+        code(vfs.copy_file("README", "a.exe", false)),
+        ERROR_SHARING_VIOLATION
+    );
+    drop(d);
+    let d = vfs.open("a.exe", &reader(SR | SW)).unwrap();
+    vfs.copy_file("README", "a.exe", false).unwrap();
+    drop(d);
+    assert_eq!(read(&vfs, "a.exe").unwrap(), b"no extension");
+}
+
+#[test]
+fn rename_and_remove_dir_respect_open_handles() {
+    let sb = sandbox();
+    let vfs = open_vfs(&sb, false);
+    // The source is opened for DELETE: every open must share delete.
+    let h = vfs.open("README", &reader(SR | SW)).unwrap();
+    assert_eq!(
+        code(vfs.rename("README", "README.TXT", false)),
+        ERROR_SHARING_VIOLATION
+    );
+    drop(h);
+    // With FILE_SHARE_DELETE the move succeeds and the open follows the file.
+    let h = file(vfs.open("README", &reader(SR | SD)).unwrap());
+    vfs.rename("README", "README.TXT", false).unwrap();
+    assert_eq!(read_all(&h), b"no extension");
+    assert_eq!(
+        code(vfs.open("readme.txt", &writer(SR | SW | SD))),
+        ERROR_SHARING_VIOLATION
+    );
+    assert_eq!(code(vfs.open("README", &writer(0))), ERROR_FILE_NOT_FOUND);
+    // Replacing an open target is refused (ERROR_ACCESS_DENIED).
+    assert_eq!(
+        code(vfs.rename("GAME.EXE", "README.TXT", true)),
+        ERROR_ACCESS_DENIED
+    );
+    drop(h);
+    vfs.rename("GAME.EXE", "README.TXT", true).unwrap();
+    // A directory with an open file below it cannot move.
+    let f = vfs.open(r"data\level1.dat", &reader(SR | SW | SD)).unwrap();
+    assert_eq!(
+        code(vfs.rename("DATA", "DATA2", false)),
+        ERROR_ACCESS_DENIED
+    );
+    drop(f);
+    // RemoveDirectory checks the directory's own opens.
+    vfs.create_dir("EMPTY").unwrap();
+    let dir_open = OpenOptions {
+        backup_semantics: true,
+        ..reader(SR | SW)
+    };
+    let d = vfs.open("EMPTY", &dir_open).unwrap();
+    assert_eq!(code(vfs.remove_dir("EMPTY")), ERROR_SHARING_VIOLATION);
+    drop(d);
+    vfs.remove_dir("EMPTY").unwrap();
+    vfs.rename("DATA", "DATA2", false).unwrap();
 }
