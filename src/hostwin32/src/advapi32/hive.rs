@@ -355,8 +355,14 @@ mod tests {
         let a = h.create_child(lm, "Alpha", "", false, 2);
         assert_eq!(h.child(lm, "ALPHA"), Some(a));
         assert_eq!(h.children(lm), vec![a, b]);
-        assert_eq!(h.ensure(lm, &["BETA", "x", "Y"], false, 3), h.lookup(lm, &["beta", "X", "y"]).unwrap());
-        assert_eq!(h.path(h.lookup(lm, &["beta", "x"]).unwrap()), r"HKEY_LOCAL_MACHINE\beta\x");
+        assert_eq!(
+            h.ensure(lm, &["BETA", "x", "Y"], false, 3),
+            h.lookup(lm, &["beta", "X", "y"]).unwrap()
+        );
+        assert_eq!(
+            h.path(h.lookup(lm, &["beta", "x"]).unwrap()),
+            r"HKEY_LOCAL_MACHINE\beta\x"
+        );
         let gone = h.delete(b, 4);
         assert_eq!(gone.len(), 3);
         assert!(!h.exists(b));
@@ -371,7 +377,13 @@ mod tests {
             h.set_value(k, n, REG_DWORD, vec![0; 4], 2);
         }
         h.set_value(k, "c", REG_SZ, vec![0, 0], 3);
-        let names: Vec<&str> = h.node(k).unwrap().values.iter().map(|v| v.name.as_str()).collect();
+        let names: Vec<&str> = h
+            .node(k)
+            .unwrap()
+            .values
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect();
         assert_eq!(names, ["A", "C", "D", "B"]);
         assert_eq!(h.value(k, "C").unwrap().kind, REG_SZ);
         assert!(h.delete_value(k, "d", 4));

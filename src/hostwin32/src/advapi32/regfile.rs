@@ -119,7 +119,7 @@ fn quote(s: &str) -> String {
 
 /// The text of REG_SZ data that a quoted string reproduces exactly.
 fn plain_string(data: &[u8]) -> Option<String> {
-    if data.len() < 2 || data.len() % 2 != 0 {
+    if data.len() < 2 || !data.len().is_multiple_of(2) {
         return None;
     }
     let units: Vec<u16> = data
@@ -267,8 +267,7 @@ fn resolve(
     let (root_name, rest) = path.split_once('\\').unwrap_or((path, ""));
     let (root, prefix) = hive::alias(root_name, nt)
         .ok_or_else(|| syntax(no, format!("unknown root key {root_name:?}")))?;
-    let sub =
-        hive::split_path(rest).map_err(|_| syntax(no, format!("bad key path {path:?}")))?;
+    let sub = hive::split_path(rest).map_err(|_| syntax(no, format!("bad key path {path:?}")))?;
     let comps: Vec<&str> = prefix.iter().copied().chain(sub).collect();
     let top = hive.root(root);
     Ok(if create {
@@ -389,7 +388,9 @@ mod tests {
         h.set_value(volatile, "x", REG_DWORD, vec![1, 0, 0, 0], 1);
         let text = write(&h);
         assert!(text.starts_with("Windows Registry Editor Version 5.00\n\n"));
-        assert!(text.contains("[HKEY_LOCAL_MACHINE\\Software\\Vendor\\Quote\"d]]\n@=\"default\"\n"));
+        assert!(
+            text.contains("[HKEY_LOCAL_MACHINE\\Software\\Vendor\\Quote\"d]]\n@=\"default\"\n")
+        );
         assert!(text.contains("\"Path\"=\"C:\\\\GAMES\\\\\\\"X\\\"\"\n"));
         assert!(text.contains("\"Level\"=dword:00000003\n"));
         assert!(text.contains("\"NoNul\"=hex(1):61,00,62,00,63,00\n"));
@@ -398,11 +399,20 @@ mod tests {
         let mut back = Hive::new(2);
         read(text.as_bytes(), &mut back, false, 2).unwrap();
         let k2 = back
-            .lookup(back.root(Root::LocalMachine), &["software", "VENDOR", "quote\"d]"])
+            .lookup(
+                back.root(Root::LocalMachine),
+                &["software", "VENDOR", "quote\"d]"],
+            )
             .unwrap();
         assert_eq!(back.node(k2).unwrap().values, h.node(k).unwrap().values);
-        assert!(back.lookup(back.root(Root::LocalMachine), &["Empty", "Key"]).is_some());
-        assert!(back.lookup(back.root(Root::LocalMachine), &["Hardware"]).is_none());
+        assert!(
+            back.lookup(back.root(Root::LocalMachine), &["Empty", "Key"])
+                .is_some()
+        );
+        assert!(
+            back.lookup(back.root(Root::LocalMachine), &["Hardware"])
+                .is_none()
+        );
         assert_eq!(write(&back), text);
     }
 
@@ -431,15 +441,26 @@ mod tests {
         read(b"REGEDIT4\n[HKCC\\X]\n", &mut nt, true, 1).unwrap();
         let lm = nt.root(Root::LocalMachine);
         assert!(
-            nt.lookup(lm, &["System", "CurrentControlSet", "Hardware Profiles", "Current", "X"])
-                .is_some()
+            nt.lookup(
+                lm,
+                &[
+                    "System",
+                    "CurrentControlSet",
+                    "Hardware Profiles",
+                    "Current",
+                    "X"
+                ]
+            )
+            .is_some()
         );
     }
 
     #[test]
     fn utf16_files_and_errors() {
         let mut bytes = vec![0xff, 0xfe];
-        bytes.extend(w("Windows Registry Editor Version 5.00\r\n[HKEY_USERS\\K]\r\n\"V\"=dword:1\r\n"));
+        bytes.extend(w(
+            "Windows Registry Editor Version 5.00\r\n[HKEY_USERS\\K]\r\n\"V\"=dword:1\r\n",
+        ));
         let mut h = Hive::new(1);
         read(&bytes, &mut h, false, 1).unwrap();
         let k = h.lookup(h.root(Root::Users), &["K"]).unwrap();
@@ -462,6 +483,9 @@ mod tests {
             err("REGEDIT4\n[HKLM\\X]\n\"V\"=hex:1,zz\n"),
             syntax(3, "bad hex byte \"zz\"")
         );
-        assert_eq!(err("REGEDIT4\n[HKLM\\X\n"), syntax(2, "a key line without its closing ']'"));
+        assert_eq!(
+            err("REGEDIT4\n[HKLM\\X\n"),
+            syntax(2, "a key line without its closing ']'")
+        );
     }
 }

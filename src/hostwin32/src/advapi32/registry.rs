@@ -142,12 +142,29 @@ fn set_sz(hive: &mut Hive, key: NodeId, name: &str, text: &str, now: u64) {
 /// The keys a fresh Windows installation has that programs read: the version and
 /// the standard folders (as GetVersionEx reports the configured version, on the
 /// VFS's drive), and the empty roots of the aliases.
-pub fn seed_software(hive: &mut Hive, version: WinVersion, drive: char, windows_dir: &str, now: u64) {
+pub fn seed_software(
+    hive: &mut Hive,
+    version: WinVersion,
+    drive: char,
+    windows_dir: &str,
+    now: u64,
+) {
     let lm = hive.root(Root::LocalMachine);
-    let cv = hive.ensure(lm, &["Software", "Microsoft", "Windows", "CurrentVersion"], false, now);
+    let cv = hive.ensure(
+        lm,
+        &["Software", "Microsoft", "Windows", "CurrentVersion"],
+        false,
+        now,
+    );
     let program_files = format!("{drive}:\\Program Files");
     set_sz(hive, cv, "ProgramFilesDir", &program_files, now);
-    set_sz(hive, cv, "CommonFilesDir", &format!("{program_files}\\Common Files"), now);
+    set_sz(
+        hive,
+        cv,
+        "CommonFilesDir",
+        &format!("{program_files}\\Common Files"),
+        now,
+    );
     let nine_x = match version {
         WinVersion::Win95 => Some(("Microsoft Windows 95", "Windows 95", "4.00.950", "")),
         WinVersion::Win98 => Some(("Microsoft Windows 98", "Windows 98", "4.10.2222", " A ")),
@@ -178,7 +195,12 @@ pub fn seed_software(hive: &mut Hive, version: WinVersion, drive: char, windows_
             WinVersion::Win2000 => ("Microsoft Windows 2000", "5.0", "2195", "Service Pack 4"),
             _ => ("Microsoft Windows XP", "5.1", "2600", "Service Pack 3"),
         };
-        let nt = hive.ensure(lm, &["Software", "Microsoft", "Windows NT", "CurrentVersion"], false, now);
+        let nt = hive.ensure(
+            lm,
+            &["Software", "Microsoft", "Windows NT", "CurrentVersion"],
+            false,
+            now,
+        );
         for (k, v) in [
             ("ProductName", product),
             ("CurrentVersion", current),
@@ -192,7 +214,12 @@ pub fn seed_software(hive: &mut Hive, version: WinVersion, drive: char, windows_
         }
     }
     hive.ensure(lm, &["System", "CurrentControlSet", "Control"], false, now);
-    hive.ensure(hive.root(Root::Users), &[".DEFAULT", "Software"], false, now);
+    hive.ensure(
+        hive.root(Root::Users),
+        &[".DEFAULT", "Software"],
+        false,
+        now,
+    );
 }
 
 /// The processor key, from the CPUID the core reports. `~MHz` is the rate the time
@@ -221,8 +248,20 @@ pub fn seed_hardware(hive: &mut Hive, now: u64) {
         &format!("x86 Family {family} Model {model} Stepping {stepping}"),
         now,
     );
-    set_sz(hive, cpu, "VendorIdentifier", &String::from_utf8_lossy(&vendor), now);
-    hive.set_value(cpu, "~MHz", REG_DWORD, (INSNS_PER_MICRO as u32).to_le_bytes().to_vec(), now);
+    set_sz(
+        hive,
+        cpu,
+        "VendorIdentifier",
+        &String::from_utf8_lossy(&vendor),
+        now,
+    );
+    hive.set_value(
+        cpu,
+        "~MHz",
+        REG_DWORD,
+        (INSNS_PER_MICRO as u32).to_le_bytes().to_vec(),
+        now,
+    );
 }
 
 fn load(proc: &Process, now: u64) -> ApiResult<Loaded> {
@@ -231,9 +270,8 @@ fn load(proc: &Process, now: u64) -> ApiResult<Loaded> {
     let nt = is_nt(proc.config.version);
     let mut hive = Hive::new(now);
     match std::fs::read(&file) {
-        Ok(bytes) => regfile::read(&bytes, &mut hive, nt, now).map_err(|e| {
-            ApiError::Other(format!("registry file {}: {e}", file.display()))
-        })?,
+        Ok(bytes) => regfile::read(&bytes, &mut hive, nt, now)
+            .map_err(|e| ApiError::Other(format!("registry file {}: {e}", file.display())))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => seed_software(
             &mut hive,
             proc.config.version,
@@ -283,7 +321,11 @@ fn with_reg<T>(cx: &mut Ctx, f: impl FnOnce(&mut Reg) -> ApiResult<T>) -> ApiRes
     let now = now_filetime(cx);
     let proc = cx.proc;
     let (out, fire) = {
-        let mut guard = proc.registry.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = proc
+            .registry
+            .inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             *guard = Some(load(proc, now)?);
         }
@@ -316,7 +358,9 @@ fn signal_event(cx: &mut Ctx, ev: &Arc<dyn KernelObject>) -> ApiResult<()> {
     let set_event = proc
         .hle_dll("KERNEL32")
         .and_then(|d| proc.dlls[d].1.iter().find(|e| e.name == "SetEvent"))
-        .ok_or_else(|| ApiError::Other("registry notification: KERNEL32!SetEvent is missing".into()))?;
+        .ok_or_else(|| {
+            ApiError::Other("registry notification: KERNEL32!SetEvent is missing".into())
+        })?;
     let h = proc
         .handles
         .lock()
@@ -412,8 +456,9 @@ impl Reg<'_> {
     /// `node` satisfies.
     fn changed(&mut self, node: NodeId, what: u32) {
         let hive = &self.l.hive;
-        let (hit, keep): (Vec<Notify>, Vec<Notify>) =
-            std::mem::take(&mut self.l.notifies).into_iter().partition(|n| {
+        let (hit, keep): (Vec<Notify>, Vec<Notify>) = std::mem::take(&mut self.l.notifies)
+            .into_iter()
+            .partition(|n| {
                 n.filter & what != 0
                     && (n.node == node || (n.subtree && hive.is_at_or_above(n.node, node)))
             });
@@ -423,8 +468,9 @@ impl Reg<'_> {
 
     /// Fires every notification on a deleted key or a closed handle.
     fn fire_where(&mut self, pred: impl Fn(&Notify) -> bool) {
-        let (hit, keep): (Vec<Notify>, Vec<Notify>) =
-            std::mem::take(&mut self.l.notifies).into_iter().partition(pred);
+        let (hit, keep): (Vec<Notify>, Vec<Notify>) = std::mem::take(&mut self.l.notifies)
+            .into_iter()
+            .partition(pred);
         self.l.notifies = keep;
         self.fire.extend(hit.into_iter().map(|n| n.event));
     }
@@ -582,7 +628,10 @@ fn data_from_guest(proc: &Process, kind: u32, p: u32, cb: u32, cs: Cs) -> Result
             Cs::W => {
                 let n = cb / 2;
                 if n > 0 {
-                    let last = proc.mem.read_u16(p + 2 * n - 2).map_err(|_| ERROR_NOACCESS)?;
+                    let last = proc
+                        .mem
+                        .read_u16(p + 2 * n - 2)
+                        .map_err(|_| ERROR_NOACCESS)?;
                     if last != 0 && matches!(proc.mem.read_u16(p.wrapping_add(2 * n)), Ok(0)) {
                         cb = 2 * n + 2;
                     }
@@ -628,7 +677,10 @@ fn put_data(
             return Ok(ERROR_MORE_DATA);
         }
         proc.mem.write_bytes(lpData, data)?;
-        if cs == Cs::A && hive::is_string(kind) && need < cap && data.last().is_some_and(|&b| b != 0)
+        if cs == Cs::A
+            && hive::is_string(kind)
+            && need < cap
+            && data.last().is_some_and(|&b| b != 0)
         {
             proc.mem.write_u8(lpData + need, 0)?;
         }
@@ -657,7 +709,13 @@ macro_rules! key_or_return {
 
 // ---- opening, creating and closing keys ------------------------------------------------------
 
-fn open_key(cx: &mut Ctx, hKey: u32, sub: Option<String>, phkResult: u32, ex: bool) -> ApiResult<u32> {
+fn open_key(
+    cx: &mut Ctx,
+    hKey: u32,
+    sub: Option<String>,
+    phkResult: u32,
+    ex: bool,
+) -> ApiResult<u32> {
     if phkResult == 0 {
         return Ok(ERROR_INVALID_PARAMETER);
     }
@@ -802,7 +860,16 @@ pub fn RegCreateKeyExA(
 ) -> ApiResult<u32> {
     let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
     let class = Cs::A.read(cx.proc, lpClass.0)?;
-    create_key(cx, hKey, sub, class, dwOptions, phkResult.0, lpdwDisposition.0, true)
+    create_key(
+        cx,
+        hKey,
+        sub,
+        class,
+        dwOptions,
+        phkResult.0,
+        lpdwDisposition.0,
+        true,
+    )
 }
 
 pub fn RegCreateKeyExW(
@@ -819,7 +886,16 @@ pub fn RegCreateKeyExW(
 ) -> ApiResult<u32> {
     let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
     let class = Cs::W.read(cx.proc, lpClass.0)?;
-    create_key(cx, hKey, sub, class, dwOptions, phkResult.0, lpdwDisposition.0, true)
+    create_key(
+        cx,
+        hKey,
+        sub,
+        class,
+        dwOptions,
+        phkResult.0,
+        lpdwDisposition.0,
+        true,
+    )
 }
 
 /// Closing a predefined key succeeds without effect, as on Windows.
@@ -951,7 +1027,16 @@ pub fn RegQueryValueExA(
     lpcbData: Ptr,
 ) -> ApiResult<u32> {
     let name = Cs::A.read(cx.proc, lpValueName.0)?;
-    query_value_ex(cx, hKey, name, lpReserved.0, lpType.0, lpData.0, lpcbData.0, Cs::A)
+    query_value_ex(
+        cx,
+        hKey,
+        name,
+        lpReserved.0,
+        lpType.0,
+        lpData.0,
+        lpcbData.0,
+        Cs::A,
+    )
 }
 
 pub fn RegQueryValueExW(
@@ -964,7 +1049,16 @@ pub fn RegQueryValueExW(
     lpcbData: Ptr,
 ) -> ApiResult<u32> {
     let name = Cs::W.read(cx.proc, lpValueName.0)?;
-    query_value_ex(cx, hKey, name, lpReserved.0, lpType.0, lpData.0, lpcbData.0, Cs::W)
+    query_value_ex(
+        cx,
+        hKey,
+        name,
+        lpReserved.0,
+        lpType.0,
+        lpData.0,
+        lpcbData.0,
+        Cs::W,
+    )
 }
 
 fn set_value_ex(
@@ -1125,7 +1219,14 @@ pub fn RegQueryValueW(
 
 // ---- enumeration and information ---------------------------------------------------------------
 
-fn enum_key(cx: &mut Ctx, hKey: u32, dwIndex: u32, lpName: u32, cchName: u32, cs: Cs) -> ApiResult<u32> {
+fn enum_key(
+    cx: &mut Ctx,
+    hKey: u32,
+    dwIndex: u32,
+    lpName: u32,
+    cchName: u32,
+    cs: Cs,
+) -> ApiResult<u32> {
     if lpName == 0 {
         return Ok(ERROR_INVALID_PARAMETER);
     }
@@ -1135,7 +1236,11 @@ fn enum_key(cx: &mut Ctx, hKey: u32, dwIndex: u32, lpName: u32, cchName: u32, cs
         let Some(child) = r.l.hive.child_at(node, dwIndex as usize) else {
             return Ok(ERROR_NO_MORE_ITEMS);
         };
-        let name = r.l.hive.node(child).map(|n| n.name.clone()).unwrap_or_default();
+        let name =
+            r.l.hive
+                .node(child)
+                .map(|n| n.name.clone())
+                .unwrap_or_default();
         if cs.len(&name) >= cchName {
             return Ok(ERROR_MORE_DATA);
         }
@@ -1144,11 +1249,23 @@ fn enum_key(cx: &mut Ctx, hKey: u32, dwIndex: u32, lpName: u32, cchName: u32, cs
     })
 }
 
-pub fn RegEnumKeyA(cx: &mut Ctx, hKey: u32, dwIndex: u32, lpName: Ptr, cchName: u32) -> ApiResult<u32> {
+pub fn RegEnumKeyA(
+    cx: &mut Ctx,
+    hKey: u32,
+    dwIndex: u32,
+    lpName: Ptr,
+    cchName: u32,
+) -> ApiResult<u32> {
     enum_key(cx, hKey, dwIndex, lpName.0, cchName, Cs::A)
 }
 
-pub fn RegEnumKeyW(cx: &mut Ctx, hKey: u32, dwIndex: u32, lpName: Ptr, cchName: u32) -> ApiResult<u32> {
+pub fn RegEnumKeyW(
+    cx: &mut Ctx,
+    hKey: u32,
+    dwIndex: u32,
+    lpName: Ptr,
+    cchName: u32,
+) -> ApiResult<u32> {
     enum_key(cx, hKey, dwIndex, lpName.0, cchName, Cs::W)
 }
 
@@ -1265,11 +1382,10 @@ fn enum_value(
     let proc = cx.proc;
     with_reg(cx, |r| {
         let node = key_or_return!(r, hKey);
-        let Some(v) = r
-            .l
-            .hive
-            .node(node)
-            .and_then(|n| n.values.get(dwIndex as usize))
+        let Some(v) =
+            r.l.hive
+                .node(node)
+                .and_then(|n| n.values.get(dwIndex as usize))
         else {
             return Ok(ERROR_NO_MORE_ITEMS);
         };
@@ -1429,7 +1545,11 @@ fn query_info_key(cx: &mut Ctx, hKey: u32, out: [u32; 10], cs: Cs) -> ApiResult<
             ),
             (
                 lpcbMaxValueLen,
-                n.values.iter().map(|v| v.data.len() as u32).max().unwrap_or(0),
+                n.values
+                    .iter()
+                    .map(|v| v.data.len() as u32)
+                    .max()
+                    .unwrap_or(0),
             ),
             (lpcbSecurityDescriptor, 0),
         ];

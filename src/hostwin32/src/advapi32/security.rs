@@ -167,7 +167,12 @@ pub fn OpenThreadToken(
     Ok(false)
 }
 
-fn lookup_privilege(cx: &mut Ctx, system: Option<String>, name: &str, lpLuid: Ptr) -> ApiResult<bool> {
+fn lookup_privilege(
+    cx: &mut Ctx,
+    system: Option<String>,
+    name: &str,
+    lpLuid: Ptr,
+) -> ApiResult<bool> {
     if system.is_some_and(|s| !s.is_empty()) {
         set_last_error(cx, RPC_S_SERVER_UNAVAILABLE)?;
         return Ok(false);
@@ -439,9 +444,7 @@ mod tests {
         let tok = open(&mut h);
         let s = h.scratch(64);
         request(&h, s, 4, SE_PRIVILEGE_ENABLED);
-        assert!(
-            AdjustTokenPrivileges(&mut h.cx(), tok, false, Ptr(s), 0, Ptr(0), Ptr(0)).unwrap()
-        );
+        assert!(AdjustTokenPrivileges(&mut h.cx(), tok, false, Ptr(s), 0, Ptr(0), Ptr(0)).unwrap());
         assert_eq!(h.last_error(), ERROR_NOT_ALL_ASSIGNED);
     }
 

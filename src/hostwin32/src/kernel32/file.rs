@@ -3,6 +3,13 @@
 //!
 //! - File handles keep their own position over a host `File` (positioned reads and
 //!   writes), so duplicated handles share one position, as on Windows.
+//! - dwShareMode is enforced by the VFS between all opens of a file in the process
+//!   (ERROR_SHARING_VIOLATION); an open ends when the last handle to its file
+//!   object is closed. Two differences remain: a file mapping keeps its file's
+//!   open (and share mode) until the mapping is gone, where Windows ends it with
+//!   the last file handle; and FILE_FLAG_DELETE_ON_CLOSE deletes the file when
+//!   this open's last handle closes, even if other opens (which must share
+//!   delete) are still there, where Windows waits for all of them.
 //! - `CON`/`CONIN$`/`CONOUT$` open console objects; `NUL` a null device; other
 //!   DOS devices do not exist (ERROR_FILE_NOT_FOUND).
 //! - File mappings copy file contents into each view when it is mapped and write
@@ -1295,12 +1302,12 @@ pub fn GetSystemDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult
 
 /// The drive letter a root path names (`C:\`, `C:`, `c:/`), or the current drive
 /// for NULL; `None` if it is not a root path.
-fn root_drive(cx: &Ctx, p: Ptr) -> ApiResult<Option<char>> {
+fn root_drive(cx: &Ctx, p: Ptr, wide: bool) -> ApiResult<Option<char>> {
     let vfs = vfs(cx.proc)?;
     if p.is_null() {
         return Ok(Some(vfs.drive()));
     }
-    let s = read_ansi(cx.proc, p.0)?;
+    let s = if wide { path_w(cx, p)? } else { path_a(cx, p)? };
     let mut cs = s.chars();
     let (Some(d), Some(':')) = (cs.next(), cs.next()) else {
         return Ok(None);
@@ -1319,8 +1326,8 @@ const BYTES_PER_SECTOR: u32 = 512;
 const FREE_CLUSTERS: u32 = 0x7fff_8000 / 4096;
 const TOTAL_CLUSTERS: u32 = 2 * FREE_CLUSTERS;
 
-fn our_drive(cx: &mut Ctx, root: Ptr) -> ApiResult<bool> {
-    let d = root_drive(cx, root)?;
+fn our_drive(cx: &mut Ctx, root: Ptr, wide: bool) -> ApiResult<bool> {
+    let d = root_drive(cx, root, wide)?;
     if d != Some(vfs(cx.proc)?.drive()) {
         set_last_error(cx, err::ERROR_PATH_NOT_FOUND)?;
         return Ok(false);
@@ -1328,15 +1335,16 @@ fn our_drive(cx: &mut Ctx, root: Ptr) -> ApiResult<bool> {
     Ok(true)
 }
 
-pub fn GetDiskFreeSpaceA(
+fn disk_free_space(
     cx: &mut Ctx,
+    wide: bool,
     lpRootPathName: Ptr,
     lpSectorsPerCluster: Ptr,
     lpBytesPerSector: Ptr,
     lpNumberOfFreeClusters: Ptr,
     lpTotalNumberOfClusters: Ptr,
 ) -> ApiResult<bool> {
-    if !our_drive(cx, lpRootPathName)? {
+    if !our_drive(cx, lpRootPathName, wide)? {
         return Ok(false);
     }
     for (p, v) in [
@@ -1352,8 +1360,9 @@ pub fn GetDiskFreeSpaceA(
     Ok(true)
 }
 
-pub fn GetDiskFreeSpaceExA(
+fn disk_free_space_ex(
     cx: &mut Ctx,
+    wide: bool,
     lpDirectoryName: Ptr,
     lpFreeBytesAvailableToCaller: Ptr,
     lpTotalNumberOfBytes: Ptr,
@@ -1361,7 +1370,11 @@ pub fn GetDiskFreeSpaceExA(
 ) -> ApiResult<bool> {
     let cluster = (SECTORS_PER_CLUSTER * BYTES_PER_SECTOR) as u64;
     if !lpDirectoryName.is_null() {
-        let p = path_a(cx, lpDirectoryName)?;
+        let p = if wide {
+            path_w(cx, lpDirectoryName)?
+        } else {
+            path_a(cx, lpDirectoryName)?
+        };
         match vfs(cx.proc)?.resolve(&p) {
             Ok(crate::vfs::Resolved::Path {
                 kind: Some(crate::vfs::EntryKind::Directory),
@@ -1386,8 +1399,8 @@ pub fn GetDiskFreeSpaceExA(
 const DRIVE_NO_ROOT_DIR: u32 = 1;
 const DRIVE_FIXED: u32 = 3;
 
-pub fn GetDriveTypeA(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
-    let d = root_drive(cx, lpRootPathName)?;
+fn drive_type(cx: &mut Ctx, lpRootPathName: Ptr, wide: bool) -> ApiResult<u32> {
+    let d = root_drive(cx, lpRootPathName, wide)?;
     Ok(if d == Some(vfs(cx.proc)?.drive()) {
         DRIVE_FIXED
     } else {
@@ -1410,8 +1423,9 @@ pub fn GetLogicalDriveStringsA(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) 
     Ok(n)
 }
 
-pub fn GetVolumeInformationA(
+fn volume_information(
     cx: &mut Ctx,
+    wide: bool,
     lpRootPathName: Ptr,
     lpVolumeNameBuffer: Ptr,
     nVolumeNameSize: u32,
@@ -1421,7 +1435,7 @@ pub fn GetVolumeInformationA(
     lpFileSystemNameBuffer: Ptr,
     nFileSystemNameSize: u32,
 ) -> ApiResult<bool> {
-    if !our_drive(cx, lpRootPathName)? {
+    if !our_drive(cx, lpRootPathName, wide)? {
         return Ok(false);
     }
     for (buf, size, text) in [
@@ -1431,11 +1445,18 @@ pub fn GetVolumeInformationA(
         if buf.is_null() {
             continue;
         }
+        // Sizes are in characters; both texts are ASCII.
         if (size as usize) <= text.len() {
             return fail(cx, ERROR_BAD_LENGTH, false);
         }
-        let mut b = text.as_bytes().to_vec();
-        b.push(0);
+        let b: Vec<u8> = if wide {
+            text.encode_utf16()
+                .chain([0])
+                .flat_map(|u| u.to_le_bytes())
+                .collect()
+        } else {
+            text.bytes().chain([0]).collect()
+        };
         cx.proc.mem.write_bytes(buf.0, &b)?;
     }
     // FS_CASE_IS_PRESERVED | FS_UNICODE_STORED_ON_DISK: long names on FAT32.
@@ -1449,6 +1470,150 @@ pub fn GetVolumeInformationA(
         }
     }
     Ok(true)
+}
+
+pub fn GetDiskFreeSpaceA(
+    cx: &mut Ctx,
+    lpRootPathName: Ptr,
+    lpSectorsPerCluster: Ptr,
+    lpBytesPerSector: Ptr,
+    lpNumberOfFreeClusters: Ptr,
+    lpTotalNumberOfClusters: Ptr,
+) -> ApiResult<bool> {
+    disk_free_space(
+        cx,
+        false,
+        lpRootPathName,
+        lpSectorsPerCluster,
+        lpBytesPerSector,
+        lpNumberOfFreeClusters,
+        lpTotalNumberOfClusters,
+    )
+}
+
+pub fn GetDiskFreeSpaceW(
+    cx: &mut Ctx,
+    lpRootPathName: Ptr,
+    lpSectorsPerCluster: Ptr,
+    lpBytesPerSector: Ptr,
+    lpNumberOfFreeClusters: Ptr,
+    lpTotalNumberOfClusters: Ptr,
+) -> ApiResult<bool> {
+    disk_free_space(
+        cx,
+        true,
+        lpRootPathName,
+        lpSectorsPerCluster,
+        lpBytesPerSector,
+        lpNumberOfFreeClusters,
+        lpTotalNumberOfClusters,
+    )
+}
+
+pub fn GetDiskFreeSpaceExA(
+    cx: &mut Ctx,
+    lpDirectoryName: Ptr,
+    lpFreeBytesAvailableToCaller: Ptr,
+    lpTotalNumberOfBytes: Ptr,
+    lpTotalNumberOfFreeBytes: Ptr,
+) -> ApiResult<bool> {
+    disk_free_space_ex(
+        cx,
+        false,
+        lpDirectoryName,
+        lpFreeBytesAvailableToCaller,
+        lpTotalNumberOfBytes,
+        lpTotalNumberOfFreeBytes,
+    )
+}
+
+pub fn GetDiskFreeSpaceExW(
+    cx: &mut Ctx,
+    lpDirectoryName: Ptr,
+    lpFreeBytesAvailableToCaller: Ptr,
+    lpTotalNumberOfBytes: Ptr,
+    lpTotalNumberOfFreeBytes: Ptr,
+) -> ApiResult<bool> {
+    disk_free_space_ex(
+        cx,
+        true,
+        lpDirectoryName,
+        lpFreeBytesAvailableToCaller,
+        lpTotalNumberOfBytes,
+        lpTotalNumberOfFreeBytes,
+    )
+}
+
+pub fn GetDriveTypeA(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
+    drive_type(cx, lpRootPathName, false)
+}
+
+pub fn GetDriveTypeW(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
+    drive_type(cx, lpRootPathName, true)
+}
+
+/// Lengths are in characters: the result excludes the final NUL.
+pub fn GetLogicalDriveStringsW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
+    let s: Vec<u16> = format!("{}:\\\0\0", vfs(cx.proc)?.drive())
+        .encode_utf16()
+        .collect();
+    let n = s.len() as u32 - 1;
+    if nBufferLength < n + 1 {
+        return Ok(n + 1);
+    }
+    let b: Vec<u8> = s.iter().flat_map(|u| u.to_le_bytes()).collect();
+    cx.proc.mem.write_bytes(lpBuffer.0, &b)?;
+    Ok(n)
+}
+
+pub fn GetVolumeInformationA(
+    cx: &mut Ctx,
+    lpRootPathName: Ptr,
+    lpVolumeNameBuffer: Ptr,
+    nVolumeNameSize: u32,
+    lpVolumeSerialNumber: Ptr,
+    lpMaximumComponentLength: Ptr,
+    lpFileSystemFlags: Ptr,
+    lpFileSystemNameBuffer: Ptr,
+    nFileSystemNameSize: u32,
+) -> ApiResult<bool> {
+    volume_information(
+        cx,
+        false,
+        lpRootPathName,
+        lpVolumeNameBuffer,
+        nVolumeNameSize,
+        lpVolumeSerialNumber,
+        lpMaximumComponentLength,
+        lpFileSystemFlags,
+        lpFileSystemNameBuffer,
+        nFileSystemNameSize,
+    )
+}
+
+pub fn GetVolumeInformationW(
+    cx: &mut Ctx,
+    lpRootPathName: Ptr,
+    lpVolumeNameBuffer: Ptr,
+    nVolumeNameSize: u32,
+    lpVolumeSerialNumber: Ptr,
+    lpMaximumComponentLength: Ptr,
+    lpFileSystemFlags: Ptr,
+    lpFileSystemNameBuffer: Ptr,
+    nFileSystemNameSize: u32,
+) -> ApiResult<bool> {
+    volume_information(
+        cx,
+        true,
+        lpRootPathName,
+        lpVolumeNameBuffer,
+        nVolumeNameSize,
+        lpVolumeSerialNumber,
+        lpMaximumComponentLength,
+        lpFileSystemFlags,
+        lpFileSystemNameBuffer,
+        nFileSystemNameSize,
+    )
 }
 
 // ---- file mappings ---------------------------------------------------------------------------
@@ -1912,6 +2077,11 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetSystemDirectoryA", GetSystemDirectoryA),
         stdcall("GetSystemDirectoryW", GetSystemDirectoryW),
         stdcall("GetDiskFreeSpaceA", GetDiskFreeSpaceA),
+        stdcall("GetDiskFreeSpaceW", GetDiskFreeSpaceW),
+        stdcall("GetDiskFreeSpaceExW", GetDiskFreeSpaceExW),
+        stdcall("GetDriveTypeW", GetDriveTypeW),
+        stdcall("GetLogicalDriveStringsW", GetLogicalDriveStringsW),
+        stdcall("GetVolumeInformationW", GetVolumeInformationW),
         stdcall("GetDiskFreeSpaceExA", GetDiskFreeSpaceExA),
         stdcall("GetDriveTypeA", GetDriveTypeA),
         stdcall("GetLogicalDrives", GetLogicalDrives),
@@ -2247,7 +2417,13 @@ mod tests {
         assert_ne!(h, INVALID_HANDLE_VALUE);
         // The documented rule: later opens fail unless they share delete.
         assert_eq!(
-            open_shared(&mut f, "TEMP.DAT", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, 3),
+            open_shared(
+                &mut f,
+                "TEMP.DAT",
+                GENERIC_READ,
+                FILE_SHARE_READ | FILE_SHARE_WRITE,
+                3
+            ),
             INVALID_HANDLE_VALUE
         );
         assert_eq!(f.h.last_error(), ERROR_SHARING_VIOLATION);
@@ -2293,10 +2469,10 @@ mod tests {
             INVALID_HANDLE_VALUE
         );
         assert_eq!(f.h.last_error(), err::ERROR_ACCESS_DENIED);
-        assert_eq!(
-            open_shared(&mut f, r"\\?\C:\GAMES\GAME.EXE", GENERIC_READ, 3, 3) != INVALID_HANDLE_VALUE,
-            true
-        );
+        // The verbatim prefix reaches the same sandboxed file.
+        let h = open_shared(&mut f, r"\\?\C:\GAMES\GAME.EXE", GENERIC_READ, 3, 3);
+        assert_ne!(h, INVALID_HANDLE_VALUE);
+        CloseHandle(&mut f.h.cx(), h).unwrap();
     }
 
     #[test]

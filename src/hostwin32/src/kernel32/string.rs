@@ -1241,7 +1241,11 @@ fn format_message(
     nSize: u32,
     Arguments: Ptr,
 ) -> ApiResult<u32> {
-    let name = if wide { "FormatMessageW" } else { "FormatMessageA" };
+    let name = if wide {
+        "FormatMessageW"
+    } else {
+        "FormatMessageA"
+    };
     if dwFlags & FORMAT_MESSAGE_FROM_HMODULE != 0 && dwFlags & FORMAT_MESSAGE_FROM_SYSTEM == 0 {
         return Err(ApiError::UnimplementedCase(format!(
             "{name}: FORMAT_MESSAGE_FROM_HMODULE (message tables)"

@@ -386,7 +386,6 @@ pub fn DosDateTimeToFileTime(
     }
 }
 
-
 /// Sleeps through the scheduler: a real timed wait in OS-thread mode (woken early
 /// if the process ends), a virtual-clock wait in deterministic mode.
 pub fn sleep(cx: &mut Ctx, ms: u32) -> ApiResult<Outcome> {

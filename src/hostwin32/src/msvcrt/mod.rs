@@ -7,6 +7,7 @@
 mod cmdline;
 mod conv;
 mod ctype;
+mod cxx;
 mod fileinfo;
 mod float;
 mod gmem;
@@ -49,6 +50,7 @@ fn exports() -> Vec<ApiDef> {
         math::exports,
         time::exports,
         misc::exports,
+        cxx::exports,
     ] {
         v.extend(part());
     }

@@ -97,7 +97,7 @@ fn message(cx: &mut Ctx, text: &[u8]) -> ApiResult<()> {
 
 const ABORT_TEXT: &[u8] = b"\r\nThis application has requested the Runtime to terminate it in an unusual way.\nPlease contact the application's support team for more information.\r\n";
 
-fn abort(cx: &mut Ctx) -> ApiResult<Outcome> {
+pub(super) fn abort(cx: &mut Ctx) -> ApiResult<Outcome> {
     let h = crt(cx.proc)
         .lock()
         .signals

@@ -49,6 +49,8 @@ pub struct Inner {
     pub checked_vars: std::collections::HashSet<String>,
     /// GetTickCount when the runtime started (clock()).
     pub clock_start: Option<u32>,
+    /// Per thread, the C++ exceptions its running catch blocks handle, innermost last.
+    pub cxx_caught: HashMap<u32, Vec<super::cxx::Caught>>,
 }
 
 /// One process's C runtime.

@@ -409,9 +409,15 @@ mod tests {
         let v = h.scratch(16);
         // VT_FILETIME is a PROPVARIANT type, not a VARIANT one.
         h.proc.mem.write_u16(v, 64).unwrap();
-        assert_eq!(VariantClear(&mut h.cx(), Ptr(v)).unwrap(), DISP_E_BADVARTYPE);
+        assert_eq!(
+            VariantClear(&mut h.cx(), Ptr(v)).unwrap(),
+            DISP_E_BADVARTYPE
+        );
         h.proc.mem.write_u16(v, vt::VARIANT).unwrap();
-        assert_eq!(VariantClear(&mut h.cx(), Ptr(v)).unwrap(), DISP_E_BADVARTYPE);
+        assert_eq!(
+            VariantClear(&mut h.cx(), Ptr(v)).unwrap(),
+            DISP_E_BADVARTYPE
+        );
         h.proc.mem.write_u16(v, vt::VARIANT | vt::BYREF).unwrap();
         assert_eq!(VariantClear(&mut h.cx(), Ptr(v)).unwrap(), S_OK);
     }

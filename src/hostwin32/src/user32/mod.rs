@@ -46,7 +46,12 @@ fn code_page_known(cp: u32) -> bool {
     matches!(cp, CP_ACP | CP_OEMCP | ANSI_CP | OEM_CP)
 }
 
-pub fn CharNextExA(cx: &mut Ctx, CodePage: u16, lpCurrentChar: u32, _dwFlags: u32) -> ApiResult<u32> {
+pub fn CharNextExA(
+    cx: &mut Ctx,
+    CodePage: u16,
+    lpCurrentChar: u32,
+    _dwFlags: u32,
+) -> ApiResult<u32> {
     if !code_page_known(CodePage as u32) {
         return Err(crate::hle::ApiError::UnimplementedCase(format!(
             "CharNextExA in code page {CodePage}"

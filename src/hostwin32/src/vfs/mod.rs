@@ -82,8 +82,8 @@ pub use error::*;
 pub use path::{Device, MAX_PATH};
 pub use pattern::Pattern;
 pub use share::{
-    Access, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_VALID_FLAGS, FILE_SHARE_WRITE,
-    HostFile, OpenGuard,
+    Access, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_VALID_FLAGS, FILE_SHARE_WRITE, HostFile,
+    OpenGuard,
 };
 
 use overlay::Layers;
@@ -319,9 +319,6 @@ struct State {
 /// the whiteout that goes with it are never seen half done.
 pub struct Vfs {
     layers: Layers,
-    /// The per-program writable folder (canonical), holding the drive's tree and
-    /// its sidecar; other per-program state (the registry) may live beside them.
-    overlay_dir: PathBuf,
     drive: char,
     guest_dir: GuestPath,
     state: Mutex<State>,
@@ -416,7 +413,6 @@ impl Vfs {
         );
         let vfs = Vfs {
             layers,
-            overlay_dir,
             drive: guest_dir.drive,
             guest_dir: guest_dir.clone(),
             state: Mutex::new(State {
@@ -444,13 +440,6 @@ impl Vfs {
 
     /// The per-program writable folder (host path), where state that is not a guest
     /// file lives beside the drive trees.
-    pub fn overlay_dir(&self) -> &Path {
-        &self.overlay_dir
-    }
-
-    /// The per-program writable folder. The guest cannot name anything in it
-    /// except through the drive's tree (`drive_c`), so files kept beside that
-    /// tree are out of the guest's reach.
     pub fn overlay_dir(&self) -> &Path {
         &self.overlay_dir
     }

@@ -243,7 +243,10 @@ fn verbatim(
     pattern: bool,
 ) -> Result<Result<Split, Device>, VfsError> {
     let invalid = || VfsError::InvalidName(input.to_string());
-    if rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("UNC\\")) {
+    if rest
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case("UNC\\"))
+    {
         return Err(VfsError::BadNetPath(input.to_string()));
     }
     let b = rest.as_bytes();
@@ -551,7 +554,10 @@ mod tests {
             assert_eq!(e.win32_code(), 123, "{p}: {e}");
         }
         assert_eq!(full(r"\\server\share\x").unwrap_err().win32_code(), 53);
-        assert_eq!(full(r"\\?\UNC\server\share\x").unwrap_err().win32_code(), 53);
+        assert_eq!(
+            full(r"\\?\UNC\server\share\x").unwrap_err().win32_code(),
+            53
+        );
         // Raw disks: the guest's disk and volume exist but need administrator
         // rights (ERROR_ACCESS_DENIED); others do not exist.
         assert_eq!(full(r"\\.\PhysicalDrive0").unwrap_err().win32_code(), 5);
@@ -580,7 +586,9 @@ mod tests {
         assert_eq!(p.dir.display(), r"C:\DIR");
         assert_eq!(p.pattern.as_deref(), Some("*.TXT"));
         assert_eq!(
-            parse_pattern(r"\\?\C:\D*R\x", &cwd()).unwrap_err().win32_code(),
+            parse_pattern(r"\\?\C:\D*R\x", &cwd())
+                .unwrap_err()
+                .win32_code(),
             123
         );
     }

@@ -193,7 +193,13 @@ impl Opens {
 
     /// ERROR_SHARING_VIOLATION unless an open of `key` with `access` and `share`
     /// may coexist with every existing open of it.
-    pub fn check(&self, key: &str, access: Access, share: u32, shown: &str) -> Result<(), VfsError> {
+    pub fn check(
+        &self,
+        key: &str,
+        access: Access,
+        share: u32,
+        shown: &str,
+    ) -> Result<(), VfsError> {
         let t = self.lock();
         let ok = t
             .by_key
@@ -274,7 +280,11 @@ impl Opens {
             let t = self.lock();
             t.by_key
                 .get(key)
-                .map(|v| v.iter().filter_map(|o| o.host.as_ref()?.upgrade()).collect())
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|o| o.host.as_ref()?.upgrade())
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         if hosts.is_empty() {

@@ -465,10 +465,7 @@ fn prefixes_unc_and_streams_are_refused() {
         code(read(&vfs, &format!(r"\\.\{secret}"))),
         ERROR_FILE_NOT_FOUND
     );
-    assert_eq!(
-        code(read(&vfs, r"\\.\PhysicalDrive0")),
-        ERROR_ACCESS_DENIED
-    );
+    assert_eq!(code(read(&vfs, r"\\.\PhysicalDrive0")), ERROR_ACCESS_DENIED);
     assert_eq!(code(read(&vfs, r"\\.\C:")), ERROR_ACCESS_DENIED);
     assert_eq!(fs::read(&secret).unwrap(), b"secret");
 }
@@ -487,10 +484,7 @@ fn verbatim_paths_stay_in_the_sandbox() {
         read(&vfs, r"\\?\c:\games\foo\data\level1.dat").unwrap(),
         b"level one"
     );
-    assert_eq!(
-        code(read(&vfs, r"\\?\C:\etc\passwd")),
-        ERROR_PATH_NOT_FOUND
-    );
+    assert_eq!(code(read(&vfs, r"\\?\C:\etc\passwd")), ERROR_PATH_NOT_FOUND);
     assert_eq!(
         code(read(&vfs, r"\\?\C:\GAMES\FOO\..\..\..\etc\passwd")),
         ERROR_INVALID_NAME
@@ -506,10 +500,7 @@ fn verbatim_paths_stay_in_the_sandbox() {
     .unwrap();
     assert_eq!(read(&vfs, "new.txt").unwrap(), b"v");
     assert!(!sb.program.join("new.txt").exists());
-    assert_eq!(
-        vfs.full_path(r"\\?\C:\a\..\b").unwrap(),
-        r"\\?\C:\a\..\b"
-    );
+    assert_eq!(vfs.full_path(r"\\?\C:\a\..\b").unwrap(), r"\\?\C:\a\..\b");
 }
 
 #[test]
@@ -1037,7 +1028,11 @@ fn share_modes_are_checked_between_opens_and_released_on_close() {
         code(vfs.open(r"data\level1.dat", &writer(SR | SW))),
         ERROR_SHARING_VIOLATION
     );
-    assert!(!sb.overlay.join("drive_c/GAMES/FOO/Data/Level1.DAT").exists());
+    assert!(
+        !sb.overlay
+            .join("drive_c/GAMES/FOO/Data/Level1.DAT")
+            .exists()
+    );
 }
 
 #[test]
@@ -1059,10 +1054,7 @@ fn checks_come_in_windows_order() {
         ERROR_ACCESS_DENIED
     );
     // ... while DeleteFile opens for DELETE first, so sharing comes first there.
-    assert_eq!(
-        code(vfs.delete_file("GAME.EXE")),
-        ERROR_SHARING_VIOLATION
-    );
+    assert_eq!(code(vfs.delete_file("GAME.EXE")), ERROR_SHARING_VIOLATION);
     // A directory is refused by DeleteFile before anything is opened.
     let _d = vfs
         .open(
@@ -1135,7 +1127,8 @@ fn readers_follow_a_copy_up() {
     assert_eq!(size_of(&t), 0);
     // CopyFile over an original that is open sharing writing: the open sees the copy.
     let c = file(vfs.open(r"data\readme.txt", &reader(SR | SW)).unwrap());
-    vfs.copy_file("GAME.EXE", r"data\readme.txt", false).unwrap();
+    vfs.copy_file("GAME.EXE", r"data\readme.txt", false)
+        .unwrap();
     assert_eq!(read_all(&c), b"MZ game");
     assert_eq!(snapshot(&sb.program), before);
 }

@@ -1,0 +1,409 @@
+//! Runs every guest program in `tests/guest/bin` under the `winterp` binary and
+//! compares it with `tests/guest/expected` (see `tests/guest/README.md`):
+//!
+//! - stdout, with CR LF turned into LF (msvcrt's text-mode stdout writes CR LF,
+//!   the expected files have LF), must equal `expected/NAME.stdout`;
+//! - the exit status must equal `expected/NAME.exitcode` (default 0) modulo 256,
+//!   since a Unix process passes on only the low 8 bits;
+//! - arguments come from `expected/NAME.args`, one per line.
+//!
+//! Each program runs twice, normally and with `--deterministic`, each time with
+//! a fresh `WINTERP_DATA_DIR`, so an overlay left by an earlier run cannot change
+//! the result. `files` also runs from a temporary copy of the program folder,
+//! and the folder around it is compared before and after: the only writes
+//! allowed are inside the data directory.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every program in `tests/guest/bin`; `every_program_has_a_test` keeps this in
+/// step with the folder.
+const PROGRAMS: &[&str] = &[
+    "cpuheavy", "crash", "files", "fpu", "heap", "hello", "seh", "threads",
+];
+
+/// Far above any program's run time (cpuheavy, the slowest, takes under a
+/// minute), so only a hang reaches it.
+const TIMEOUT: Duration = Duration::from_secs(900);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    Deterministic,
+}
+
+fn guest_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
+}
+
+fn expected_args(name: &str) -> Vec<String> {
+    let p = guest_dir().join(format!("expected/{name}.args"));
+    let Ok(text) = fs::read_to_string(&p) else {
+        return Vec::new();
+    };
+    // One argument per line; the file ends with a newline, so the piece after
+    // the last one is not an argument. An empty line is an empty argument.
+    let mut args: Vec<String> = text.split('\n').map(str::to_string).collect();
+    assert_eq!(
+        args.pop().as_deref(),
+        Some(""),
+        "{} must end with a newline",
+        p.display()
+    );
+    args
+}
+
+fn expected_exit_code(name: &str) -> u32 {
+    let p = guest_dir().join(format!("expected/{name}.exitcode"));
+    match fs::read_to_string(&p) {
+        Ok(t) => t
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+        Err(_) => 0,
+    }
+}
+
+struct Outcome {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+/// Runs `exe` under winterp with a fresh data directory `data`.
+fn run(exe: &Path, args: &[String], mode: Mode, data: &Path, cwd: &Path) -> Outcome {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_winterp"));
+    cmd.arg("--headless");
+    if mode == Mode::Deterministic {
+        cmd.arg("--deterministic");
+    }
+    cmd.arg(exe)
+        .args(args)
+        .env("WINTERP_DATA_DIR", data)
+        .env_remove("RUST_LOG")
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("cannot start the winterp binary");
+    // Read both pipes on their own threads so a chatty program cannot fill one
+    // and stall while we wait.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out.read_to_end(&mut v).map(|_| v)
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err.read_to_end(&mut v).map(|_| v)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for winterp") {
+            break s;
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} did not finish within {TIMEOUT:?}", exe.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out_t.join().unwrap().expect("reading stdout");
+    let stderr = err_t.join().unwrap().expect("reading stderr");
+    Outcome {
+        stdout: String::from_utf8_lossy(&stdout).replace("\r\n", "\n"),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        code: status.code(),
+    }
+}
+
+/// A line diff (longest common subsequence) of `expected` and `actual`, as
+/// `-`/`+` lines with their line numbers, at most `limit` lines.
+fn diff(expected: &str, actual: &str, limit: usize) -> String {
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = actual.lines().collect();
+    let (n, m) = (a.len(), b.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push(format!("+{:>5}| {}", j + 1, b[j]));
+            j += 1;
+        } else {
+            out.push(format!("-{:>5}| {}", i + 1, a[i]));
+            i += 1;
+        }
+    }
+    if expected.ends_with('\n') != actual.ends_with('\n') {
+        out.push("(the outputs differ in their final newline)".into());
+    }
+    let more = out.len().saturating_sub(limit);
+    out.truncate(limit);
+    if more > 0 {
+        out.push(format!("... and {more} more differing lines"));
+    }
+    out.join("\n")
+}
+
+fn tail(s: &str, lines: usize) -> String {
+    let v: Vec<&str> = s.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Runs `name` from `program_dir` and checks stdout and the exit status.
+fn check(name: &str, mode: Mode, program_dir: &Path, data: &Path) {
+    let exe = program_dir.join(format!("{name}.exe"));
+    let expected = fs::read_to_string(guest_dir().join(format!("expected/{name}.stdout")))
+        .unwrap_or_else(|e| panic!("expected/{name}.stdout: {e}"));
+    let want_code = (expected_exit_code(name) & 0xff) as i32;
+    let got = run(&exe, &expected_args(name), mode, data, program_dir);
+    let mut problems = Vec::new();
+    if got.stdout != expected {
+        problems.push(format!(
+            "stdout differs from expected/{name}.stdout (- expected, + winterp):\n{}",
+            diff(&expected, &got.stdout, 80)
+        ));
+    }
+    if got.code != Some(want_code) {
+        problems.push(format!(
+            "exit status {:?}, expected {want_code} (expected/{name}.exitcode & 0xff)",
+            got.code
+        ));
+    }
+    assert!(
+        problems.is_empty(),
+        "{name}.exe ({mode:?}):\n{}\n--- stderr (last 30 lines) ---\n{}",
+        problems.join("\n"),
+        tail(&got.stderr, 30)
+    );
+}
+
+/// Runs a program from the committed folder (these programs write no files).
+fn guest_program(name: &str, mode: Mode) {
+    let data = tempfile::tempdir().unwrap();
+    check(name, mode, &guest_dir().join("bin"), data.path());
+}
+
+// ---- the file-system program ---------------------------------------------------
+
+#[derive(Debug, PartialEq, Eq)]
+enum Node {
+    Dir,
+    File(Vec<u8>),
+    Link(PathBuf),
+}
+
+/// Everything under `dir` except the subtree `skip`, links not followed.
+fn snapshot(dir: &Path, skip: &Path) -> BTreeMap<PathBuf, Node> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for ent in fs::read_dir(&d).unwrap() {
+            let p = ent.unwrap().path();
+            if p == skip {
+                continue;
+            }
+            let m = fs::symlink_metadata(&p).unwrap();
+            let node = if m.file_type().is_symlink() {
+                Node::Link(fs::read_link(&p).unwrap())
+            } else if m.is_dir() {
+                stack.push(p.clone());
+                Node::Dir
+            } else {
+                Node::File(fs::read(&p).unwrap())
+            };
+            out.insert(p, node);
+        }
+    }
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for ent in fs::read_dir(from).unwrap() {
+        let ent = ent.unwrap();
+        let target = to.join(ent.file_name());
+        if ent.file_type().unwrap().is_dir() {
+            copy_dir(&ent.path(), &target);
+        } else {
+            fs::copy(ent.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `files` from a temporary copy of the program folder: besides its output, the
+/// folder around the copy (the copy included) must be exactly as before; all
+/// writes go to the data directory, which lives beside the copy.
+fn files_program(mode: Mode) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap();
+    let program_dir = root.join("bin");
+    copy_dir(&guest_dir().join("bin"), &program_dir);
+    let data = root.join("data");
+    fs::create_dir(&data).unwrap();
+    // Places the program tries to reach outside its drive; none may appear.
+    let escapes = [
+        PathBuf::from("/usr/share/winterp_escape.txt"),
+        PathBuf::from("/escape.txt"),
+        root.join("escape.txt"),
+    ];
+    let existed: Vec<bool> = escapes.iter().map(|p| p.exists()).collect();
+    let before = snapshot(&root, &data);
+
+    check("files", mode, &program_dir, &data);
+
+    let after = snapshot(&root, &data);
+    if before != after {
+        let changed: Vec<String> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|k| before.get(*k) != after.get(*k))
+            .map(|k| k.display().to_string())
+            .collect();
+        panic!("files.exe ({mode:?}) changed the host outside its data directory: {changed:?}");
+    }
+    for (p, had) in escapes.iter().zip(existed) {
+        assert!(
+            had || !p.exists(),
+            "files.exe ({mode:?}) created {}",
+            p.display()
+        );
+    }
+    // The writes did happen, in the overlay: the per-program folder exists there.
+    assert!(
+        data.join("programs").is_dir(),
+        "no overlay was made in the data directory"
+    );
+}
+
+// ---- one test per program and mode -----------------------------------------------
+
+#[test]
+fn every_program_has_a_test() {
+    let mut found: Vec<String> = fs::read_dir(guest_dir().join("bin"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().ok()?;
+            name.strip_suffix(".exe").map(str::to_string)
+        })
+        .collect();
+    found.sort();
+    assert_eq!(found, PROGRAMS, "tests/guest/bin and PROGRAMS disagree");
+    for name in PROGRAMS {
+        assert!(
+            guest_dir()
+                .join(format!("expected/{name}.stdout"))
+                .is_file(),
+            "{name} has no expected output"
+        );
+    }
+}
+
+#[test]
+fn diff_shows_changed_lines() {
+    let d = diff("a\nb\nc\n", "a\nB\nc\nd\n", 10);
+    assert_eq!(d, "+    2| B\n-    2| b\n+    4| d");
+    assert_eq!(
+        diff("x\n", "x", 10),
+        "(the outputs differ in their final newline)"
+    );
+}
+
+#[test]
+fn hello_normal() {
+    guest_program("hello", Mode::Normal);
+}
+
+#[test]
+fn hello_deterministic() {
+    guest_program("hello", Mode::Deterministic);
+}
+
+#[test]
+fn files_normal() {
+    files_program(Mode::Normal);
+}
+
+#[test]
+fn files_deterministic() {
+    files_program(Mode::Deterministic);
+}
+
+#[test]
+fn heap_normal() {
+    guest_program("heap", Mode::Normal);
+}
+
+#[test]
+fn heap_deterministic() {
+    guest_program("heap", Mode::Deterministic);
+}
+
+#[test]
+fn threads_normal() {
+    guest_program("threads", Mode::Normal);
+}
+
+#[test]
+fn threads_deterministic() {
+    guest_program("threads", Mode::Deterministic);
+}
+
+#[test]
+fn seh_normal() {
+    guest_program("seh", Mode::Normal);
+}
+
+#[test]
+fn seh_deterministic() {
+    guest_program("seh", Mode::Deterministic);
+}
+
+#[test]
+fn fpu_normal() {
+    guest_program("fpu", Mode::Normal);
+}
+
+#[test]
+fn fpu_deterministic() {
+    guest_program("fpu", Mode::Deterministic);
+}
+
+#[test]
+fn crash_normal() {
+    guest_program("crash", Mode::Normal);
+}
+
+#[test]
+fn crash_deterministic() {
+    guest_program("crash", Mode::Deterministic);
+}
+
+#[test]
+fn cpuheavy_normal() {
+    guest_program("cpuheavy", Mode::Normal);
+}
+
+#[test]
+fn cpuheavy_deterministic() {
+    guest_program("cpuheavy", Mode::Deterministic);
+}
