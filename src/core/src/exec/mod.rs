@@ -166,23 +166,15 @@ impl Executor {
             if eip.wrapping_sub(self.stop_lo) < self.stop_len {
                 return StopReason::Thunk(eip);
             }
-            if self.cache.lookup(eip).is_none() {
-                let b = match crate::decode::decode_block(
-                    &cpu.mem,
-                    eip,
-                    self.max_block_insns,
-                    (self.stop_lo, self.stop_len),
-                ) {
-                    Ok(b) => b,
-                    Err(e) => return StopReason::Exception(e),
-                };
-                self.counters.decodes += 1;
-                self.cache.insert(b);
-            }
-            let block: &Block = self
-                .cache
-                .lookup(eip)
-                .expect("a decoded block starts at eip");
+            let (mem, max, stop) = (&cpu.mem, self.max_block_insns, (self.stop_lo, self.stop_len));
+            let decodes = &mut self.counters.decodes;
+            let block: &Block = match self.cache.get_or_decode(eip, || {
+                *decodes += 1;
+                crate::decode::decode_block(mem, eip, max, stop)
+            }) {
+                Ok(b) => b,
+                Err(e) => return StopReason::Exception(e),
+            };
             if PROF {
                 block.entries.set(block.entries.get() + 1);
             }
@@ -192,7 +184,6 @@ impl Executor {
             ch.cur_len = block.ops.len() as u32;
             ch.left = chain_max;
             ch.seen_epoch = self.seen_epoch;
-            ch.arm(&self.cache);
             let exit = run_block(cpu, &block.ops);
             // Account the block that ended the chain (the first one if none chained).
             let ch = &mut cpu.chain;
