@@ -256,23 +256,29 @@ impl Process {
         self: &Arc<Process>,
         done: &mut std::collections::HashSet<(usize, usize)>,
     ) -> Result<(), ApiError> {
-        let mut list: Vec<((usize, usize), u32)> = self
-            .data_exports
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter(|(k, _)| !done.contains(k))
-            .map(|(k, v)| (*k, *v))
-            .collect();
-        // Deterministic order (the map's is not).
-        list.sort_unstable();
-        for ((d, k), addr) in list {
-            done.insert((d, k));
-            if let ExportKind::Data { init, .. } = &self.dlls[d].1[k].kind {
-                init(self, addr)?;
+        // An initialiser may allocate further data exports (a pointer to another
+        // variable): repeat until a pass finds nothing new.
+        loop {
+            let mut list: Vec<((usize, usize), u32)> = self
+                .data_exports
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .filter(|(k, _)| !done.contains(k))
+                .map(|(k, v)| (*k, *v))
+                .collect();
+            if list.is_empty() {
+                return Ok(());
+            }
+            // Deterministic order (the map's is not).
+            list.sort_unstable();
+            for ((d, k), addr) in list {
+                done.insert((d, k));
+                if let ExportKind::Data { init, .. } = &self.dlls[d].1[k].kind {
+                    init(self, addr)?;
+                }
             }
         }
-        Ok(())
     }
 
     /// A fresh thread id.

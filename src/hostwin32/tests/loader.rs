@@ -502,3 +502,138 @@ fn malformed_and_unsupported_images_are_rejected() {
         "{e}"
     );
 }
+
+/// A stand-in KERNEL32 with an ordinal, and two data exports, the first of which
+/// points at the second (so its initialiser allocates another data export).
+mod fake_k32 {
+    use std::sync::Arc;
+    use winterp_hostwin32::hle::{ApiDef, ApiResult, Ctx, HleDll, data, stdcall};
+    use winterp_hostwin32::process::Process;
+
+    fn get_tick_count(_cx: &mut Ctx) -> u32 {
+        1234
+    }
+
+    fn init_value(proc: &Arc<Process>, a: u32) -> ApiResult<()> {
+        proc.mem.write_bytes(a, &0x1122_3344u32.to_le_bytes())?;
+        Ok(())
+    }
+
+    fn init_ptr(proc: &Arc<Process>, a: u32) -> ApiResult<()> {
+        let k = proc.hle_dll("KERNEL32").unwrap();
+        let v = proc.export_address(k, 2)?;
+        proc.mem.write_bytes(a, &v.to_le_bytes())?;
+        Ok(())
+    }
+
+    fn exports() -> Vec<ApiDef> {
+        vec![
+            stdcall("GetTickCount", get_tick_count).ordinal(7),
+            data("TestPtr", 4, init_ptr),
+            data("TestValue", 4, init_value),
+        ]
+    }
+
+    pub const DLL: HleDll = HleDll {
+        name: "KERNEL32.dll",
+        exports,
+    };
+}
+
+#[test]
+fn hle_ordinals_data_exports_and_forwarders_to_hle() {
+    let cfg = ProcessConfig::new("tprog.exe".into(), "C:\\TEST\\tprog.exe".into());
+    let proc = Process::new(cfg, Arc::new(CaptureHost::default()), &[fake_k32::DLL]).unwrap();
+    let _t = load(&proc);
+    let tick = proc.resolve_hle("KERNEL32.dll", "GetTickCount").unwrap();
+    let k32 = base_of(&proc, "KERNEL32.dll");
+    let lib = base_of(&proc, "tlib.dll");
+    assert_eq!(
+        resolve_export(&proc, k32, &ExportName::Ordinal(7)),
+        Some(tick)
+    );
+    assert_eq!(resolve_export(&proc, k32, &ExportName::Ordinal(8)), None);
+    assert_eq!(
+        resolve_export(&proc, lib, &ExportName::Name("ktick".into())),
+        Some(tick)
+    );
+    // GetProcAddress of a data export allocates and initialises it, and the
+    // variable its initialiser allocates on the way.
+    let p = resolve_export(&proc, k32, &ExportName::Name("TestPtr".into())).unwrap();
+    let v = u32_at(&proc, p);
+    assert_eq!(u32_at(&proc, v), 0x1122_3344);
+    assert_eq!(
+        resolve_export(&proc, k32, &ExportName::Name("TestValue".into())),
+        Some(v)
+    );
+    // The pseudo-module's export directory lists GetTickCount under ordinal 7.
+    let dir = u32_at(&proc, k32 + 0x58 + 96);
+    let ord_base = u32_at(&proc, k32 + dir + 16);
+    let eat = u32_at(&proc, k32 + dir + 28);
+    assert_eq!(
+        k32.wrapping_add(u32_at(&proc, k32 + eat + 4 * (7 - ord_base))),
+        tick
+    );
+}
+
+fn tcrt_with(files: &[&str]) -> (Arc<Process>, GuestThread) {
+    let proc = new_proc("tcrt.exe");
+    let dlls = Arc::new(MemoryDlls {
+        files: files.iter().map(|f| (f.to_string(), data(f))).collect(),
+    });
+    let t = startup::load_program(&proc, &data("tcrt.exe"), dlls).unwrap();
+    (proc, t)
+}
+
+#[test]
+fn load_library_gives_existing_and_new_threads_the_dlls_tls() {
+    let (proc, mut t) = tcrt_with(&["tdyn.dll"]);
+    let mut t2 = startup::new_thread(&proc, 0, 0, 0).unwrap();
+    let m = loader::load_library(&proc, &mut t, "TDYN.DLL").unwrap();
+    let get = resolve_export(&proc, m, &ExportName::Name("get_tls_var".into())).unwrap();
+    let set = resolve_export(&proc, m, &ExportName::Name("set_tls_var".into())).unwrap();
+    // tcrt.exe's C runtime has TLS (index 0), so tdyn.dll gets index 1.
+    assert_eq!(u32_at(&proc, m + tdyn_tls_index_rva()), 1);
+    assert_eq!(t.call_guest(&proc, get, &[]), Ok(0x5678));
+    assert_eq!(t2.call_guest(&proc, get, &[]), Ok(0x5678));
+    t.call_guest(&proc, set, &[7]).unwrap();
+    assert_eq!(t.call_guest(&proc, get, &[]), Ok(7));
+    assert_eq!(t2.call_guest(&proc, get, &[]), Ok(0x5678));
+    let mut t3 = startup::new_thread(&proc, 0, 0, 0).unwrap();
+    assert_eq!(t3.call_guest(&proc, get, &[]), Ok(0x5678));
+}
+
+/// RVA of tdyn.dll's _tls_index: AddressOfIndex of its TLS directory, which
+/// `objdump -p` shows at RVA 0x3000 (the directory's third field).
+fn tdyn_tls_index_rva() -> u32 {
+    let bytes = data("tdyn.dll");
+    let pe = PeFile32::parse(&*bytes).unwrap();
+    let base = 0x2000_0000; // tdyn.dll's ImageBase (build.sh)
+    let dir = pe
+        .data_directories()
+        .get(object::pe::IMAGE_DIRECTORY_ENTRY_TLS)
+        .unwrap();
+    let d = pe
+        .section_table()
+        .pe_data_at(&*bytes, dir.virtual_address.get(LE))
+        .unwrap();
+    u32::from_le_bytes(d[8..12].try_into().unwrap()) - base
+}
+
+#[test]
+fn a_failing_dllmain_unloads_the_dll_and_what_it_brought() {
+    let (proc, mut t) = tcrt_with(&["tfail.dll", "tlib2.dll"]);
+    let e = loader::load_library(&proc, &mut t, "tfail").unwrap_err();
+    assert!(
+        matches!(&e, LoadError::InitFailed { name } if name == "tfail.dll"),
+        "{e}"
+    );
+    let mods = proc.modules.read().unwrap();
+    assert!(
+        mods.iter()
+            .all(|m| m.name != "tfail.dll" && m.name != "tlib2.dll")
+    );
+    assert!(!proc.mem.is_committed(0x3000_0000));
+    assert!(!proc.mem.is_committed(0x1000_0000));
+    assert!(loader::state(&proc).images.iter().all(|i| !i.is_dll));
+}

@@ -78,9 +78,15 @@ impl BlockCache {
 
     /// The block starting at `eip`, decoding and installing it with `decode` on a miss.
     #[inline(always)]
-    pub fn get_or_decode<E>(&mut self, eip: u32, decode: impl FnOnce() -> Result<Block, E>) -> Result<&Block, E> {
+    pub fn get_or_decode<E>(
+        &mut self,
+        eip: u32,
+        decode: impl FnOnce() -> Result<Block, E>,
+    ) -> Result<&Block, E> {
         let pn = (eip >> 12) as usize;
-        let slot = self.dir[pn].as_deref().map_or(NONE, |p| p.index[(eip & 0xfff) as usize]);
+        let slot = self.dir[pn]
+            .as_deref()
+            .map_or(NONE, |p| p.index[(eip & 0xfff) as usize]);
         if slot < COVER {
             let page = self.dir[pn].as_deref().expect("page checked above");
             return Ok(&page.blocks[slot as usize]);

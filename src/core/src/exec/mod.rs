@@ -152,6 +152,9 @@ impl Executor {
         } else {
             chain::CHAIN_MAX
         };
+        // The cache stays at this address for the whole run; it is only modified
+        // between blocks, never while a handler (and so a chain hop) runs.
+        cpu.chain.arm(&self.cache);
         loop {
             if cpu.retired >= target {
                 return StopReason::BudgetSpent;
@@ -166,7 +169,11 @@ impl Executor {
             if eip.wrapping_sub(self.stop_lo) < self.stop_len {
                 return StopReason::Thunk(eip);
             }
-            let (mem, max, stop) = (&cpu.mem, self.max_block_insns, (self.stop_lo, self.stop_len));
+            let (mem, max, stop) = (
+                &cpu.mem,
+                self.max_block_insns,
+                (self.stop_lo, self.stop_len),
+            );
             let decodes = &mut self.counters.decodes;
             let block: &Block = match self.cache.get_or_decode(eip, || {
                 *decodes += 1;

@@ -6,11 +6,13 @@
 //! `registry.reg` in the program's overlay folder (beside, never inside, the
 //! guest-visible drive), in the text format of `regfile.rs`, so users can edit it.
 //! It is loaded on the first registry call; without a file the standard keys are
-//! seeded (see [`seed_software`]). Every call that changes a stable key rewrites the
-//! file at once (written to a temporary file and renamed over the old one), so
-//! nothing depends on the program closing its keys or exiting cleanly;
-//! RegFlushKey has nothing left to do. A file that cannot be written is reported
-//! with a warning and the registry keeps working in memory.
+//! seeded (see [`seed_software`]); nothing is written until a program changes
+//! something. Every call that changes a stable key rewrites the file at once
+//! (written to a temporary file and renamed over the old one), so nothing depends
+//! on the program closing its keys or exiting cleanly. A file that cannot be
+//! written is reported with a warning, the registry keeps working in memory, and
+//! the next change or RegFlushKey tries again. A file that cannot be parsed stops
+//! the program with a report naming the line.
 //!
 //! `HKEY_LOCAL_MACHINE\Hardware` is volatile, as on Windows NT: rebuilt at every
 //! start (the processor key describes the CPU winterp emulates) and never saved,
@@ -105,6 +107,8 @@ struct Loaded {
     /// Windows NT semantics (HKEY_CURRENT_CONFIG's location, RegDeleteKey).
     nt: bool,
     notifies: Vec<Notify>,
+    /// The last save failed (RegFlushKey tries again).
+    unsaved: bool,
 }
 
 /// A pending RegNotifyChangeKeyValue.
@@ -300,6 +304,7 @@ fn load(proc: &Process, now: u64) -> ApiResult<Loaded> {
         saved,
         nt,
         notifies: Vec::new(),
+        unsaved: false,
     })
 }
 
@@ -390,11 +395,17 @@ impl Reg<'_> {
         }
         let tmp = self.l.file.with_extension("reg.tmp");
         match std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, &self.l.file)) {
-            Ok(()) => self.l.saved = text,
-            Err(e) => log::warn!(
-                "registry: cannot save {}: {e} (changes are kept in memory)",
-                self.l.file.display()
-            ),
+            Ok(()) => {
+                self.l.saved = text;
+                self.l.unsaved = false;
+            }
+            Err(e) => {
+                self.l.unsaved = true;
+                log::warn!(
+                    "registry: cannot save {}: {e} (changes are kept in memory)",
+                    self.l.file.display()
+                );
+            }
         }
     }
 
@@ -419,10 +430,7 @@ impl Reg<'_> {
             return Ok(None);
         };
         let top = self.l.hive.root(root);
-        if let Some(id) = self.l.hive.lookup(top, comps) {
-            return Ok(Some(id));
-        }
-        self.dirty = true;
+        // Structure only: saved with the next real change, not because of a read.
         Ok(Some(self.l.hive.ensure(top, comps, false, self.now)))
     }
 
@@ -916,11 +924,14 @@ pub fn RegCloseKey(cx: &mut Ctx, hKey: u32) -> ApiResult<u32> {
     })
 }
 
-/// Every change is already on disk (see the module comment); this checks the handle.
+/// Every change is already on disk (see the module comment) unless saving failed,
+/// which this retries.
 pub fn RegFlushKey(cx: &mut Ctx, hKey: u32) -> ApiResult<u32> {
     with_reg(cx, |r| {
         key_or_return!(r, hKey);
-        r.save();
+        if r.l.unsaved {
+            r.save();
+        }
         Ok(ERROR_SUCCESS)
     })
 }

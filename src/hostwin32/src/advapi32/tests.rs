@@ -196,7 +196,11 @@ fn seeded_keys_describe_windows_98_and_the_cpu() {
     assert_eq!((code, ty, n), (0, REG_DWORD, 4));
     assert_eq!(&mhz[..4], 100u32.to_le_bytes());
     // Nothing is written until the program changes something.
+    assert_eq!(r.open(HKEY_CLASSES_ROOT, ".txt").0, ERROR_FILE_NOT_FOUND);
+    assert_eq!(RegFlushKey(&mut r.h.cx(), HKEY_CURRENT_USER).unwrap(), 0);
     assert!(!r.overlay.join(REGISTRY_FILE).exists());
+    r.create(HKEY_CURRENT_USER, "Software\\Game");
+    assert!(r.overlay.join(REGISTRY_FILE).exists());
 }
 
 #[test]

@@ -361,3 +361,26 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SetConsoleTitleW", SetConsoleTitleW),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel32::misc::test_support::Harness;
+    use crate::kernel32::process::GetStdHandle;
+
+    #[test]
+    fn screen_buffer_info_of_the_default_console() {
+        let mut h = Harness::new();
+        let b = h.scratch(32);
+        let out = GetStdHandle(&mut h.cx(), -11i32 as u32).unwrap();
+        assert!(GetConsoleScreenBufferInfo(&mut h.cx(), out, Ptr(b)).unwrap());
+        let f: Vec<u16> = (0..11)
+            .map(|k| h.proc.mem.read_u16(b + 2 * k).unwrap())
+            .collect();
+        // dwSize 80x300, cursor 0,0, light grey, window (0,0)-(79,24), max 80x25.
+        assert_eq!(f, [80, 300, 0, 0, 7, 0, 0, 79, 24, 80, 25]);
+        let inp = GetStdHandle(&mut h.cx(), -10i32 as u32).unwrap();
+        assert!(!GetConsoleScreenBufferInfo(&mut h.cx(), inp, Ptr(b)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
+}

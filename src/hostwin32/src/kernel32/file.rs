@@ -40,7 +40,9 @@ use std::sync::{Arc, Mutex};
 use super::console::{Console, Stream};
 use super::memory::MAPPING_TAG;
 use super::misc::err;
-use super::string::{copy_out_a, copy_out_w, encode_ansi, read_ansi, read_wstr, write_wide};
+use super::string::{
+    copy_out_a, copy_out_w, decode_file_api, encode_file_api, read_cbytes, read_wstr, write_wide,
+};
 use super::time::{filetime_from_system, system_from_filetime};
 
 const GENERIC_READ: u32 = 0x8000_0000;
@@ -246,7 +248,7 @@ fn io_code(e: &std::io::Error) -> u32 {
 }
 
 fn path_a(cx: &Ctx, p: Ptr) -> ApiResult<String> {
-    read_ansi(cx.proc, p.0)
+    Ok(decode_file_api(cx.proc, &read_cbytes(cx.proc, p.0)?))
 }
 
 fn path_w(cx: &Ctx, p: Ptr) -> ApiResult<String> {
@@ -884,7 +886,7 @@ fn write_find_data(cx: &Ctx, p: u32, e: &DirEntry, wide: bool) -> ApiResult<()> 
             b[44 + 2 * k..46 + 2 * k].copy_from_slice(&u.to_le_bytes());
         }
     } else {
-        let n = encode_ansi(&e.name);
+        let n = encode_file_api(cx.proc, &e.name);
         let n = &n[..n.len().min(259)];
         b[44..44 + n.len()].copy_from_slice(n);
     }
@@ -1112,7 +1114,7 @@ pub fn GetFullPathNameA(
         Ok(f) => f,
         Err(e) => return vfs_fail(cx, &e, 0),
     };
-    let bytes = encode_ansi(&full);
+    let bytes = encode_file_api(cx.proc, &full);
     let n = copy_out_a(cx.proc, lpBuffer.0, nBufferLength, &bytes)?;
     if n < nBufferLength && !lpFilePart.is_null() {
         let fp = file_part(&full).map_or(0, |k| lpBuffer.0 + k as u32);
@@ -1163,7 +1165,12 @@ pub fn temp_path(proc: &Process) -> ApiResult<String> {
 
 pub fn GetTempPathA(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
     let p = temp_path(cx.proc)?;
-    copy_out_a(cx.proc, lpBuffer.0, nBufferLength, &encode_ansi(&p))
+    copy_out_a(
+        cx.proc,
+        lpBuffer.0,
+        nBufferLength,
+        &encode_file_api(cx.proc, &p),
+    )
 }
 
 pub fn GetTempPathW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
@@ -1234,7 +1241,7 @@ pub fn GetTempFileNameA(
     let Some((name, u)) = temp_file_name(cx, d, p, uUnique)? else {
         return Ok(0);
     };
-    let mut b = encode_ansi(&name);
+    let mut b = encode_file_api(cx.proc, &name);
     b.push(0);
     cx.proc.mem.write_bytes(lpTempFileName.0, &b)?;
     Ok(u)
@@ -1258,7 +1265,12 @@ pub fn GetTempFileNameW(
 
 pub fn GetCurrentDirectoryA(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.current_dir();
-    copy_out_a(cx.proc, lpBuffer.0, nBufferLength, &encode_ansi(&d))
+    copy_out_a(
+        cx.proc,
+        lpBuffer.0,
+        nBufferLength,
+        &encode_file_api(cx.proc, &d),
+    )
 }
 
 pub fn GetCurrentDirectoryW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
@@ -1280,7 +1292,7 @@ pub fn SetCurrentDirectoryW(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
 
 pub fn GetWindowsDirectoryA(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.windows_dir();
-    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_ansi(&d))
+    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_file_api(cx.proc, &d))
 }
 
 pub fn GetWindowsDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
@@ -1290,7 +1302,7 @@ pub fn GetWindowsDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResul
 
 pub fn GetSystemDirectoryA(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.system_dir();
-    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_ansi(&d))
+    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_file_api(cx.proc, &d))
 }
 
 pub fn GetSystemDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
@@ -1614,6 +1626,39 @@ pub fn GetVolumeInformationW(
         lpFileSystemNameBuffer,
         nFileSystemNameSize,
     )
+}
+
+// ---- DeviceIoControl ----------------------------------------------------------------------
+
+const FSCTL_GET_REPARSE_POINT: u32 = 0x0009_00a8;
+const ERROR_NOT_A_REPARSE_POINT: u32 = 4390;
+
+/// There are no devices, only files and directories of the sandbox, which has no
+/// reparse points: FSCTL_GET_REPARSE_POINT says so, and every other control code
+/// fails with ERROR_INVALID_FUNCTION, as a file system does for codes it lacks.
+pub fn DeviceIoControl(
+    cx: &mut Ctx,
+    hDevice: u32,
+    dwIoControlCode: u32,
+    _lpInBuffer: Ptr,
+    _nInBufferSize: u32,
+    _lpOutBuffer: Ptr,
+    _nOutBufferSize: u32,
+    lpBytesReturned: Ptr,
+    lpOverlapped: Ptr,
+) -> ApiResult<bool> {
+    if object(cx, hDevice).is_none() {
+        return fail(cx, err::ERROR_INVALID_HANDLE, false);
+    }
+    if lpOverlapped.is_null() && !lpBytesReturned.is_null() {
+        cx.proc.mem.write_u32(lpBytesReturned.0, 0)?;
+    }
+    let e = if dwIoControlCode == FSCTL_GET_REPARSE_POINT {
+        ERROR_NOT_A_REPARSE_POINT
+    } else {
+        err::ERROR_INVALID_FUNCTION
+    };
+    fail(cx, e, false)
 }
 
 // ---- file mappings ---------------------------------------------------------------------------
@@ -2078,6 +2123,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetSystemDirectoryW", GetSystemDirectoryW),
         stdcall("GetDiskFreeSpaceA", GetDiskFreeSpaceA),
         stdcall("GetDiskFreeSpaceW", GetDiskFreeSpaceW),
+        stdcall("DeviceIoControl", DeviceIoControl),
         stdcall("GetDiskFreeSpaceExW", GetDiskFreeSpaceExW),
         stdcall("GetDriveTypeW", GetDriveTypeW),
         stdcall("GetLogicalDriveStringsW", GetLogicalDriveStringsW),
@@ -2587,5 +2633,117 @@ mod tests {
         assert!(UnmapViewOfFile(&mut f.h.cx(), v1).unwrap());
         let v2 = MapViewOfFile(&mut f.h.cx(), b2, 4, 0, 0, 0).unwrap();
         assert_eq!(f.h.cstr(v2 + 0x1000), "shared");
+    }
+
+    #[test]
+    fn wide_drive_functions_and_device_io_control() {
+        let mut f = files();
+        let b = f.buf;
+        assert_eq!(
+            GetLogicalDriveStringsW(&mut f.h.cx(), 2, Ptr(b)).unwrap(),
+            5
+        );
+        assert_eq!(
+            GetLogicalDriveStringsW(&mut f.h.cx(), 5, Ptr(b)).unwrap(),
+            4
+        );
+        assert_eq!(f.h.wstr(b), r"C:\");
+        assert_eq!(f.h.proc.mem.read_u32(b + 6).unwrap(), 0, "double NUL");
+        f.h.put_wstr(b + 0x100, r"C:\");
+        assert_eq!(
+            GetDriveTypeW(&mut f.h.cx(), Ptr(b + 0x100)).unwrap(),
+            DRIVE_FIXED
+        );
+        assert!(
+            GetDiskFreeSpaceW(
+                &mut f.h.cx(),
+                Ptr(b + 0x100),
+                Ptr(b),
+                Ptr(b + 4),
+                Ptr(b + 8),
+                Ptr(b + 12)
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.u32(b + 4), BYTES_PER_SECTOR);
+        assert!(
+            GetVolumeInformationW(
+                &mut f.h.cx(),
+                Ptr(b + 0x100),
+                Ptr(0),
+                0,
+                Ptr(0),
+                Ptr(0),
+                Ptr(0),
+                Ptr(b + 0x200),
+                16
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.wstr(b + 0x200), "FAT32");
+        f.h.put_wstr(b + 0x100, r"D:\");
+        assert!(
+            !GetDiskFreeSpaceW(
+                &mut f.h.cx(),
+                Ptr(b + 0x100),
+                Ptr(b),
+                Ptr(b + 4),
+                Ptr(b + 8),
+                Ptr(b + 12)
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.last_error(), err::ERROR_PATH_NOT_FOUND);
+
+        assert!(
+            !DeviceIoControl(
+                &mut f.h.cx(),
+                0x4444,
+                0,
+                Ptr(0),
+                0,
+                Ptr(0),
+                0,
+                Ptr(b),
+                Ptr(0)
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.last_error(), err::ERROR_INVALID_HANDLE);
+        f.h.put_cstr(b + 0x100, r"C:\GAMES\GAME.EXE");
+        let h = CreateFileA(&mut f.h.cx(), Ptr(b + 0x100), GENERIC_READ, 1, 0, 3, 0, 0).unwrap();
+        assert_ne!(h, INVALID_HANDLE_VALUE);
+        assert!(
+            !DeviceIoControl(
+                &mut f.h.cx(),
+                h,
+                FSCTL_GET_REPARSE_POINT,
+                Ptr(0),
+                0,
+                Ptr(b),
+                64,
+                Ptr(b + 64),
+                Ptr(0)
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.last_error(), ERROR_NOT_A_REPARSE_POINT);
+        // IOCTL_DISK_GET_DRIVE_GEOMETRY: a file is not a disk.
+        assert!(
+            !DeviceIoControl(
+                &mut f.h.cx(),
+                h,
+                0x0007_0000,
+                Ptr(0),
+                0,
+                Ptr(b),
+                64,
+                Ptr(b + 64),
+                Ptr(0)
+            )
+            .unwrap()
+        );
+        assert_eq!(f.h.last_error(), err::ERROR_INVALID_FUNCTION);
+        CloseHandle(&mut f.h.cx(), h).unwrap();
     }
 }

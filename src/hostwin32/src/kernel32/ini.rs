@@ -120,8 +120,16 @@ fn classify(text: &str) -> Kind<'_> {
     }
 }
 
+/// Case-insensitive name comparison (per-character upper case).
 fn same(a: &str, b: &str) -> bool {
-    crate::advapi32::hive::fold(a) == crate::advapi32::hive::fold(b)
+    fn up(c: char) -> char {
+        let mut u = c.to_uppercase();
+        match (u.next(), u.next()) {
+            (Some(x), None) => x,
+            _ => c,
+        }
+    }
+    a.chars().map(up).eq(b.chars().map(up))
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -267,8 +275,9 @@ impl Ini {
 
     fn set(&mut self, section: &str, key: &str, value: &str) {
         if let Some(k) = self.find_key(section, key) {
+            // The line keeps the key's spelling in the file.
             let spelled = match classify(&self.lines[k].text) {
-                Kind::Entry { key, .. } => key.to_string(),
+                Kind::Entry { key: found, .. } => found.to_string(),
                 _ => key.to_string(),
             };
             self.lines[k].text = format!("{spelled}={value}");

@@ -666,4 +666,30 @@ mod tests {
             assert_eq!(page_from_prot(prot_from_page(p).unwrap().0), p);
         }
     }
+
+    #[test]
+    fn memory_status_of_the_deterministic_machine() {
+        let mut h = Harness::with_config(|c| c.deterministic = true);
+        let b = h.scratch(64);
+        GlobalMemoryStatus(&mut h.cx(), Ptr(b)).unwrap();
+        let v: Vec<u32> = (0..8).map(|k| h.u32(b + 4 * k)).collect();
+        // 768 MiB of 1 GiB free is a load of 25 %; the user address space is the
+        // 2 GiB less the 64 KiB at each end that Windows reports (0x7ffe0000).
+        assert_eq!(
+            &v[..7],
+            &[32, 25, 1 << 30, 768 << 20, 1 << 30, 768 << 20, 0x7ffe_0000]
+        );
+        assert!(
+            v[7] < 0x7ffe_0000 && v[7] > 0x7000_0000,
+            "free virtual {:#x}",
+            v[7]
+        );
+        h.proc.mem.write_u32(b, 64).unwrap();
+        assert!(GlobalMemoryStatusEx(&mut h.cx(), Ptr(b)).unwrap());
+        assert_eq!(h.proc.mem.read_u64(b + 8).unwrap(), 1 << 30);
+        assert_eq!(h.proc.mem.read_u64(b + 40).unwrap(), 0x7ffe_0000);
+        h.proc.mem.write_u32(b, 32).unwrap();
+        assert!(!GlobalMemoryStatusEx(&mut h.cx(), Ptr(b)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+    }
 }

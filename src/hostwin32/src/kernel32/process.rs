@@ -1037,4 +1037,56 @@ mod tests {
             [STD_INPUT, err_h, STD_ERROR]
         );
     }
+
+    #[test]
+    fn affinity_masks_of_a_one_processor_system() {
+        let mut h = Harness::new();
+        let p = h.scratch(8);
+        assert!(GetProcessAffinityMask(&mut h.cx(), CURRENT_PROCESS, Ptr(p), Ptr(p + 4)).unwrap());
+        assert_eq!((h.u32(p), h.u32(p + 4)), (1, 1));
+        for bad in [0, 2, 3] {
+            assert!(!SetProcessAffinityMask(&mut h.cx(), CURRENT_PROCESS, bad).unwrap());
+            assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        }
+        assert!(SetProcessAffinityMask(&mut h.cx(), CURRENT_PROCESS, 1).unwrap());
+        assert!(!GetProcessAffinityMask(&mut h.cx(), 0x4444, Ptr(p), Ptr(p + 4)).unwrap());
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn file_apis_switch_between_ansi_and_oem() {
+        use crate::kernel32::string::{decode_file_api, encode_file_api};
+        let mut h = Harness::new();
+        assert!(AreFileApisANSI(&mut h.cx()));
+        // U+00FC is 0xFC in code page 1252 and 0x81 in code page 437.
+        assert_eq!(decode_file_api(&h.proc, &[0xfc]), "\u{fc}");
+        SetFileApisToOEM(&mut h.cx());
+        assert!(!AreFileApisANSI(&mut h.cx()));
+        assert_eq!(decode_file_api(&h.proc, &[0x81]), "\u{fc}");
+        assert_eq!(encode_file_api(&h.proc, "\u{fc}"), [0x81]);
+        SetFileApisToANSI(&mut h.cx());
+        assert_eq!(encode_file_api(&h.proc, "\u{fc}"), [0xfc]);
+    }
+
+    #[test]
+    fn deterministic_process_times_are_all_user_time() {
+        let mut h = Harness::with_config(|c| c.deterministic = true);
+        let p = h.scratch(32);
+        assert!(
+            GetProcessTimes(
+                &mut h.cx(),
+                CURRENT_PROCESS,
+                Ptr(p),
+                Ptr(p + 8),
+                Ptr(p + 16),
+                Ptr(p + 24)
+            )
+            .unwrap()
+        );
+        let now = crate::kernel32::time::now_filetime(&h.cx());
+        let q = |o: u32| h.proc.mem.read_u64(p + o).unwrap();
+        assert_eq!(q(8), 0, "not exited");
+        assert_eq!(q(16), 0, "no kernel time");
+        assert_eq!(q(0) + q(24), now, "created when the virtual clock started");
+    }
 }

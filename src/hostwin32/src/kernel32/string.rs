@@ -126,6 +126,31 @@ pub fn encode_ansi(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The code page of the A file functions (SetFileApisToOEM/SetFileApisToANSI).
+pub fn file_api_code_page(proc: &Process) -> CodePage {
+    if super::process::file_apis_oem(proc) {
+        CodePage::Oem437
+    } else {
+        CodePage::Ansi1252
+    }
+}
+
+/// Decodes a string of the A file functions.
+pub fn decode_file_api(proc: &Process, bytes: &[u8]) -> String {
+    let cp = file_api_code_page(proc);
+    let w: Vec<u16> = bytes.iter().map(|&b| byte_to_unicode(cp, b)).collect();
+    String::from_utf16_lossy(&w)
+}
+
+/// Encodes a string for the A file functions; characters the code page lacks
+/// become `?`.
+pub fn encode_file_api(proc: &Process, s: &str) -> Vec<u8> {
+    let cp = file_api_code_page(proc);
+    s.encode_utf16()
+        .map(|u| unicode_to_byte(cp, u).unwrap_or(b'?'))
+        .collect()
+}
+
 /// The bytes of a NUL-terminated guest string (without the NUL).
 pub fn read_cbytes(proc: &Process, p: u32) -> ApiResult<Vec<u8>> {
     Ok(proc.mem.read_cstr(p, MAX_STR)?)
@@ -1692,5 +1717,33 @@ mod tests {
             0
         );
         assert_eq!(h.last_error(), err::ERROR_MR_MID_NOT_FOUND);
+    }
+
+    #[test]
+    fn format_message_w_allocates_a_wide_system_message() {
+        let mut h = Harness::new();
+        let out = h.scratch(16);
+        let flags = FORMAT_MESSAGE_ALLOCATE_BUFFER
+            | FORMAT_MESSAGE_FROM_SYSTEM
+            | FORMAT_MESSAGE_IGNORE_INSERTS;
+        let n = FormatMessageW(&mut h.cx(), flags, Ptr(0), 2, 0, Ptr(out), 0, Ptr(0)).unwrap();
+        let text = "The system cannot find the file specified.\r\n";
+        assert_eq!(n as usize, text.len());
+        assert_eq!(h.wstr(h.u32(out)), text);
+        // A caller buffer of n characters is one short (the NUL needs room).
+        let buf = h.scratch(256);
+        let n2 = FormatMessageW(
+            &mut h.cx(),
+            flags & !FORMAT_MESSAGE_ALLOCATE_BUFFER,
+            Ptr(0),
+            2,
+            0,
+            Ptr(buf),
+            n,
+            Ptr(0),
+        )
+        .unwrap();
+        assert_eq!(n2, 0);
+        assert_eq!(h.last_error(), err::ERROR_INSUFFICIENT_BUFFER);
     }
 }

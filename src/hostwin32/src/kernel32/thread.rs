@@ -217,4 +217,20 @@ mod tests {
         assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
         assert!(matches!(ExitThread(&mut h.cx(), 5), Outcome::ExitThread(5)));
     }
+
+    #[test]
+    fn thread_affinity_within_the_one_processor() {
+        let mut h = Harness::new();
+        assert_eq!(
+            SetThreadAffinityMask(&mut h.cx(), CURRENT_THREAD, 1).unwrap(),
+            1
+        );
+        assert_eq!(
+            SetThreadAffinityMask(&mut h.cx(), CURRENT_THREAD, 2).unwrap(),
+            0
+        );
+        assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
+        assert_eq!(SetThreadAffinityMask(&mut h.cx(), 0x4444, 1).unwrap(), 0);
+        assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
+    }
 }

@@ -555,21 +555,29 @@ fn _except_handler3(
         return search;
     }
     // GetExceptionInformation() reads the EXCEPTION_POINTERS through EBP-0x14; they
-    // live below this call's stack pointer while the filters run.
+    // live below this call's stack pointer, which stays lowered (so nested guest
+    // calls cannot overwrite them) until the handler returns or jumps.
     let esp = cx.thread.cpu.regs[ESP];
     let pointers = (esp - 16) & !3;
     wr(cx, pointers, ExceptionRecord)?;
     wr(cx, pointers + 4, ContextRecord)?;
     wr(cx, reg.wrapping_sub(4), pointers)?;
     cx.thread.cpu.regs[ESP] = pointers;
-    let r = eh3_search(cx, reg);
-    cx.thread.cpu.regs[ESP] = esp;
-    match r? {
-        Eh3::Search => search,
+    let r = eh3_dispatch(cx, reg, ExceptionRecord);
+    if !matches!(r, Ok(Outcome::Resume)) {
+        cx.thread.cpu.regs[ESP] = esp;
+    }
+    r
+}
+
+/// The search phase of `_except_handler3`, and the jump into an `__except` block.
+fn eh3_dispatch(cx: &mut Ctx, reg: u32, record: u32) -> ApiResult<Outcome> {
+    match eh3_search(cx, reg)? {
+        Eh3::Search => Ok(Outcome::Return(disposition::CONTINUE_SEARCH as u64)),
         Eh3::Continue => Ok(Outcome::Return(disposition::CONTINUE_EXECUTION as u64)),
         Eh3::Ended(o) => Ok(o),
         Eh3::Execute { level } => {
-            if let Err(o) = global_unwind(cx, reg, ExceptionRecord)? {
+            if let Err(o) = global_unwind(cx, reg, record)? {
                 return Ok(o);
             }
             if let Err(o) = eh3_local_unwind(cx, reg, level)? {

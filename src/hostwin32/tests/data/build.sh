@@ -10,6 +10,8 @@
 #              that does not exist; exports; implicit TLS with a callback; resources;
 #              base relocations; no C runtime, its entry returns the test result
 #   tcrt.exe   an ordinary mingw C program (C runtime start-up)
+#   tdyn.dll   implicit TLS, for LoadLibrary of a DLL with TLS
+#   tfail.dll  imports tlib2; its DllMain fails DLL_PROCESS_ATTACH
 set -eu
 cd "$(dirname "$0")"
 CC=i686-w64-mingw32-gcc
@@ -33,5 +35,10 @@ $WINDRES -i tprog.rc -o "$T/tprog_res.o"
 $CC $CFLAGS $LDNOCRT -Wl,-e,_start -Wl,--image-base,0x00400000 -Wl,--subsystem,console \
     -o tprog.exe tprog.c "$T/tprog_res.o" "$T/libtlib.a" "$T/libnosuch.a" -lkernel32
 
+$CC $CFLAGS -shared $LDNOCRT -Wl,-e,_entry@12 -Wl,--image-base,0x20000000 \
+    -o tdyn.dll tdyn.c
+$CC $CFLAGS -shared $LDNOCRT -Wl,-e,_entry@12 -Wl,--image-base,0x30000000 \
+    -o tfail.dll tfail.c "$T/libtlib2.a"
+
 $CC -O2 -s -Wl,--no-insert-timestamp -o tcrt.exe tcrt.c
-ls -l tlib2.dll tlib.dll tprog.exe tcrt.exe
+ls -l tlib2.dll tlib.dll tprog.exe tcrt.exe tdyn.dll tfail.dll
