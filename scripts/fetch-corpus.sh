@@ -86,8 +86,9 @@ else
     (cd "$WORK" && apt-get download -q libwine:i386 >/dev/null) ||
       die "apt-get download libwine:i386 failed"
   fi
-  deb="$(ls "$WORK"/libwine_*_i386.deb 2>/dev/null | head -n1)"
-  [ -n "$deb" ] || die "apt-get download produced no libwine_*_i386.deb"
+  debs=("$WORK"/libwine_*_i386.deb)
+  deb="${debs[0]}"
+  [ -f "$deb" ] || die "apt-get download produced no libwine_*_i386.deb"
   dpkg-deb -x "$deb" "$WORK/libwine" || die "dpkg-deb -x $deb failed"
   src="$WORK/libwine/usr/lib/i386-linux-gnu/wine/i386-windows"
   [ -d "$src" ] || die "$deb has no usr/lib/i386-linux-gnu/wine/i386-windows"
