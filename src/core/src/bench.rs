@@ -1,7 +1,6 @@
 //! Benchmark shapes written as guest machine code, and a runner that measures them
 //! with the executor's own counters. `winterp bench` prints the results.
 
-use crate::exec::Executor;
 use crate::harness::{self, DATA, EXIT, Machine};
 use crate::stats::ExecCounters;
 use iced_x86::code_asm::*;
@@ -76,7 +75,7 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            chaining: Executor::new().chaining,
+            chaining: crate::exec::CHAINING_DEFAULT,
         }
     }
 }

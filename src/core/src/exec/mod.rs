@@ -42,6 +42,9 @@ pub struct Profile {
     pub per_code: Vec<u64>,
 }
 
+/// Whether new executors chain blocks (see [`Executor::chaining`]).
+pub const CHAINING_DEFAULT: bool = false;
+
 pub struct Executor {
     cache: BlockCache,
     seen_epoch: u64,
@@ -77,7 +80,7 @@ impl Executor {
             halt: Arc::new(AtomicBool::new(false)),
             scratch: Vec::new(),
             max_block_insns: 64,
-            chaining: false,
+            chaining: CHAINING_DEFAULT,
         }
     }
 

@@ -29,11 +29,10 @@ fn jcc<const CC: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 
 #[inline(always)]
 fn call_to(cpu: &mut Cpu, ops: &[Op], i: usize, target: u32) -> Exit {
+    // A return address that lands in decoded code still transfers: the run loop
+    // replays the code write before the next block, so `Wrote` needs no handling.
     match cpu.push(32, ops[i].next) {
-        Ok(crate::mem::Wrote::Data) => jump(cpu, target),
-        // A call whose return address lands in decoded code still transfers; the
-        // run loop replays the code write before the next block.
-        Ok(crate::mem::Wrote::Code) => jump(cpu, target),
+        Ok(_) => jump(cpu, target),
         Err(f) => fault(cpu, ops, i, f),
     }
 }
