@@ -4,6 +4,8 @@
 
 pub mod address_space;
 pub mod advapi32;
+pub mod display;
+pub mod gdi32;
 pub mod hle;
 pub mod host;
 pub mod kernel32;
@@ -26,6 +28,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         msvcrt::DLL,
         advapi32::DLL,
         user32::DLL,
+        gdi32::DLL,
         oleaut32::DLL,
     ]
 }

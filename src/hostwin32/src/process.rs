@@ -113,6 +113,12 @@ pub struct Process {
     pub sched: crate::scheduler::Sched,
     /// ADVAPI32's registry (loaded from the overlay folder on first use).
     pub registry: crate::advapi32::registry::RegistryState,
+    /// The emulated screen: display mode (frames and input go through user32).
+    pub display: crate::display::Display,
+    /// USER32's windows, classes, message queues and timers.
+    pub user32: crate::user32::State,
+    /// GDI32's device contexts and objects.
+    pub gdi32: crate::gdi32::State,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +167,9 @@ impl Process {
             loader: Mutex::new(crate::loader::LoaderState::default()),
             sched: Default::default(),
             registry: Default::default(),
+            display: Default::default(),
+            user32: Default::default(),
+            gdi32: Default::default(),
         }))
     }
 

@@ -319,7 +319,16 @@ pub struct Sched {
     joins: Mutex<Vec<std::thread::JoinHandle<()>>>,
     /// How the process ended, when not by an exit code alone (first one wins).
     outcome: Mutex<Option<ThreadEnd>>,
+    /// Deterministic mode: called at each tick of the virtual refresh (see
+    /// [`set_frame_hook`]), and the number of the next tick.
+    frame_hook: Mutex<Option<FrameHook>>,
+    next_frame: AtomicU64,
 }
+
+/// Called with the frame number at each virtual refresh tick in deterministic mode,
+/// on the scheduler's host thread between time slices. It may inject input
+/// ([`crate::display::inject`]), read the frame, or end the run ([`end_process`]).
+pub type FrameHook = Box<dyn FnMut(&Arc<Process>, u64) + Send>;
 
 impl Default for Sched {
     fn default() -> Self {
@@ -338,6 +347,8 @@ impl Default for Sched {
             tls: Mutex::new(0),
             joins: Mutex::new(Vec::new()),
             outcome: Mutex::new(None),
+            frame_hook: Mutex::new(None),
+            next_frame: AtomicU64::new(0),
         }
     }
 }
@@ -597,6 +608,47 @@ fn thread_ended(proc: &Process, obj: &Arc<ThreadObj>, end: &ThreadEnd) {
     }
 }
 
+/// Installs the deterministic-mode refresh hook: it runs for frame 0 at once and for
+/// frame `k` when the virtual clock reaches [`crate::display::frame_start`]`(k)`. While
+/// a hook is installed, idle time advances to the next tick instead of ending the
+/// process with a deadlock, so a program waiting for input keeps receiving frames.
+pub fn set_frame_hook(proc: &Process, hook: FrameHook) {
+    *lock(&proc.sched.frame_hook) = Some(hook);
+}
+
+/// Ends the process from the host (the headless runner after its last frame, the
+/// player when the user closes a program that ignores WM_CLOSE): every thread stops
+/// at its next block boundary or wait, and [`run_process`] returns
+/// `ProcessExit(code)`.
+pub fn end_process(proc: &Process, code: u32) {
+    proc.sched.set_outcome(ThreadEnd::ProcessExit(code));
+    proc.set_exit(code);
+    stop_all(proc);
+}
+
+/// Runs the refresh hook for every tick the virtual clock has reached.
+fn run_frame_hook(proc: &Arc<Process>, now: u64) {
+    let s = &proc.sched;
+    let mut hook = lock(&s.frame_hook);
+    let Some(h) = hook.as_mut() else { return };
+    loop {
+        let k = s.next_frame.load(Ordering::Relaxed);
+        if crate::display::frame_start(k) > now || proc.exited().is_some() {
+            break;
+        }
+        s.next_frame.store(k + 1, Ordering::Relaxed);
+        h(proc, k);
+    }
+}
+
+/// The virtual clock value of the next refresh tick, if a hook is installed.
+fn next_tick(proc: &Process) -> Option<u64> {
+    let s = &proc.sched;
+    lock(&s.frame_hook)
+        .is_some()
+        .then(|| crate::display::frame_start(s.next_frame.load(Ordering::Relaxed)))
+}
+
 /// Stops every thread of an exiting process: halt flags, and every condition
 /// variable a thread may sleep on. Call after `proc.set_exit`.
 pub fn stop_all(proc: &Process) {
@@ -846,6 +898,10 @@ fn det_loop(proc: &Arc<Process>, me: Option<&GuestThread>) -> Result<(), ThreadE
             return Err(ThreadEnd::InstructionLimit);
         }
         let now = s.clock.load(Ordering::Relaxed);
+        run_frame_hook(proc, now);
+        if let Some(code) = proc.exited() {
+            return Err(ThreadEnd::ProcessExit(code));
+        }
         match pick(proc, me, now) {
             Pick::Me => return Ok(()),
             Pick::Run {
@@ -924,6 +980,10 @@ fn pick(proc: &Process, me: Option<&GuestThread>, now: u64) -> Pick {
             Ready::Never => {}
         }
     }
+    let earliest = match (earliest, next_tick(proc)) {
+        (Some(d), Some(t)) => Some(d.min(t)),
+        (d, t) => d.or(t),
+    };
     match earliest {
         Some(d) => Pick::Idle(d.max(now)),
         None => Pick::Deadlock(deadlock_report(proc, &ts, me)),

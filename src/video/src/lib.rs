@@ -1,1 +1,4 @@
-//! winterp-video: guest surfaces to RGBA, scaling and presentation. Arrives with issue 4.
+//! winterp-video: guest frames to the screen (scaling, the window-to-guest mapping,
+//! the wgpu presenter) and to PNG files (screenshots, golden frames).
+
+pub mod png_file;

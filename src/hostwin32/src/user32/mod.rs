@@ -4,8 +4,15 @@
 
 #![allow(non_snake_case)]
 
+pub mod input;
+pub mod present;
+
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, stdcall};
 use crate::kernel32::string::{ANSI_CP, CP_ACP, CP_OEMCP, OEM_CP, user32_string_exports};
+
+/// USER32's process-wide state, in [`crate::process::Process::user32`].
+#[derive(Default)]
+pub struct State {}
 
 pub const DLL: HleDll = HleDll {
     name: "USER32.dll",

@@ -1,0 +1,130 @@
+//! The emulated screen as the player and the headless runner see it: the display
+//! mode the guest is told about, the frames it presents, the input it receives and
+//! the refresh clock that paces both.
+//!
+//! Frames are pulled, not pushed: the player's UI thread (at its own refresh) or the
+//! headless runner (at each tick of the virtual 60 Hz refresh in deterministic mode)
+//! calls [`current_frame`], which composes the guest's main window client area (or,
+//! with DirectDraw, its full-screen surface). Input goes the other way through
+//! [`inject`], which turns host events into guest messages and key state and wakes the
+//! threads that wait for them.
+
+use crate::process::Process;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+/// What GetSystemMetrics, GetDeviceCaps and EnumDisplaySettings report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisplayMode {
+    pub width: u32,
+    pub height: u32,
+    /// 8, 16 or 32.
+    pub bpp: u32,
+    pub refresh_hz: u32,
+}
+
+impl Default for DisplayMode {
+    fn default() -> Self {
+        DisplayMode {
+            width: 800,
+            height: 600,
+            bpp: 32,
+            refresh_hz: 60,
+        }
+    }
+}
+
+/// One guest frame: the program's own pixels, before any host scaling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub width: u32,
+    pub height: u32,
+    /// Row-major, `width * height` pixels as 0x00RRGGBB.
+    pub pixels: Vec<u32>,
+}
+
+impl Frame {
+    /// The pixels as RGBA8 bytes (alpha 255), for PNG files and textures.
+    pub fn to_rgba8(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.pixels.len() * 4);
+        for &p in &self.pixels {
+            out.extend_from_slice(&[(p >> 16) as u8, (p >> 8) as u8, p as u8, 255]);
+        }
+        out
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MouseButton {
+    Left,
+    Right,
+    Middle,
+}
+
+/// A host input event. Coordinates are guest frame pixels (the frame returned by
+/// [`current_frame`]: the main window's client area, or the full-screen surface); the
+/// player maps window coordinates through its scaling before injecting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputEvent {
+    /// A key went down or up. `vk` is the Windows virtual-key code, `scancode` the
+    /// set-1 make code, `extended` the E0 prefix (right Ctrl/Alt, arrows, ...).
+    Key {
+        vk: u8,
+        scancode: u16,
+        extended: bool,
+        down: bool,
+    },
+    MouseMove {
+        x: i32,
+        y: i32,
+    },
+    MouseButton {
+        button: MouseButton,
+        down: bool,
+        x: i32,
+        y: i32,
+    },
+    /// Wheel turned by `delta` (WHEEL_DELTA = 120 per notch, positive away from the user).
+    Wheel {
+        delta: i32,
+        x: i32,
+        y: i32,
+    },
+    /// The player window gained or lost focus.
+    Focus(bool),
+    /// The user closed the player window: the guest's main window gets WM_CLOSE.
+    Close,
+}
+
+/// Process-wide display state, in [`Process::display`].
+#[derive(Default)]
+pub struct Display {
+    pub mode: Mutex<DisplayMode>,
+}
+
+impl Display {
+    pub fn mode(&self) -> DisplayMode {
+        *self.mode.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The guest's current picture, or `None` while it shows nothing (no visible window).
+pub fn current_frame(proc: &Process) -> Option<Frame> {
+    crate::user32::present::compose_frame(proc)
+}
+
+/// Delivers a host input event to the guest (any thread; wakes waiting guest threads).
+pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
+    crate::user32::input::inject(proc, ev)
+}
+
+/// The title of the guest's main window, if it has one (the player shows it).
+pub fn main_window_title(proc: &Process) -> Option<String> {
+    crate::user32::present::main_window_title(proc)
+}
+
+/// Instructions per virtual refresh in deterministic mode: frame `k` begins when the
+/// virtual clock reaches `frame_start(k)` (60 Hz at [`crate::scheduler::INSNS_PER_MS`]).
+pub fn frame_start(k: u64) -> u64 {
+    k * crate::scheduler::INSNS_PER_MS * 1000 / 60
+}
