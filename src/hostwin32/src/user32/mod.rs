@@ -1,23 +1,221 @@
-//! USER32.dll: so far the character functions console programs import (case
-//! mapping lives with the code pages in [`crate::kernel32::string`]). Windows and
-//! messages arrive with the player.
+//! USER32.dll: window classes and windows, per-thread message queues, painting,
+//! timers, input, resources (strings, icons, menus, accelerators, dialogs) and the
+//! standard controls, plus the character functions console programs import (case
+//! mapping lives with the code pages in [`crate::kernel32::string`]).
+//!
+//! One lock ([`State::wm`]) guards every window, class, timer and the input state;
+//! it is never held while guest code runs (window procedures are called with the
+//! lock released) and never taken while the scheduler's dispatcher lock is held,
+//! except by [`wm::Queue`]'s wait check, which takes only its own queue lock.
 
 #![allow(non_snake_case)]
 
+pub mod controls;
+pub mod dialog;
 pub mod input;
+pub mod msg;
+pub mod paint;
 pub mod present;
+pub mod res;
+pub mod window;
+pub mod wm;
 
-use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, HleDll, Outcome, stdcall};
 use crate::kernel32::string::{ANSI_CP, CP_ACP, CP_OEMCP, OEM_CP, user32_string_exports};
+use std::sync::{Mutex, MutexGuard};
 
 /// USER32's process-wide state, in [`crate::process::Process::user32`].
 #[derive(Default)]
-pub struct State {}
+pub struct State {
+    pub(crate) wm: Mutex<wm::Wm>,
+}
+
+/// The window manager, locked.
+pub(crate) fn lock_wm(proc: &crate::process::Process) -> MutexGuard<'_, wm::Wm> {
+    proc.user32.wm.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 pub const DLL: HleDll = HleDll {
     name: "USER32.dll",
     exports,
 };
+
+/// Why a USER32 operation stopped early: an error, or the thread or process ending
+/// (or, in deterministic mode, blocking) inside guest code it called.
+#[derive(Debug)]
+pub enum Flow {
+    Err(ApiError),
+    End(Outcome),
+}
+
+impl From<ApiError> for Flow {
+    fn from(e: ApiError) -> Flow {
+        Flow::Err(e)
+    }
+}
+
+impl From<winterp_core::mem::Fault> for Flow {
+    fn from(f: winterp_core::mem::Fault) -> Flow {
+        Flow::Err(ApiError::Fault(f.addr))
+    }
+}
+
+pub type UR<T> = Result<T, Flow>;
+
+/// An API's result from a [`UR`].
+pub fn fin<T: Into<u64>>(r: UR<T>) -> ApiResult<Outcome> {
+    match r {
+        Ok(v) => Ok(Outcome::Return(v.into())),
+        Err(Flow::Err(e)) => Err(e),
+        Err(Flow::End(o)) => Ok(o),
+    }
+}
+
+/// Calls guest code (a window, dialog or timer procedure).
+pub fn guest(cx: &mut Ctx, f: u32, args: &[u32]) -> UR<u32> {
+    use crate::thread::ThreadEnd;
+    match cx.thread.call_guest(cx.proc, f, args) {
+        Ok(v) => Ok(v),
+        Err(ThreadEnd::Exited(c)) => Err(Flow::End(Outcome::ExitThread(c))),
+        Err(ThreadEnd::ProcessExit(c)) => Err(Flow::End(Outcome::ExitProcess(c))),
+        Err(ThreadEnd::Crashed(report)) => Err(Flow::Err(ApiError::Other(report))),
+        Err(ThreadEnd::InstructionLimit) => Err(Flow::End(Outcome::ExitProcess(
+            crate::scheduler::ABNORMAL_EXIT,
+        ))),
+    }
+}
+
+/// Calls an export of another HLE DLL (GDI32) from host code.
+pub fn call_export(cx: &mut Ctx, dll: &str, name: &str, args: &[u32]) -> UR<Option<u32>> {
+    let Some(d) = cx.proc.hle_dll(dll) else {
+        return Ok(None);
+    };
+    let proc = cx.proc.clone();
+    let Some(def) = proc.dlls[d].1.iter().find(|e| e.name == name) else {
+        return Ok(None);
+    };
+    let saved = cx.thread.call_nargs;
+    cx.thread.call_nargs = args.len() as u32;
+    let r = def.call(cx, args);
+    cx.thread.call_nargs = saved;
+    match r? {
+        Outcome::Return(v) => Ok(Some(v as u32)),
+        o => Err(Flow::End(o)),
+    }
+}
+
+/// Reserves `size` bytes of guest stack below ESP for data passed to guest code
+/// (converted strings, CREATESTRUCT, ...); give the returned ESP to [`stack_free`].
+pub fn stack_alloc(cx: &mut Ctx, size: u32) -> (u32, u32) {
+    let esp = cx.thread.cpu.regs[winterp_core::cpu::ESP];
+    let a = esp.wrapping_sub(size + 16) & !15;
+    cx.thread.cpu.regs[winterp_core::cpu::ESP] = a;
+    (a, esp)
+}
+
+pub fn stack_free(cx: &mut Ctx, saved_esp: u32) {
+    cx.thread.cpu.regs[winterp_core::cpu::ESP] = saved_esp;
+}
+
+/// A string argument that may be an atom/integer resource (high word zero).
+pub fn str_or_atom(cx: &Ctx, p: u32, unicode: bool) -> ApiResult<NameOrId> {
+    if p >> 16 == 0 {
+        return Ok(NameOrId::Id(p as u16));
+    }
+    let s = if unicode {
+        crate::kernel32::string::read_wstr(cx.proc, p)?
+    } else {
+        crate::kernel32::string::read_ansi(cx.proc, p)?
+    };
+    Ok(NameOrId::Name(s))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NameOrId {
+    Name(String),
+    Id(u16),
+}
+
+/// Reads a guest string in the A or W encoding.
+pub fn read_str(cx: &Ctx, p: u32, unicode: bool) -> ApiResult<String> {
+    if p == 0 {
+        return Ok(String::new());
+    }
+    if unicode {
+        crate::kernel32::string::read_wstr(cx.proc, p)
+    } else {
+        crate::kernel32::string::read_ansi(cx.proc, p)
+    }
+}
+
+/// Reads `n` characters (A or W) at `p`; `n < 0` means NUL-terminated.
+pub fn read_str_n(cx: &Ctx, p: u32, n: i32, unicode: bool) -> ApiResult<String> {
+    if n < 0 {
+        return read_str(cx, p, unicode);
+    }
+    let n = n as u32;
+    if unicode {
+        let mut b = vec![0u8; 2 * n as usize];
+        cx.proc.mem.read_bytes(p, &mut b)?;
+        let u: Vec<u16> = b
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        Ok(String::from_utf16_lossy(&u))
+    } else {
+        let mut b = vec![0u8; n as usize];
+        cx.proc.mem.read_bytes(p, &mut b)?;
+        Ok(crate::kernel32::string::decode_ansi(&b))
+    }
+}
+
+/// Length of `s` in the A or W encoding.
+pub fn str_len(s: &str, unicode: bool) -> u32 {
+    if unicode {
+        s.encode_utf16().count() as u32
+    } else {
+        crate::kernel32::string::encode_ansi(s).len() as u32
+    }
+}
+
+/// Copies `s` into a buffer of `cap` characters, truncating and NUL-terminating
+/// (GetWindowText, WM_GETTEXT, LoadString); returns the characters copied.
+pub fn put_str(cx: &Ctx, buf: u32, cap: u32, s: &str, unicode: bool) -> ApiResult<u32> {
+    if buf == 0 {
+        return Ok(0);
+    }
+    if unicode {
+        let u: Vec<u16> = s.encode_utf16().collect();
+        crate::kernel32::string::copy_truncated_w(cx.proc, buf, cap, &u)
+    } else {
+        let b = crate::kernel32::string::encode_ansi(s);
+        crate::kernel32::string::copy_truncated_a(cx.proc, buf, cap, &b)
+    }
+}
+
+/// Writes `s` NUL-terminated at `p` (guest scratch that is known to be big enough).
+pub fn write_str(cx: &Ctx, p: u32, s: &str, unicode: bool) -> ApiResult<()> {
+    if unicode {
+        let mut u: Vec<u16> = s.encode_utf16().collect();
+        u.push(0);
+        crate::kernel32::string::write_wide(cx.proc, p, &u)
+    } else {
+        let mut b = crate::kernel32::string::encode_ansi(s);
+        b.push(0);
+        cx.proc.mem.write_bytes(p, &b)?;
+        Ok(())
+    }
+}
+
+/// Bytes `s` takes NUL-terminated in the A or W encoding.
+pub fn str_bytes(s: &str, unicode: bool) -> u32 {
+    (str_len(s, unicode) + 1) * if unicode { 2 } else { 1 }
+}
+
+/// The program's module handle (an hInstance of 0 means the program).
+pub fn program_base(proc: &crate::process::Process) -> u32 {
+    crate::loader::state(proc).program().map_or(0, |i| i.base)
+}
 
 // Every code page winterp knows (1252, 437) is single-byte, so one character is one
 // byte in the A functions and one UTF-16 unit in the W ones (Windows' CharNextW does
@@ -92,11 +290,18 @@ fn exports() -> Vec<ApiDef> {
         stdcall("CharNextExA", CharNextExA),
         stdcall("CharPrevExA", CharPrevExA),
     ]);
+    v.extend(window::exports());
+    v.extend(msg::exports());
+    v.extend(paint::exports());
+    v.extend(input::exports());
+    v.extend(res::exports());
+    v.extend(dialog::exports());
+    v.extend(controls::exports());
     v
 }
 
 #[cfg(test)]
-mod tests {
+mod char_tests {
     use super::*;
     use crate::kernel32::misc::test_support::Harness;
 

@@ -1,16 +1,114 @@
 //! What the guest shows: the frame the player and the headless runner display.
 
+use super::lock_wm;
 use crate::display::Frame;
+use crate::gdi32::Rect;
 use crate::process::Process;
 
 /// The main window's client area (the first visible top-level window of the
-/// process), or `None` while no window is visible.
-pub fn compose_frame(_proc: &Process) -> Option<Frame> {
-    // Windows arrive with the window manager (user32::window).
-    None
+/// process), with the process's other visible top-level windows (dialogs, message
+/// boxes) composed on top where they overlap it; `None` while no window is visible.
+pub fn compose_frame(proc: &Process) -> Option<Frame> {
+    let wm = lock_wm(proc);
+    let main = wm.main_window()?;
+    let mw = wm.win(main)?;
+    let (cw, ch) = (mw.client.width().max(0), mw.client.height().max(0));
+    let (ox, oy) = wm.client_origin(main);
+    let mut frame = Frame {
+        width: cw as u32,
+        height: ch as u32,
+        pixels: vec![0; (cw * ch) as usize],
+    };
+    {
+        let s = mw
+            .surface
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let c = s.crop(Rect::new(
+            mw.client.left,
+            mw.client.top,
+            mw.client.right,
+            mw.client.bottom,
+        ));
+        blit(&mut frame, &c.pixels, c.width as i32, c.height as i32, 0, 0);
+    }
+    // Other top-level windows, bottom of the z-order first.
+    for &h in wm.top.iter().rev() {
+        if h == main {
+            continue;
+        }
+        let Some(w) = wm.win(h) else { continue };
+        if w.style & super::wm::WS_VISIBLE == 0 {
+            continue;
+        }
+        let Some(sref) = &w.surface else { continue };
+        let mut s = sref.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        draw_frame(&mut s, w, h == wm.active);
+        let (wx, wy) = wm.window_origin(h);
+        blit(
+            &mut frame,
+            &s.pixels,
+            s.width as i32,
+            s.height as i32,
+            wx - ox,
+            wy - oy,
+        );
+    }
+    Some(frame)
+}
+
+/// A classic frame and caption bar for a popup composed over the main window (its
+/// non-client area is not painted by the guest).
+fn draw_frame(s: &mut crate::gdi32::Surface, w: &super::wm::Window, active: bool) {
+    let (ww, wh) = (s.width as i32, s.height as i32);
+    let mut fill = |r: Rect, c: u32| {
+        let r = r.intersect(&Rect::new(0, 0, ww, wh));
+        for y in r.top..r.bottom {
+            for x in r.left..r.right {
+                s.pixels[(y * ww + x) as usize] = c;
+            }
+        }
+    };
+    let c = w.client;
+    // Border: everything outside the client area but the caption.
+    fill(Rect::new(0, 0, ww, c.top), 0xc0c0c0);
+    fill(Rect::new(0, c.bottom, ww, wh), 0xc0c0c0);
+    fill(Rect::new(0, c.top, c.left, c.bottom), 0xc0c0c0);
+    fill(Rect::new(c.right, c.top, ww, c.bottom), 0xc0c0c0);
+    fill(Rect::new(0, 0, ww, 1), 0xffffff);
+    fill(Rect::new(0, 0, 1, wh), 0xffffff);
+    fill(Rect::new(0, wh - 1, ww, wh), 0x000000);
+    fill(Rect::new(ww - 1, 0, ww, wh), 0x000000);
+    if w.style & super::wm::WS_CAPTION == super::wm::WS_CAPTION {
+        let b = c.left.min(super::wm::CX_FRAME);
+        let cap = Rect::new(b, b, ww - b, b + super::wm::CY_CAPTION - 1);
+        fill(cap, if active { 0x000080 } else { 0x808080 });
+    }
+}
+
+fn blit(f: &mut Frame, px: &[u32], w: i32, h: i32, dx: i32, dy: i32) {
+    let (fw, fh) = (f.width as i32, f.height as i32);
+    for y in 0..h {
+        let ty = y + dy;
+        if ty < 0 || ty >= fh {
+            continue;
+        }
+        let x0 = 0.max(-dx);
+        let x1 = w.min(fw - dx);
+        if x1 <= x0 {
+            continue;
+        }
+        let src = (y * w + x0) as usize;
+        let dst = (ty * fw + x0 + dx) as usize;
+        let n = (x1 - x0) as usize;
+        f.pixels[dst..dst + n].copy_from_slice(&px[src..src + n]);
+    }
 }
 
 /// The main window's title.
-pub fn main_window_title(_proc: &Process) -> Option<String> {
-    None
+pub fn main_window_title(proc: &Process) -> Option<String> {
+    let wm = lock_wm(proc);
+    let h = wm.main_window()?;
+    wm.win(h).map(|w| w.text.clone())
 }

@@ -1,0 +1,493 @@
+//! Painting: update areas, WM_PAINT/WM_ERASEBKGND, BeginPaint/EndPaint, window
+//! DCs (through [`crate::gdi32::create_window_dc`]), the USER32 drawing exports
+//! (FillRect, DrawText, ...) over GDI32's helpers, and the caret.
+
+use super::msg::*;
+use super::window::{put_rect, read_rect};
+use super::{UR, fin, lock_wm};
+use crate::gdi32::{self, Rect, paint as gp};
+use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
+
+/// Client coordinates of `r` to surface coordinates of `hwnd`'s DC target.
+fn dc_for(cx: &Ctx, hwnd: u32, whole: bool, clip: Option<Rect>) -> u32 {
+    let t = {
+        let wm = lock_wm(cx.proc);
+        if hwnd == 0 || hwnd == super::wm::HWND_DESKTOP {
+            None
+        } else {
+            wm.dc_target(hwnd, whole)
+        }
+    };
+    let Some(mut t) = t else {
+        // The desktop (or a window without a backing store): a DC that draws nowhere.
+        let s = super::wm::new_surface(0, 0);
+        return gdi32::create_window_dc(
+            cx.proc,
+            gdi32::WindowTarget {
+                surface: s,
+                origin: (0, 0),
+                clip: Rect::default(),
+                hwnd,
+            },
+        );
+    };
+    if let Some(c) = clip {
+        let c = c.offset(t.origin.0, t.origin.1);
+        t.clip = t.clip.intersect(&c);
+        if t.clip.is_empty() {
+            t.clip = Rect::default();
+        }
+    }
+    gdi32::create_window_dc(cx.proc, t)
+}
+
+/// WM_ERASEBKGND's default: fill the update area with the class brush.
+pub fn erase_background(cx: &mut Ctx, hwnd: u32, hdc: u32) -> UR<u32> {
+    let (brush, size) = {
+        let wm = lock_wm(cx.proc);
+        let b = wm.class_of(hwnd).map_or(0, |c| c.background);
+        (b, wm.client_size(hwnd))
+    };
+    if brush == 0 {
+        return Ok(0);
+    }
+    gp::fill_rect_brush(cx.proc, hdc, Rect::new(0, 0, size.0, size.1), brush)?;
+    Ok(1)
+}
+
+/// Draws the frame of a child window with a border (its non-client area).
+fn draw_child_frame(cx: &mut Ctx, hwnd: u32) -> UR<()> {
+    let info = {
+        let wm = lock_wm(cx.proc);
+        wm.win(hwnd)
+            .filter(|w| {
+                w.parent != 0 && w.client != Rect::new(0, 0, w.rect.width(), w.rect.height())
+            })
+            .map(|w| (w.style, w.exstyle, w.rect.width(), w.rect.height()))
+    };
+    let Some((style, ex, w, h)) = info else {
+        return Ok(());
+    };
+    let hdc = dc_for(cx, hwnd, true, None);
+    let mut r = Rect::new(0, 0, w, h);
+    if ex & super::wm::WS_EX_CLIENTEDGE != 0 {
+        gp::draw_edge_ex(cx.proc, hdc, r, gp::EDGE_SUNKEN, gp::BF_RECT)?;
+        r = Rect::new(r.left + 2, r.top + 2, r.right - 2, r.bottom - 2);
+    } else if ex & super::wm::WS_EX_STATICEDGE != 0 {
+        gp::draw_edge_ex(cx.proc, hdc, r, 0x2, gp::BF_RECT)?;
+        r = Rect::new(r.left + 1, r.top + 1, r.right - 1, r.bottom - 1);
+    }
+    if style & super::wm::WS_BORDER != 0 && !r.is_empty() {
+        gp::frame_rect(cx.proc, hdc, r, 0)?;
+    }
+    gdi32::release_window_dc(cx.proc, hdc);
+    Ok(())
+}
+
+/// BeginPaint's work: validates the update area, erases it if needed and fills the
+/// PAINTSTRUCT at `ps`; returns the DC (clipped to the update area).
+pub fn begin_paint(cx: &mut Ctx, hwnd: u32, ps: u32) -> UR<u32> {
+    let (update, erase) = {
+        let mut wm = lock_wm(cx.proc);
+        let Some(w) = wm.win(hwnd) else {
+            return Ok(0);
+        };
+        let r = (w.update.unwrap_or_default(), w.erase);
+        wm.validate(hwnd, None);
+        r
+    };
+    draw_child_frame(cx, hwnd)?;
+    let hdc = dc_for(cx, hwnd, false, Some(update));
+    let mut f_erase = 0;
+    if erase && send(cx, hwnd, WM_ERASEBKGND, hdc, 0, true)? == 0 {
+        f_erase = 1;
+    }
+    if ps != 0 {
+        let m = &cx.proc.mem;
+        m.write_u32(ps, hdc)?;
+        m.write_u32(ps + 4, f_erase)?;
+        put_rect(cx, ps + 8, update)?;
+        m.write_bytes(ps + 24, &[0u8; 40])?;
+    }
+    Ok(hdc)
+}
+
+pub fn end_paint(cx: &mut Ctx, _hwnd: u32, ps: u32) -> UR<()> {
+    if ps != 0 {
+        let hdc = cx.proc.mem.read_u32(ps)?;
+        gdi32::release_window_dc(cx.proc, hdc);
+    }
+    Ok(())
+}
+
+pub fn BeginPaint(cx: &mut Ctx, hWnd: u32, lpPaint: Ptr) -> ApiResult<Outcome> {
+    fin(begin_paint(cx, hWnd, lpPaint.0))
+}
+
+pub fn EndPaint(cx: &mut Ctx, hWnd: u32, lpPaint: Ptr) -> ApiResult<Outcome> {
+    fin(end_paint(cx, hWnd, lpPaint.0).map(|_| true))
+}
+
+fn invalidate(cx: &mut Ctx, hwnd: u32, r: Option<Rect>, erase: bool) -> bool {
+    let mut wm = lock_wm(cx.proc);
+    if hwnd == 0 || hwnd == super::wm::HWND_DESKTOP {
+        let tops = wm.top.clone();
+        for t in tops {
+            wm.invalidate(t, None, erase);
+        }
+    } else if wm.win(hwnd).is_some() {
+        wm.invalidate(hwnd, r, erase);
+    } else {
+        return false;
+    }
+    drop(wm);
+    super::wm::wake_all(cx.proc);
+    true
+}
+
+pub fn InvalidateRect(cx: &mut Ctx, hWnd: u32, lpRect: Ptr, bErase: bool) -> ApiResult<bool> {
+    let r = if lpRect.is_null() {
+        None
+    } else {
+        Some(read_rect(cx, lpRect.0)?)
+    };
+    Ok(invalidate(cx, hWnd, r, bErase))
+}
+
+fn rgn_box(cx: &mut Ctx, hrgn: u32) -> UR<Option<Rect>> {
+    if hrgn == 0 {
+        return Ok(None);
+    }
+    let (p, esp) = super::stack_alloc(cx, 16);
+    let r = super::call_export(cx, "GDI32.dll", "GetRgnBox", &[hrgn, p]);
+    let rect = read_rect(cx, p);
+    super::stack_free(cx, esp);
+    match r? {
+        Some(_) => Ok(Some(rect?)),
+        None => Err(super::Flow::Err(crate::hle::ApiError::Unimplemented {
+            dll: "GDI32.dll".into(),
+            name: "GetRgnBox (for InvalidateRgn)".into(),
+        })),
+    }
+}
+
+/// Regions are approximated by their bounding box.
+pub fn InvalidateRgn(cx: &mut Ctx, hWnd: u32, hRgn: u32, bErase: bool) -> ApiResult<Outcome> {
+    fin(rgn_box(cx, hRgn).map(|r| invalidate(cx, hWnd, r, bErase)))
+}
+
+pub fn ValidateRect(cx: &mut Ctx, hWnd: u32, lpRect: Ptr) -> ApiResult<bool> {
+    let r = if lpRect.is_null() {
+        None
+    } else {
+        Some(read_rect(cx, lpRect.0)?)
+    };
+    lock_wm(cx.proc).validate(hWnd, r);
+    Ok(true)
+}
+
+pub fn ValidateRgn(cx: &mut Ctx, hWnd: u32, hRgn: u32) -> ApiResult<Outcome> {
+    fin(rgn_box(cx, hRgn).map(|r| {
+        lock_wm(cx.proc).validate(hWnd, r);
+        true
+    }))
+}
+
+pub fn GetUpdateRect(cx: &mut Ctx, hWnd: u32, lpRect: Ptr, bErase: bool) -> ApiResult<Outcome> {
+    let u = lock_wm(cx.proc).win(hWnd).and_then(|w| w.update);
+    if !lpRect.is_null() {
+        put_rect(cx, lpRect.0, u.unwrap_or_default())?;
+    }
+    if u.is_some() && bErase {
+        let erase = lock_wm(cx.proc).win(hWnd).is_some_and(|w| w.erase);
+        if erase {
+            let hdc = dc_for(cx, hWnd, false, u);
+            let r = send(cx, hWnd, WM_ERASEBKGND, hdc, 0, true);
+            gdi32::release_window_dc(cx.proc, hdc);
+            if let Err(e) = r {
+                return fin::<u32>(Err(e));
+            }
+            if let Some(w) = lock_wm(cx.proc).win_mut(hWnd) {
+                w.erase = false;
+            }
+        }
+    }
+    Ok(Outcome::Return(u.is_some() as u64))
+}
+
+/// Sends WM_PAINT now to `hwnd` (and children, with `children`) if they need it.
+pub fn update_now(cx: &mut Ctx, hwnd: u32, children: bool) -> UR<()> {
+    let needs = lock_wm(cx.proc)
+        .win(hwnd)
+        .is_some_and(|w| w.update.is_some());
+    if needs && lock_wm(cx.proc).is_visible(hwnd) {
+        send(cx, hwnd, WM_PAINT, 0, 0, true)?;
+    }
+    if children {
+        let kids = lock_wm(cx.proc)
+            .win(hwnd)
+            .map(|w| w.children.clone())
+            .unwrap_or_default();
+        for c in kids {
+            update_now(cx, c, true)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn UpdateWindow(cx: &mut Ctx, hWnd: u32) -> ApiResult<Outcome> {
+    if lock_wm(cx.proc).win(hWnd).is_none() {
+        return Ok(Outcome::Return(0));
+    }
+    fin(update_now(cx, hWnd, true).map(|_| true))
+}
+
+const RDW_INVALIDATE: u32 = 0x1;
+const RDW_ERASE: u32 = 0x4;
+const RDW_VALIDATE: u32 = 0x8;
+const RDW_ERASENOW: u32 = 0x200;
+const RDW_UPDATENOW: u32 = 0x100;
+const RDW_ALLCHILDREN: u32 = 0x80;
+
+pub fn RedrawWindow(
+    cx: &mut Ctx,
+    hWnd: u32,
+    lprcUpdate: Ptr,
+    hrgnUpdate: u32,
+    flags: u32,
+) -> ApiResult<Outcome> {
+    let r = if !lprcUpdate.is_null() {
+        Some(read_rect(cx, lprcUpdate.0)?)
+    } else {
+        match rgn_box(cx, hrgnUpdate) {
+            Ok(r) => r,
+            Err(e) => return fin::<u32>(Err(e)),
+        }
+    };
+    let hwnd = if hWnd == 0 {
+        lock_wm(cx.proc).main_window().unwrap_or(0)
+    } else {
+        hWnd
+    };
+    if flags & RDW_INVALIDATE != 0 {
+        invalidate(cx, hwnd, r, flags & RDW_ERASE != 0);
+    }
+    if flags & RDW_VALIDATE != 0 {
+        lock_wm(cx.proc).validate(hwnd, r);
+    }
+    if flags & (RDW_UPDATENOW | RDW_ERASENOW) != 0 {
+        return fin(update_now(cx, hwnd, flags & RDW_ALLCHILDREN != 0 || true).map(|_| true));
+    }
+    Ok(Outcome::Return(1))
+}
+
+pub fn GetDC(cx: &mut Ctx, hWnd: u32) -> u32 {
+    dc_for(cx, hWnd, false, None)
+}
+
+pub fn GetWindowDC(cx: &mut Ctx, hWnd: u32) -> u32 {
+    dc_for(cx, hWnd, true, None)
+}
+
+pub fn GetDCEx(cx: &mut Ctx, hWnd: u32, hrgnClip: u32, flags: u32) -> ApiResult<Outcome> {
+    // DCX_WINDOW = 1; DCX_INTERSECTRGN = 0x80.
+    let clip = if flags & 0x80 != 0 {
+        match rgn_box(cx, hrgnClip) {
+            Ok(r) => r,
+            Err(e) => return fin::<u32>(Err(e)),
+        }
+    } else {
+        None
+    };
+    Ok(Outcome::Return(
+        dc_for(cx, hWnd, flags & 1 != 0, clip) as u64
+    ))
+}
+
+pub fn ReleaseDC(cx: &mut Ctx, _hWnd: u32, hDC: u32) -> bool {
+    gdi32::release_window_dc(cx.proc, hDC)
+}
+
+// ---- Drawing exports over GDI32's helpers ----------------------------------------------
+
+pub fn FillRect(cx: &mut Ctx, hDC: u32, lprc: Ptr, hbr: u32) -> ApiResult<bool> {
+    let r = read_rect(cx, lprc.0)?;
+    gp::fill_rect_brush(cx.proc, hDC, r, hbr)
+}
+
+pub fn FrameRect(cx: &mut Ctx, hDC: u32, lprc: Ptr, hbr: u32) -> ApiResult<bool> {
+    let r = read_rect(cx, lprc.0)?;
+    gp::frame_rect_brush(cx.proc, hDC, r, hbr)
+}
+
+pub fn InvertRect(cx: &mut Ctx, hDC: u32, lprc: Ptr) -> ApiResult<bool> {
+    let r = read_rect(cx, lprc.0)?;
+    gp::invert_rect(cx.proc, hDC, r)
+}
+
+pub fn DrawFocusRect(cx: &mut Ctx, hDC: u32, lprc: Ptr) -> ApiResult<bool> {
+    // A dotted XOR frame on Windows; an inverted one-pixel frame here.
+    let r = read_rect(cx, lprc.0)?;
+    for e in [
+        Rect::new(r.left, r.top, r.right, r.top + 1),
+        Rect::new(r.left, r.bottom - 1, r.right, r.bottom),
+        Rect::new(r.left, r.top + 1, r.left + 1, r.bottom - 1),
+        Rect::new(r.right - 1, r.top + 1, r.right, r.bottom - 1),
+    ] {
+        gp::invert_rect(cx.proc, hDC, e)?;
+    }
+    Ok(true)
+}
+
+pub fn DrawEdge(cx: &mut Ctx, hdc: u32, qrc: Ptr, edge: u32, grfFlags: u32) -> ApiResult<bool> {
+    let r = read_rect(cx, qrc.0)?;
+    match gp::draw_edge_ex(cx.proc, hdc, r, edge, grfFlags)? {
+        Some(rr) => {
+            if grfFlags & gp::BF_ADJUST != 0 {
+                put_rect(cx, qrc.0, rr)?;
+            }
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+fn draw_text(
+    cx: &mut Ctx,
+    hdc: u32,
+    s: u32,
+    n: i32,
+    lprc: Ptr,
+    fmt: u32,
+    unicode: bool,
+) -> ApiResult<i32> {
+    let text = super::read_str_n(cx, s, n, unicode)?;
+    let mut r = read_rect(cx, lprc.0)?;
+    let h = gp::draw_text_calc(cx.proc, hdc, &text, &mut r, fmt)?;
+    if fmt & gp::DT_CALCRECT != 0 {
+        put_rect(cx, lprc.0, r)?;
+    }
+    Ok(h)
+}
+
+pub fn DrawTextA(
+    cx: &mut Ctx,
+    hdc: u32,
+    lpchText: u32,
+    cchText: i32,
+    lprc: Ptr,
+    format: u32,
+) -> ApiResult<i32> {
+    draw_text(cx, hdc, lpchText, cchText, lprc, format, false)
+}
+pub fn DrawTextW(
+    cx: &mut Ctx,
+    hdc: u32,
+    lpchText: u32,
+    cchText: i32,
+    lprc: Ptr,
+    format: u32,
+) -> ApiResult<i32> {
+    draw_text(cx, hdc, lpchText, cchText, lprc, format, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn DrawTextExA(
+    cx: &mut Ctx,
+    hdc: u32,
+    t: u32,
+    n: i32,
+    lprc: Ptr,
+    format: u32,
+    _p: Ptr,
+) -> ApiResult<i32> {
+    draw_text(cx, hdc, t, n, lprc, format, false)
+}
+#[allow(clippy::too_many_arguments)]
+pub fn DrawTextExW(
+    cx: &mut Ctx,
+    hdc: u32,
+    t: u32,
+    n: i32,
+    lprc: Ptr,
+    format: u32,
+    _p: Ptr,
+) -> ApiResult<i32> {
+    draw_text(cx, hdc, t, n, lprc, format, true)
+}
+
+// ---- Caret ----------------------------------------------------------------------------
+
+pub fn CreateCaret(cx: &mut Ctx, hWnd: u32, _hBitmap: u32, nWidth: i32, nHeight: i32) -> bool {
+    lock_wm(cx.proc).caret = Some((hWnd, Rect::new(0, 0, nWidth.max(1), nHeight)));
+    true
+}
+pub fn DestroyCaret(cx: &mut Ctx) -> bool {
+    lock_wm(cx.proc).caret.take().is_some()
+}
+pub fn SetCaretPos(cx: &mut Ctx, X: i32, Y: i32) -> bool {
+    let mut wm = lock_wm(cx.proc);
+    match &mut wm.caret {
+        Some((_, r)) => {
+            *r = Rect::new(X, Y, X + r.width(), Y + r.height());
+            true
+        }
+        None => false,
+    }
+}
+pub fn GetCaretPos(cx: &mut Ctx, lpPoint: Ptr) -> ApiResult<bool> {
+    let c = lock_wm(cx.proc).caret;
+    let (x, y) = c.map_or((0, 0), |(_, r)| (r.left, r.top));
+    cx.proc.mem.write_u32(lpPoint.0, x as u32)?;
+    cx.proc.mem.write_u32(lpPoint.0 + 4, y as u32)?;
+    Ok(c.is_some())
+}
+/// The caret is not drawn (frames show no blinking caret); Show/Hide only report
+/// whether one exists.
+pub fn ShowCaret(cx: &mut Ctx, _hWnd: u32) -> bool {
+    lock_wm(cx.proc).caret.is_some()
+}
+pub fn HideCaret(cx: &mut Ctx, _hWnd: u32) -> bool {
+    lock_wm(cx.proc).caret.is_some()
+}
+pub fn GetCaretBlinkTime(_cx: &mut Ctx) -> u32 {
+    530
+}
+pub fn SetCaretBlinkTime(_cx: &mut Ctx, _ms: u32) -> bool {
+    true
+}
+
+pub fn exports() -> Vec<ApiDef> {
+    vec![
+        stdcall("BeginPaint", BeginPaint),
+        stdcall("EndPaint", EndPaint),
+        stdcall("InvalidateRect", InvalidateRect),
+        stdcall("InvalidateRgn", InvalidateRgn),
+        stdcall("ValidateRect", ValidateRect),
+        stdcall("ValidateRgn", ValidateRgn),
+        stdcall("GetUpdateRect", GetUpdateRect),
+        stdcall("UpdateWindow", UpdateWindow),
+        stdcall("RedrawWindow", RedrawWindow),
+        stdcall("GetDC", GetDC),
+        stdcall("GetWindowDC", GetWindowDC),
+        stdcall("GetDCEx", GetDCEx),
+        stdcall("ReleaseDC", ReleaseDC),
+        stdcall("FillRect", FillRect),
+        stdcall("FrameRect", FrameRect),
+        stdcall("InvertRect", InvertRect),
+        stdcall("DrawFocusRect", DrawFocusRect),
+        stdcall("DrawEdge", DrawEdge),
+        stdcall("DrawTextA", DrawTextA),
+        stdcall("DrawTextW", DrawTextW),
+        stdcall("DrawTextExA", DrawTextExA),
+        stdcall("DrawTextExW", DrawTextExW),
+        stdcall("CreateCaret", CreateCaret),
+        stdcall("DestroyCaret", DestroyCaret),
+        stdcall("SetCaretPos", SetCaretPos),
+        stdcall("GetCaretPos", GetCaretPos),
+        stdcall("ShowCaret", ShowCaret),
+        stdcall("HideCaret", HideCaret),
+        stdcall("GetCaretBlinkTime", GetCaretBlinkTime),
+        stdcall("SetCaretBlinkTime", SetCaretBlinkTime),
+    ]
+}
