@@ -16,21 +16,41 @@ cd "$(dirname "$0")"
 # point at the posix variant depending on update-alternatives.
 CC=${CC:-i686-w64-mingw32-gcc-win32}
 OBJDUMP=${OBJDUMP:-i686-w64-mingw32-objdump}
+WINDRES=${WINDRES:-i686-w64-mingw32-windres}
 CFLAGS="-O2 -s -std=gnu11 -Wall -Wextra -D__USE_MINGW_ANSI_STDIO=0"
 LDFLAGS="-Wl,--no-insert-timestamp"
+# Windows GUI programs (tests/gui_programs.rs): the GUI subsystem (-mwindows,
+# WinMain) and, besides KERNEL32 and msvcrt, USER32 and GDI32. A src/NAME.rc
+# next to one is compiled with windres and linked in.
+GUI_PROGRAMS="dialog gdi_draw input_log msglog timer"
 
 mkdir -p bin
 status=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 : > imports.txt.new
 for src in src/*.c; do
     name=$(basename "$src" .c)
     echo "building bin/$name.exe"
-    $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS
+    gui=no
+    case " $GUI_PROGRAMS " in *" $name "*) gui=yes ;; esac
+    if [ $gui = yes ]; then
+        res=
+        if [ -f "src/$name.rc" ]; then
+            # Run from src/ so the resource object holds no absolute paths.
+            (cd src && $WINDRES -O coff -o "$tmp/$name.res.o" "$name.rc")
+            res="$tmp/$name.res.o"
+        fi
+        $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS
+    else
+        $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS
+    fi
     # Only the system DLLs winterp provides may be imported.
     dlls=$($OBJDUMP -p "bin/$name.exe" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
     for dll in $dlls; do
-        case "$dll" in
-            KERNEL32.dll|msvcrt.dll) ;;
+        case "$gui:$dll" in
+            *:KERNEL32.dll|*:msvcrt.dll) ;;
+            yes:USER32.dll|yes:GDI32.dll) ;;
             *) echo "error: bin/$name.exe imports $dll" >&2; status=1 ;;
         esac
     done
