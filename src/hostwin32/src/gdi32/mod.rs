@@ -1,15 +1,35 @@
 //! GDI32.dll: device contexts, bitmaps and DIB sections, pens and brushes, drawing,
 //! text and palettes. Drawing lands in [`surface::Surface`]s (window backing stores
 //! and memory bitmaps) or directly in DIB section bits in guest memory.
+//!
+//! All GDI objects and DCs live in one table ([`State`]); a drawing call copies what it
+//! needs out of the table ([`dc::DrawCtx`]) and releases the table lock before it
+//! touches pixels, so no GDI lock is held while a surface is locked.
 
 #![allow(non_snake_case)]
+// Win32 signatures are fixed by the API, however many parameters they take.
+#![allow(clippy::too_many_arguments)]
 
+pub mod bitmap;
+pub mod dc;
+pub mod dib;
+pub mod draw;
+pub mod objects;
+pub mod paint;
+pub mod palette;
+pub mod raster;
+pub mod region;
 pub mod surface;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
 
 use crate::hle::{ApiDef, HleDll};
 use crate::process::Process;
+use objects::Obj;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 pub use surface::{Rect, Surface, SurfaceRef};
 
 pub const DLL: HleDll = HleDll {
@@ -27,44 +47,106 @@ pub struct WindowTarget {
     pub hwnd: u32,
 }
 
-/// GDI32's process-wide state, in [`Process::gdi32`].
-#[derive(Default)]
-pub struct State {
-    window_dcs: Mutex<HashMap<u32, WindowTarget>>,
-    next_handle: Mutex<u32>,
+/// The handle table: every GDI object and DC of the process.
+pub struct Inner {
+    pub objs: HashMap<u32, Obj>,
+    pub dcs: HashMap<u32, dc::Dc>,
+    next: u32,
+    /// What CreateDC("DISPLAY") draws into: the screen outside any window, which the
+    /// frame composer does not show.
+    pub screen: Option<SurfaceRef>,
+    /// The system palette (GetSystemPaletteEntries): the 20 static colours and the
+    /// entries the last RealizePalette put in between.
+    pub system_palette: Vec<u32>,
 }
 
+/// GDI32's process-wide state, in [`Process::gdi32`].
+pub struct State {
+    inner: Mutex<Inner>,
+}
+
+impl Default for State {
+    fn default() -> State {
+        let mut objs = HashMap::new();
+        objects::add_stock_objects(&mut objs);
+        State {
+            inner: Mutex::new(Inner {
+                objs,
+                dcs: HashMap::new(),
+                next: 0,
+                screen: None,
+                system_palette: palette::default_system_palette(),
+            }),
+        }
+    }
+}
+
+/// First handle value of objects created at run time (stock objects sit below it).
+const FIRST_HANDLE: u32 = 0x0100_1000;
+
 impl State {
-    fn alloc_handle(&self) -> u32 {
-        let mut n = self.next_handle.lock().unwrap_or_else(|e| e.into_inner());
-        *n += 4;
-        // GDI handles live in their own range so they never collide with kernel handles.
-        0x0100_0000 + *n
+    pub fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Inner {
+    /// A fresh handle. GDI handles live in their own range so they never collide with
+    /// kernel handles, and are never reused (a stale handle stays invalid).
+    pub fn alloc_handle(&mut self) -> u32 {
+        self.next += 4;
+        FIRST_HANDLE + self.next
+    }
+
+    pub fn add_obj(&mut self, o: Obj) -> u32 {
+        let h = self.alloc_handle();
+        self.objs.insert(h, o);
+        h
     }
 }
 
 /// A DC for drawing into a window (GetDC, BeginPaint, GetWindowDC): user32 calls this
 /// with the window's backing store, client origin and visible area.
 pub fn create_window_dc(proc: &Process, target: WindowTarget) -> u32 {
-    let h = proc.gdi32.alloc_handle();
-    proc.gdi32
-        .window_dcs
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(h, target);
+    let mut g = proc.gdi32.lock();
+    let h = g.alloc_handle();
+    g.dcs.insert(h, dc::Dc::new(dc::DcKind::Window(target)));
     h
 }
 
 /// Ends a window DC (ReleaseDC, EndPaint). False if `hdc` is not a window DC.
 pub fn release_window_dc(proc: &Process, hdc: u32) -> bool {
-    proc.gdi32
-        .window_dcs
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&hdc)
-        .is_some()
+    let mut g = proc.gdi32.lock();
+    match g.dcs.get(&hdc) {
+        Some(d) if matches!(d.kind, dc::DcKind::Window(_)) => {
+            g.dcs.remove(&hdc);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Updates a window DC's target after the window moved or was resized (user32 keeps
+/// DCs of CS_OWNDC windows). False if `hdc` is not a window DC.
+pub fn update_window_dc(proc: &Process, hdc: u32, target: WindowTarget) -> bool {
+    let mut g = proc.gdi32.lock();
+    match g.dcs.get_mut(&hdc) {
+        Some(d) if matches!(d.kind, dc::DcKind::Window(_)) => {
+            d.kind = dc::DcKind::Window(target);
+            true
+        }
+        _ => false,
+    }
 }
 
 fn exports() -> Vec<ApiDef> {
-    Vec::new()
+    let mut v = Vec::new();
+    v.extend(dc::exports());
+    v.extend(objects::exports());
+    v.extend(bitmap::exports());
+    v.extend(draw::exports());
+    v.extend(text::exports());
+    v.extend(palette::exports());
+    v.extend(region::exports());
+    v
 }

@@ -38,7 +38,12 @@ impl Rect {
         )
     }
     pub fn offset(&self, dx: i32, dy: i32) -> Rect {
-        Rect::new(self.left + dx, self.top + dy, self.right + dx, self.bottom + dy)
+        Rect::new(
+            self.left + dx,
+            self.top + dy,
+            self.right + dx,
+            self.bottom + dy,
+        )
     }
     pub fn contains(&self, x: i32, y: i32) -> bool {
         x >= self.left && x < self.right && y >= self.top && y < self.bottom
