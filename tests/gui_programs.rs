@@ -1,0 +1,499 @@
+//! Runs the Windows GUI guest programs in `tests/guest/bin` (sources in
+//! `tests/guest/src`, see `tests/guest/README.md`) under the headless frame runner:
+//!
+//! `winterp --headless --deterministic --frames N --screenshot OUT.png [--input SCRIPT] PROGRAM.EXE`
+//!
+//! - `gdi_draw`: the frame after 10 refresh ticks must hold every "known pixel" of
+//!   the table in `src/gdi_draw.c` (colours worked out by hand from the documented
+//!   GDI rules), be the same in three runs, and equal the golden
+//!   `expected/gdi_draw.png` byte for byte once decoded. `WINTERP_BLESS=1` rewrites
+//!   the golden from the current run, but only after the known-pixel checks pass.
+//! - `msglog`, `dialog`, `timer`: stdout (CR LF turned into LF) must equal
+//!   `expected/NAME.stdout`, written from documented Windows behaviour and
+//!   cross-checked under Wine; in both the normal and the deterministic mode.
+//! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
+//!   area and, with every coordinate doubled, at 640x480; the logged keyboard
+//!   lParams and client/child coordinates must equal the expected logs.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use winterp_hostwin32::display::Frame;
+
+/// The GUI programs; `build.sh` builds these with `-mwindows`.
+const GUI_PROGRAMS: &[&str] = &["dialog", "gdi_draw", "input_log", "msglog", "timer"];
+
+/// Far above any of these programs' run time, so only a hang reaches it.
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+fn guest_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
+}
+
+fn exe(name: &str) -> PathBuf {
+    guest_dir().join("bin").join(format!("{name}.exe"))
+}
+
+fn expected(file: &str) -> PathBuf {
+    guest_dir().join("expected").join(file)
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+/// Runs winterp with `args` and a fresh data directory.
+fn winterp(args: &[String]) -> Run {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .args(args)
+        .env("WINTERP_DATA_DIR", data.path())
+        .env_remove("RUST_LOG")
+        .current_dir(guest_dir().join("bin"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start the winterp binary");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out.read_to_end(&mut v).map(|_| v)
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err.read_to_end(&mut v).map(|_| v)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for winterp") {
+            break s;
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("winterp {args:?} did not finish within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out_t.join().unwrap().expect("reading stdout");
+    let stderr = err_t.join().unwrap().expect("reading stderr");
+    Run {
+        stdout: String::from_utf8_lossy(&stdout).replace("\r\n", "\n"),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        code: status.code(),
+    }
+}
+
+fn tail(s: &str, lines: usize) -> String {
+    let v: Vec<&str> = s.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The first line where `expected` and `actual` differ, with a little context.
+fn first_difference(expected: &str, actual: &str) -> String {
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = actual.lines().collect();
+    let i = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let from = i.saturating_sub(3);
+    let show = |v: &[&str]| {
+        v[from.min(v.len())..(i + 4).min(v.len())]
+            .iter()
+            .enumerate()
+            .map(|(k, l)| format!("{:>5}| {l}", from + k + 1))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "first difference at line {} (expected {} lines, got {})\n--- expected\n{}\n--- winterp\n{}",
+        i + 1,
+        a.len(),
+        b.len(),
+        show(&a),
+        show(&b)
+    )
+}
+
+fn s(v: &str) -> String {
+    v.to_string()
+}
+
+// ---- programs with an expected stdout ------------------------------------------
+
+fn stdout_program(name: &str, deterministic: bool) {
+    let want = fs::read_to_string(expected(&format!("{name}.stdout")))
+        .unwrap_or_else(|e| panic!("expected/{name}.stdout: {e}"));
+    let want_code = match fs::read_to_string(expected(&format!("{name}.exitcode"))) {
+        Ok(t) => t.trim().parse::<u32>().expect("exit code file") & 0xff,
+        Err(_) => 0,
+    };
+    let mut args = vec![s("--headless")];
+    if deterministic {
+        args.push(s("--deterministic"));
+    }
+    args.push(exe(name).display().to_string());
+    let got = winterp(&args);
+    assert!(
+        got.stdout == want && got.code == Some(want_code as i32),
+        "{name}.exe (deterministic: {deterministic}): exit status {:?} (expected {want_code})\n{}\n--- stderr (last 30 lines) ---\n{}",
+        got.code,
+        if got.stdout == want {
+            "stdout as expected".to_string()
+        } else {
+            first_difference(&want, &got.stdout)
+        },
+        tail(&got.stderr, 30)
+    );
+}
+
+#[test]
+fn msglog_normal() {
+    stdout_program("msglog", false);
+}
+
+#[test]
+fn msglog_deterministic() {
+    stdout_program("msglog", true);
+}
+
+#[test]
+fn dialog_normal() {
+    stdout_program("dialog", false);
+}
+
+#[test]
+fn dialog_deterministic() {
+    stdout_program("dialog", true);
+}
+
+#[test]
+fn timer_normal() {
+    stdout_program("timer", false);
+}
+
+#[test]
+fn timer_deterministic() {
+    stdout_program("timer", true);
+}
+
+// ---- gdi_draw: known pixels and the golden frame ---------------------------------
+
+/// One row of the known-pixel table in `src/gdi_draw.c`.
+#[derive(Debug)]
+struct KnownPixel {
+    x: u32,
+    y: u32,
+    rgb: u32,
+    why: String,
+}
+
+/// Reads the `px X Y RRGGBB reason` lines of the comment table in `src/gdi_draw.c`.
+fn known_pixels() -> Vec<KnownPixel> {
+    let src = fs::read_to_string(guest_dir().join("src/gdi_draw.c")).unwrap();
+    let mut out = Vec::new();
+    for line in src.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("* px ") else {
+            continue;
+        };
+        let mut f = rest.split_whitespace();
+        let (Some(x), Some(y), Some(c)) = (f.next(), f.next(), f.next()) else {
+            panic!("bad known-pixel line: {line}");
+        };
+        out.push(KnownPixel {
+            x: x.parse().unwrap_or_else(|e| panic!("{line}: {e}")),
+            y: y.parse().unwrap_or_else(|e| panic!("{line}: {e}")),
+            rgb: u32::from_str_radix(c, 16).unwrap_or_else(|e| panic!("{line}: {e}")),
+            why: f.collect::<Vec<_>>().join(" "),
+        });
+    }
+    out
+}
+
+const TEXT_RGB: u32 = 0x80_0000;
+/// `TextOutA(210, 60, "winterp")`: the glyphs must lie inside this box.
+const TEXT_BOX: (u32, u32, u32, u32) = (210, 60, 310, 90);
+
+/// Every semantic check of the gdi_draw frame; the problems found, if any.
+fn frame_problems(frame: &Frame) -> Vec<String> {
+    let mut problems = Vec::new();
+    if (frame.width, frame.height) != (320, 240) {
+        problems.push(format!(
+            "frame is {}x{}, the client area is 320x240",
+            frame.width, frame.height
+        ));
+        return problems;
+    }
+    let at = |x: u32, y: u32| frame.pixels[(y * frame.width + x) as usize];
+    for p in known_pixels() {
+        let got = at(p.x, p.y);
+        if got != p.rgb {
+            problems.push(format!(
+                "({}, {}) is {got:06x}, expected {:06x}: {}",
+                p.x, p.y, p.rgb, p.why
+            ));
+        }
+    }
+    let (l, t, r, b) = TEXT_BOX;
+    let mut inside = 0;
+    let mut outside = 0;
+    for y in 0..frame.height {
+        for x in 0..frame.width {
+            if at(x, y) == TEXT_RGB {
+                if (l..r).contains(&x) && (t..b).contains(&y) {
+                    inside += 1;
+                } else {
+                    outside += 1;
+                }
+            }
+        }
+    }
+    if inside < 20 {
+        problems.push(format!(
+            "the text \"winterp\" left only {inside} pixels of {TEXT_RGB:06x} in its box"
+        ));
+    }
+    if outside > 0 {
+        problems.push(format!(
+            "{outside} pixels of the text colour {TEXT_RGB:06x} outside the text box"
+        ));
+    }
+    problems
+}
+
+#[test]
+fn known_pixel_table_is_read() {
+    let table = known_pixels();
+    assert!(table.len() >= 60, "only {} known pixels read", table.len());
+    assert!(
+        table
+            .iter()
+            .all(|p| p.x < 320 && p.y < 240 && !p.why.is_empty()),
+        "{table:?}"
+    );
+}
+
+/// The checks themselves, on an independent renderer's picture:
+/// `expected/gdi_draw.wine.png` is gdi_draw's client area as Wine 8.0 drew it
+/// (`run-wine-gui.sh`). It must pass, and a frame with one known pixel changed
+/// must not.
+#[test]
+fn known_pixels_hold_in_wines_frame() {
+    let wine = winterp_video::png_file::read(&expected("gdi_draw.wine.png")).unwrap();
+    assert_eq!(frame_problems(&wine), Vec::<String>::new());
+    let mut broken = wine.clone();
+    // LineTo must not draw its end point (200, 50).
+    broken.pixels[50 * 320 + 200] = 0xff_00ff;
+    let problems = frame_problems(&broken);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("(200, 50)"), "{problems:?}");
+}
+
+fn screenshot(name: &str, frames: u32, dir: &Path, tag: &str) -> (Frame, Run) {
+    let png = dir.join(format!("{name}-{tag}.png"));
+    let run = winterp(&[
+        s("--headless"),
+        s("--deterministic"),
+        s("--frames"),
+        frames.to_string(),
+        s("--screenshot"),
+        png.display().to_string(),
+        exe(name).display().to_string(),
+    ]);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{name}.exe run {tag}: exit status {:?}\n--- stderr (last 30 lines) ---\n{}",
+        run.code,
+        tail(&run.stderr, 30)
+    );
+    let frame = winterp_video::png_file::read(&png)
+        .unwrap_or_else(|e| panic!("{name}.exe run {tag}: no screenshot: {e}"));
+    (frame, run)
+}
+
+#[test]
+fn gdi_draw_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, _) = screenshot("gdi_draw", 10, dir.path(), "1");
+    let problems = frame_problems(&first);
+    assert!(
+        problems.is_empty(),
+        "gdi_draw's frame breaks GDI rules (saved at {}):\n{}",
+        {
+            let keep = std::env::temp_dir().join("gdi_draw-failed.png");
+            let _ = winterp_video::png_file::write(&keep, &first);
+            keep.display().to_string()
+        },
+        problems.join("\n")
+    );
+    for k in 2..=3 {
+        let (again, _) = screenshot("gdi_draw", 10, dir.path(), &k.to_string());
+        assert!(again == first, "run {k} gave a different frame from run 1");
+    }
+    let golden = expected("gdi_draw.png");
+    if std::env::var_os("WINTERP_BLESS").is_some_and(|v| v == "1") {
+        winterp_video::png_file::write(&golden, &first).unwrap();
+        eprintln!("wrote {}", golden.display());
+        return;
+    }
+    let want = winterp_video::png_file::read(&golden).unwrap_or_else(|e| {
+        panic!(
+            "{e}; run with WINTERP_BLESS=1 to write the golden frame (see tests/guest/README.md)"
+        )
+    });
+    if want != first {
+        let keep = std::env::temp_dir().join("gdi_draw-actual.png");
+        let _ = winterp_video::png_file::write(&keep, &first);
+        let differing = want
+            .pixels
+            .iter()
+            .zip(&first.pixels)
+            .filter(|(a, b)| a != b)
+            .count();
+        panic!(
+            "gdi_draw's frame differs from expected/gdi_draw.png in {differing} pixels \
+             (sizes {}x{} / {}x{}); this run is saved at {}",
+            want.width,
+            want.height,
+            first.width,
+            first.height,
+            keep.display()
+        );
+    }
+}
+
+// ---- input_log: scripted input at two sizes ---------------------------------------
+
+/// `script` with every coordinate (the numbers after move/down/up/click/wheel's
+/// delta) multiplied by `k`; frame numbers, keys and wheel deltas stay.
+fn scale_script(script: &str, k: i32) -> String {
+    let mut out = String::new();
+    for line in script.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let first_coord = match f.get(1).copied() {
+            _ if line.trim_start().starts_with('#') => None,
+            Some("move") => Some(2),
+            Some("down" | "up" | "click") => Some(3),
+            Some("wheel") => Some(3),
+            _ => None,
+        };
+        match first_coord {
+            Some(i) if f.len() == i + 2 => {
+                let mut g: Vec<String> = f.iter().map(|x| x.to_string()).collect();
+                for c in &mut g[i..] {
+                    let v: i32 = c.parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+                    *c = (v * k).to_string();
+                }
+                out.push_str(&g.join(" "));
+            }
+            Some(_) => panic!("unexpected script line: {line}"),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn scaling_a_script_keeps_frames_keys_and_deltas() {
+    assert_eq!(
+        scale_script(
+            "# c 1 2\n5 move 1 2\n6 down left 3 4\n7 wheel -120 5 6\n8 key down A\n9 click right 0 7\n",
+            2
+        ),
+        "# c 1 2\n5 move 2 4\n6 down left 6 8\n7 wheel -120 10 12\n8 key down A\n9 click right 0 14\n"
+    );
+}
+
+fn input_log(script: &str, size: Option<(u32, u32)>, want_file: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let script_path = dir.path().join("input.txt");
+    fs::write(&script_path, script).unwrap();
+    let mut args = vec![
+        s("--headless"),
+        s("--deterministic"),
+        s("--frames"),
+        s("90"),
+        s("--screenshot"),
+        dir.path().join("input_log.png").display().to_string(),
+        s("--input"),
+        script_path.display().to_string(),
+        exe("input_log").display().to_string(),
+    ];
+    if let Some((w, h)) = size {
+        args.push(w.to_string());
+        args.push(h.to_string());
+    }
+    let want = fs::read_to_string(expected(want_file)).unwrap();
+    let got = winterp(&args);
+    assert!(
+        got.stdout == want && got.code == Some(0),
+        "input_log.exe {size:?}: exit status {:?}\n{}\n--- stderr (last 30 lines) ---\n{}",
+        got.code,
+        if got.stdout == want {
+            "stdout as expected".to_string()
+        } else {
+            first_difference(&want, &got.stdout)
+        },
+        tail(&got.stderr, 30)
+    );
+}
+
+#[test]
+fn input_log_at_320x240() {
+    let script = fs::read_to_string(expected("input_log.script")).unwrap();
+    input_log(&script, None, "input_log.320.stdout");
+}
+
+#[test]
+fn input_log_at_640x480() {
+    let script = fs::read_to_string(expected("input_log.script")).unwrap();
+    input_log(
+        &scale_script(&script, 2),
+        Some((640, 480)),
+        "input_log.640.stdout",
+    );
+}
+
+#[test]
+fn input_log_close() {
+    let script = fs::read_to_string(expected("input_log.close.script")).unwrap();
+    input_log(&script, None, "input_log.close.stdout");
+}
+
+// ---- bookkeeping -----------------------------------------------------------------
+
+/// build.sh's GUI list, the programs here and the committed files agree.
+#[test]
+fn every_gui_program_is_built_and_tested() {
+    let build = fs::read_to_string(guest_dir().join("build.sh")).unwrap();
+    let line = build
+        .lines()
+        .find_map(|l| l.strip_prefix("GUI_PROGRAMS=\""))
+        .expect("GUI_PROGRAMS in build.sh");
+    let listed: Vec<&str> = line.trim_end_matches('"').split_whitespace().collect();
+    assert_eq!(listed, GUI_PROGRAMS);
+    for name in GUI_PROGRAMS {
+        assert!(exe(name).is_file(), "bin/{name}.exe is missing");
+        assert!(
+            guest_dir().join(format!("src/{name}.c")).is_file(),
+            "src/{name}.c is missing"
+        );
+    }
+    for file in [
+        "msglog.stdout",
+        "dialog.stdout",
+        "timer.stdout",
+        "input_log.script",
+        "input_log.320.stdout",
+        "input_log.640.stdout",
+        "gdi_draw.wine.png",
+    ] {
+        assert!(expected(file).is_file(), "expected/{file} is missing");
+    }
+}
