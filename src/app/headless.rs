@@ -106,7 +106,7 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
 
 /// The per-program writable folder: `$WINTERP_DATA_DIR` if set (tests), else the
 /// user's data directory, one folder per program path.
-fn overlay_dir(program: &std::path::Path) -> Result<PathBuf> {
+pub fn overlay_dir(program: &std::path::Path) -> Result<PathBuf> {
     let base = match std::env::var_os("WINTERP_DATA_DIR") {
         Some(d) => PathBuf::from(d),
         None => directories::ProjectDirs::from("", "", "winterp")

@@ -3,7 +3,9 @@
 //! `winterp --headless PROGRAM.EXE` runs a console program.
 
 mod bench_cmd;
+mod gui;
 mod headless;
+mod settings;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -54,11 +56,29 @@ enum Command {
 }
 
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli =
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let level = if cli.trace_api { "info" } else { "warn" };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
     match cli.command {
         Some(Command::Bench(args)) => bench_cmd::run(args),
+        None if !cli.headless => {
+            let winver_given = matches!(
+                matches.value_source("winver"),
+                Some(clap::parser::ValueSource::CommandLine)
+            );
+            let code = gui::run(gui::GuiArgs {
+                program: cli.program,
+                args: cli.args,
+                deterministic: cli.deterministic,
+                winver: winver_given.then(|| cli.winver.into()),
+                trace_api: cli.trace_api,
+                stub_unimplemented: cli.stub_unimplemented,
+                max_instructions: cli.max_instructions,
+            })?;
+            std::process::exit(code);
+        }
         None => match cli.program {
             Some(program) => {
                 // The window player arrives with the GUI; until then every program

@@ -2,3 +2,4 @@
 //! the wgpu presenter) and to PNG files (screenshots, golden frames).
 
 pub mod png_file;
+pub mod scale;

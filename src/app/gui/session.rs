@@ -1,0 +1,539 @@
+//! One running program in the player: the guest's host threads and what the UI
+//! thread exchanges with them.
+//!
+//! The UI thread never calls into the guest. A "guest host" thread loads and runs the
+//! process (`run_process` blocks until it ends). Frames, title and queued input cross
+//! over at the refresh tick: in OS-thread mode a bridge thread ticks at 60 Hz wall
+//! clock; in deterministic mode the scheduler's own refresh hook does it between time
+//! slices (so input lands at a reproducible point) and paces the run to real time.
+//! What the UI reads is behind locks held only for a pointer swap.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use winterp_hostwin32::display::{self, Frame, InputEvent};
+use winterp_hostwin32::host::Host;
+use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
+use winterp_hostwin32::scheduler::{self, ThreadObj};
+use winterp_hostwin32::thread::ThreadEnd;
+use winterp_hostwin32::vfs::{Vfs, VfsConfig};
+
+/// Wakes the UI thread's event loop (a new dialog, the program ended).
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+const TICK: Duration = Duration::from_nanos(1_000_000_000 / 60);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub deterministic: bool,
+    pub winver: WinVersion,
+    pub trace_api: bool,
+    pub stub_unimplemented: bool,
+    pub max_instructions: Option<u64>,
+}
+
+/// How a program's run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited (returned from its entry point, ExitProcess, or was ended).
+    Exited(u32),
+    /// The unhandled-exception / unimplemented-API report.
+    Crashed(String),
+    InstructionLimit,
+    /// It never started: bad file, missing DLL, ...
+    LoadFailed(String),
+}
+
+/// MessageBox from a guest thread, waiting for the user.
+pub struct MessageBoxRequest {
+    pub caption: String,
+    pub text: String,
+    pub utype: u32,
+    reply: SyncSender<u32>,
+}
+
+impl MessageBoxRequest {
+    pub fn answer(self, id: u32) {
+        // The guest thread may have gone (process ended); nobody to tell then.
+        let _ = self.reply.send(id);
+    }
+}
+
+/// MessageBox button sets (uType & MB_TYPEMASK) and the IDs they return.
+pub const IDOK: u32 = 1;
+pub const IDCANCEL: u32 = 2;
+pub const IDABORT: u32 = 3;
+pub const IDRETRY: u32 = 4;
+pub const IDIGNORE: u32 = 5;
+pub const IDYES: u32 = 6;
+pub const IDNO: u32 = 7;
+pub const IDTRYAGAIN: u32 = 10;
+pub const IDCONTINUE: u32 = 11;
+
+/// The buttons of a message box of type `utype`, left to right, with their IDs.
+pub fn message_box_buttons(utype: u32) -> &'static [(&'static str, u32)] {
+    match utype & 0xF {
+        1 => &[("OK", IDOK), ("Cancel", IDCANCEL)],
+        2 => &[("Abort", IDABORT), ("Retry", IDRETRY), ("Ignore", IDIGNORE)],
+        3 => &[("Yes", IDYES), ("No", IDNO), ("Cancel", IDCANCEL)],
+        4 => &[("Yes", IDYES), ("No", IDNO)],
+        5 => &[("Retry", IDRETRY), ("Cancel", IDCANCEL)],
+        6 => &[
+            ("Cancel", IDCANCEL),
+            ("Try Again", IDTRYAGAIN),
+            ("Continue", IDCONTINUE),
+        ],
+        _ => &[("OK", IDOK)],
+    }
+}
+
+/// What a message box returns when it goes away without a click (the program is
+/// ending, or the user closed it with the title bar's x): Cancel if it has one, as
+/// Windows does for Esc; else its only or first button.
+pub fn message_box_dismissed(utype: u32) -> u32 {
+    let buttons = message_box_buttons(utype);
+    buttons
+        .iter()
+        .find(|(_, id)| *id == IDCANCEL)
+        .or(buttons.first())
+        .map_or(IDOK, |(_, id)| *id)
+}
+
+/// Keeps the last part of the guest's console output for the debug overlay.
+const CONSOLE_KEEP: usize = 16 * 1024;
+
+/// The [`Host`] of a program run in the player.
+pub struct GuiHost {
+    start: Instant,
+    dialogs: Mutex<VecDeque<MessageBoxRequest>>,
+    /// The UI is gone or dropped the session: message boxes answer at once.
+    closed: AtomicBool,
+    pub console: Mutex<String>,
+    wake: Waker,
+}
+
+impl GuiHost {
+    fn new(wake: Waker) -> GuiHost {
+        GuiHost {
+            start: Instant::now(),
+            dialogs: Mutex::new(VecDeque::new()),
+            closed: AtomicBool::new(false),
+            console: Mutex::new(String::new()),
+            wake,
+        }
+    }
+
+    /// Shows a modal message box in the player and blocks the calling guest thread
+    /// (never the UI thread) until the user answers.
+    pub fn show_message_box(&self, caption: &str, text: &str, utype: u32) -> u32 {
+        if self.closed.load(Ordering::SeqCst) {
+            return message_box_dismissed(utype);
+        }
+        let (tx, rx) = sync_channel(1);
+        lock(&self.dialogs).push_back(MessageBoxRequest {
+            caption: caption.to_string(),
+            text: text.to_string(),
+            utype,
+            reply: tx,
+        });
+        (self.wake)();
+        // A dropped request (session closed) is a dismissal.
+        rx.recv().unwrap_or_else(|_| message_box_dismissed(utype))
+    }
+
+    /// The next message box the UI should show.
+    pub fn take_dialog(&self) -> Option<MessageBoxRequest> {
+        lock(&self.dialogs).pop_front()
+    }
+
+    /// Answers every pending message box and all future ones with their dismissal.
+    fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        lock(&self.dialogs).clear();
+    }
+
+    fn keep_console(&self, bytes: &[u8]) {
+        let mut c = lock(&self.console);
+        c.push_str(&String::from_utf8_lossy(bytes));
+        if c.len() > CONSOLE_KEEP {
+            let mut cut = c.len() - CONSOLE_KEEP;
+            while !c.is_char_boundary(cut) {
+                cut += 1;
+            }
+            c.drain(..cut);
+        }
+    }
+}
+
+impl Host for GuiHost {
+    fn stdout(&self, bytes: &[u8]) {
+        use std::io::Write;
+        let _ = std::io::stdout().lock().write_all(bytes);
+        self.keep_console(bytes);
+    }
+    fn stderr(&self, bytes: &[u8]) {
+        use std::io::Write;
+        let _ = std::io::stderr().lock().write_all(bytes);
+        self.keep_console(bytes);
+    }
+    fn stdin(&self, _buf: &mut [u8]) -> usize {
+        // A windowed program has no console input.
+        0
+    }
+    fn millis(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+    fn micros(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
+    }
+}
+
+/// State shared by the UI thread and the guest's host threads.
+pub struct Shared {
+    pub proc: OnceLock<Arc<Process>>,
+    pub host: Arc<GuiHost>,
+    deterministic: bool,
+    /// The latest guest frame (`None`: the guest shows no window).
+    frame: Mutex<Option<Arc<Frame>>>,
+    /// Guest frames published so far (the overlay's guest FPS).
+    pub frames: AtomicU64,
+    title: Mutex<Option<String>>,
+    input: Mutex<Vec<InputEvent>>,
+    paused: AtomicBool,
+    /// The host threads should stop ticking.
+    stop: AtomicBool,
+    ending: Mutex<Option<Ending>>,
+}
+
+impl Shared {
+    /// Delivers queued input, publishes the frame and title, and (OS-thread mode)
+    /// keeps threads suspended while paused. Runs on a guest host thread.
+    fn tick(&self, proc: &Arc<Process>) {
+        let events: Vec<InputEvent> = std::mem::take(&mut *lock(&self.input));
+        for ev in events {
+            display::inject(proc, ev);
+        }
+        let frame = display::current_frame(proc).map(Arc::new);
+        if frame.is_some() {
+            self.frames.fetch_add(1, Ordering::Relaxed);
+        }
+        *lock(&self.frame) = frame;
+        *lock(&self.title) = display::main_window_title(proc);
+    }
+}
+
+/// A program started in the player.
+pub struct Session {
+    pub shared: Arc<Shared>,
+    pub launch: Launch,
+    guest_thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Session {
+    /// Starts loading and running `launch` on new host threads; returns at once.
+    pub fn start(launch: Launch, wake: Waker) -> Session {
+        let shared = Arc::new(Shared {
+            proc: OnceLock::new(),
+            host: Arc::new(GuiHost::new(wake.clone())),
+            deterministic: launch.deterministic,
+            frame: Mutex::new(None),
+            frames: AtomicU64::new(0),
+            title: Mutex::new(None),
+            input: Mutex::new(Vec::new()),
+            paused: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            ending: Mutex::new(None),
+        });
+        let s = shared.clone();
+        let l = launch.clone();
+        let spawned = std::thread::Builder::new()
+            .name("winterp-guest".into())
+            .spawn(move || {
+                let ending = run_guest(&s, &l);
+                s.stop.store(true, Ordering::SeqCst);
+                *lock(&s.ending) = Some(ending);
+                s.host.close();
+                wake();
+            });
+        let guest_thread = match spawned {
+            Ok(h) => Some(h),
+            Err(e) => {
+                *lock(&shared.ending) = Some(Ending::LoadFailed(format!(
+                    "cannot start a host thread for the program: {e}"
+                )));
+                None
+            }
+        };
+        Session {
+            shared,
+            launch,
+            guest_thread,
+        }
+    }
+
+    pub fn frame(&self) -> Option<Arc<Frame>> {
+        lock(&self.shared.frame).clone()
+    }
+
+    pub fn guest_title(&self) -> Option<String> {
+        lock(&self.shared.title).clone()
+    }
+
+    pub fn proc(&self) -> Option<&Arc<Process>> {
+        self.shared.proc.get()
+    }
+
+    /// Queues input for the next refresh tick (dropped while paused: a paused game
+    /// should not find a pile of keystrokes when it resumes).
+    pub fn send(&self, ev: InputEvent) {
+        if !self.is_paused() || matches!(ev, InputEvent::Close) {
+            lock(&self.shared.input).push(ev);
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.shared.paused.load(Ordering::SeqCst)
+    }
+
+    pub fn set_paused(&self, paused: bool) {
+        self.shared.paused.store(paused, Ordering::SeqCst);
+    }
+
+    /// How the run ended, once it has. A host thread that died without saying
+    /// (a winterp bug) is reported as such.
+    pub fn ending(&self) -> Option<Ending> {
+        if let Some(e) = lock(&self.shared.ending).clone() {
+            return Some(e);
+        }
+        match &self.guest_thread {
+            Some(h) if h.is_finished() => Some(Ending::Crashed(
+                "winterp: the program's host thread stopped unexpectedly (a winterp bug; \
+                 the terminal has its panic message)"
+                    .into(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// Ends the process now (threads stop at their next block boundary or wait).
+    pub fn end_now(&self) {
+        self.set_paused(false);
+        self.shared.host.close();
+        if let Some(p) = self.proc() {
+            scheduler::end_process(p, 0);
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // The UI dropped a program that may still run (player quitting): stop it
+        // without waiting for its threads.
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.host.close();
+        if self.ending().is_none() {
+            self.end_now();
+        }
+    }
+}
+
+/// The guest host thread: load, start, run; the result is how the run ended.
+fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
+    let program = match l.program.canonicalize() {
+        Ok(p) => p,
+        Err(e) => return Ending::LoadFailed(format!("cannot open {}: {e}", l.program.display())),
+    };
+    let mut config = ProcessConfig::new(program.clone(), crate::headless::guest_path(&program));
+    config.args = l.args.clone();
+    config.deterministic = l.deterministic;
+    config.max_instructions = l.max_instructions;
+    config.trace_api = l.trace_api;
+    config.stub_unimplemented = l.stub_unimplemented;
+    config.version = l.winver;
+    let guest_dir = config
+        .guest_path
+        .rsplit_once('\\')
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default();
+    let host: Arc<dyn Host> = s.host.clone();
+    let (proc, mut main) = match winterp_hostwin32::startup::prepare(config, host) {
+        Ok(x) => x,
+        Err(e) => return Ending::LoadFailed(format!("cannot load {}: {e}", program.display())),
+    };
+    let overlay_dir = match crate::headless::overlay_dir(&program) {
+        Ok(d) => d,
+        Err(e) => return Ending::LoadFailed(format!("{e:#}")),
+    };
+    let vfs = Vfs::new(VfsConfig {
+        program_dir: program
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default(),
+        guest_dir,
+        overlay_dir,
+        allow_writes_to_original: false,
+    });
+    match vfs {
+        Ok(v) => {
+            let _ = proc.vfs.set(Arc::new(v));
+        }
+        Err(e) => {
+            return Ending::LoadFailed(format!("cannot set up the program's file system: {e}"));
+        }
+    }
+    if s.deterministic {
+        let shared = s.clone();
+        let mut pace = Pacer::new();
+        scheduler::set_frame_hook(
+            &proc,
+            Box::new(move |p, k| {
+                // Paused: the whole deterministic run waits here, on the guest's host
+                // thread, until resumed or ended.
+                while shared.paused.load(Ordering::SeqCst)
+                    && !shared.stop.load(Ordering::SeqCst)
+                    && p.exited().is_none()
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                shared.tick(p);
+                pace.wait_for_frame(k);
+            }),
+        );
+    }
+    let _ = s.proc.set(proc.clone());
+    if let Err(e) = winterp_hostwin32::startup::initialize(&proc, &mut main) {
+        return Ending::LoadFailed(format!("cannot start {}: {e}", program.display()));
+    }
+    let bridge = if s.deterministic {
+        None
+    } else {
+        let shared = s.clone();
+        let p = proc.clone();
+        std::thread::Builder::new()
+            .name("winterp-bridge".into())
+            .spawn(move || bridge(&shared, &p))
+            .ok()
+    };
+    let end = scheduler::run_process(&proc, main);
+    s.stop.store(true, Ordering::SeqCst);
+    if let Some(b) = bridge {
+        let _ = b.join();
+    }
+    match end {
+        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => Ending::Exited(c),
+        ThreadEnd::Crashed(report) => Ending::Crashed(report.trim_end().to_string()),
+        ThreadEnd::InstructionLimit => Ending::InstructionLimit,
+    }
+}
+
+/// OS-thread mode: ticks at 60 Hz wall clock until the run ends; while paused it
+/// suspends every guest thread (new ones too) and resumes them afterwards.
+fn bridge(s: &Shared, proc: &Arc<Process>) {
+    let mut suspended: Vec<Arc<ThreadObj>> = Vec::new();
+    let mut next = Instant::now();
+    while !s.stop.load(Ordering::SeqCst) && proc.exited().is_none() {
+        if s.paused.load(Ordering::SeqCst) {
+            for t in proc.sched.threads() {
+                if !suspended.iter().any(|x| Arc::ptr_eq(x, &t)) && t.suspend().is_some() {
+                    suspended.push(t);
+                }
+            }
+        } else {
+            for t in suspended.drain(..) {
+                t.resume();
+            }
+            s.tick(proc);
+        }
+        next += TICK;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else {
+            next = now;
+        }
+    }
+    for t in suspended.drain(..) {
+        t.resume();
+    }
+}
+
+/// Deterministic mode: holds refresh tick `k` back until its wall-clock time, so a
+/// program that runs faster than real time plays at real speed.
+struct Pacer {
+    start: Instant,
+}
+
+impl Pacer {
+    fn new() -> Pacer {
+        Pacer {
+            start: Instant::now(),
+        }
+    }
+
+    fn wait_for_frame(&mut self, k: u64) {
+        let due = self.start + TICK * (k as u32);
+        let now = Instant::now();
+        if now < due {
+            std::thread::sleep(due - now);
+        } else if now - due > Duration::from_millis(250) {
+            // Far behind (slow stretch or a pause): start counting from here instead of
+            // racing to catch up.
+            self.start = now - TICK * (k as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_box_buttons_follow_the_type_bits() {
+        // MB_YESNO | MB_ICONQUESTION | MB_DEFBUTTON2: only the low nibble picks buttons.
+        assert_eq!(
+            message_box_buttons(0x4 | 0x20 | 0x100),
+            &[("Yes", IDYES), ("No", IDNO)]
+        );
+        assert_eq!(message_box_buttons(0x10), &[("OK", IDOK)]);
+        assert_eq!(message_box_dismissed(0x3), IDCANCEL);
+        assert_eq!(message_box_dismissed(0x4), IDYES);
+        assert_eq!(message_box_dismissed(0x2), IDABORT);
+        assert_eq!(message_box_dismissed(0x0), IDOK);
+    }
+
+    #[test]
+    fn a_closed_host_answers_message_boxes_without_the_ui() {
+        let host = GuiHost::new(Arc::new(|| {}));
+        host.close();
+        assert_eq!(host.show_message_box("c", "t", 0x1), IDCANCEL);
+        assert!(host.take_dialog().is_none());
+    }
+
+    #[test]
+    fn a_message_box_blocks_until_the_ui_answers() {
+        let host = Arc::new(GuiHost::new(Arc::new(|| {})));
+        let h = host.clone();
+        let guest = std::thread::spawn(move || h.show_message_box("Title", "Save?", 0x3));
+        let req = loop {
+            if let Some(r) = host.take_dialog() {
+                break r;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert_eq!(
+            (req.caption.as_str(), req.text.as_str()),
+            ("Title", "Save?")
+        );
+        req.answer(IDNO);
+        assert_eq!(guest.join().unwrap(), IDNO);
+    }
+}
