@@ -183,3 +183,356 @@ fn draw_text_calcrect_and_centering() {
     paint::draw_text_calc(&h.proc, hdc, "&Hello", &mut r, paint::DT_CALCRECT).unwrap();
     assert_eq!(r.width(), w);
 }
+
+// ---- memory DCs, bitmaps, DIB sections, blits -----------------------------------------
+
+use crate::hle::Ptr;
+
+/// A memory DC with a `w`x`h` bottom-up DIB section of `bpp` bits selected.
+/// Returns (hdc, hbitmap, bits address).
+fn dib_dc(h: &mut Harness, w: i32, ht: i32, bpp: u16, colors: &[u32]) -> (u32, u32, u32) {
+    let bmi = h.scratch(1064);
+    let mut b = Vec::new();
+    for v in [40u32, w as u32, ht as u32] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&bpp.to_le_bytes());
+    for v in [0u32, 0, 0, 0, colors.len() as u32, 0] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    for c in colors {
+        b.extend_from_slice(&c.to_le_bytes());
+    }
+    h.proc.mem.write_bytes(bmi, &b).unwrap();
+    let pp = h.scratch(4);
+    let hbm = bitmap::CreateDIBSection(&mut h.cx(), 0, Ptr(bmi), 0, Ptr(pp), 0, 0).unwrap();
+    assert_ne!(hbm, 0);
+    let bits = h.proc.mem.read_u32(pp).unwrap();
+    let hdc = dc::CreateCompatibleDC(&mut h.cx(), 0);
+    assert_ne!(objects::SelectObject(&mut h.cx(), hdc, hbm).unwrap(), 0);
+    (hdc, hbm, bits)
+}
+
+fn rd32(h: &Harness, a: u32) -> u32 {
+    h.proc.mem.read_u32(a).unwrap()
+}
+
+#[test]
+fn dib_section_rows_are_bottom_up_in_guest_memory() {
+    let mut h = Harness::new();
+    let (hdc, _, bits) = dib_dc(&mut h, 4, 3, 32, &[]);
+    // Picture row 0 (top) is the last row in memory for a bottom-up DIB.
+    assert_eq!(
+        draw::SetPixel(&mut h.cx(), hdc, 1, 0, rgb(10, 20, 30)).unwrap(),
+        rgb(10, 20, 30)
+    );
+    let stride = 16;
+    assert_eq!(rd32(&h, bits + 2 * stride + 4), 0x000a141e);
+    assert_eq!(rd32(&h, bits + 4), 0);
+    // The guest writes a pixel: GDI reads it.
+    h.proc.mem.write_u32(bits, 0x00ff8000).unwrap(); // bottom-left
+    assert_eq!(
+        draw::GetPixel(&mut h.cx(), hdc, 0, 2).unwrap(),
+        rgb(0xff, 0x80, 0)
+    );
+}
+
+#[test]
+fn palettized_dib_section_stores_nearest_indices() {
+    let mut h = Harness::new();
+    // RGBQUADs: black, pure red, pure blue, white.
+    let (hdc, _, bits) = dib_dc(&mut h, 8, 2, 8, &[0, 0xff0000, 0x0000ff, 0xffffff]);
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 4, 1), rgb(250, 10, 10)).unwrap();
+    paint::fill_rect(&h.proc, hdc, Rect::new(4, 0, 8, 1), rgb(0, 0, 200)).unwrap();
+    // Row 0 is stored second (bottom-up, stride 8).
+    let mut row = [0u8; 8];
+    h.proc.mem.read_bytes(bits + 8, &mut row).unwrap();
+    assert_eq!(row, [1, 1, 1, 1, 2, 2, 2, 2]);
+    // SetDIBColorTable changes what index 1 means.
+    let q = h.scratch(4);
+    h.proc.mem.write_u32(q, 0x00ff00).unwrap();
+    assert_eq!(
+        bitmap::SetDIBColorTable(&mut h.cx(), hdc, 1, 1, Ptr(q)).unwrap(),
+        1
+    );
+    assert_eq!(
+        draw::GetPixel(&mut h.cx(), hdc, 0, 0).unwrap(),
+        rgb(0, 255, 0)
+    );
+}
+
+#[test]
+fn bitblt_copies_between_dib_section_and_window() {
+    let mut h = Harness::new();
+    let (mdc, _, bits) = dib_dc(&mut h, 4, 4, 24, &[]);
+    // Guest fills the DIB: 24 bpp, stride 12, bottom-up; picture (2,1) = memory row 2.
+    h.proc
+        .mem
+        .write_bytes(bits + 2 * 12 + 2 * 3, &[0x33, 0x22, 0x11])
+        .unwrap();
+    let (s, wdc) = window_dc(&h);
+    assert!(bitmap::BitBlt(&mut h.cx(), wdc, 10, 10, 4, 4, mdc, 0, 0, 0x00cc0020).unwrap());
+    assert_eq!(px(&s, 4 + 12, 3 + 11), 0x112233);
+    assert_eq!(px(&s, 4 + 11, 3 + 11), 0);
+    // And back: NOTSRCCOPY from the window into the DIB.
+    assert!(bitmap::BitBlt(&mut h.cx(), mdc, 0, 0, 4, 4, wdc, 10, 10, 0x00330008).unwrap());
+    let mut b = [0u8; 3];
+    h.proc
+        .mem
+        .read_bytes(bits + 2 * 12 + 2 * 3, &mut b)
+        .unwrap();
+    assert_eq!(b, [0xcc, 0xdd, 0xee]);
+}
+
+#[test]
+fn rop3_results_by_hand() {
+    use raster::rop3;
+    let (p, s, d) = (0x00f0f0f0, 0x00cccccc, 0x00aaaaaa);
+    assert_eq!(rop3(0xcc, p, s, d), 0xcccccc); // SRCCOPY
+    assert_eq!(rop3(0xee, p, s, d), 0xeeeeee); // SRCPAINT = S|D
+    assert_eq!(rop3(0x88, p, s, d), 0x888888); // SRCAND = S&D
+    assert_eq!(rop3(0x66, p, s, d), 0x666666); // SRCINVERT = S^D
+    assert_eq!(rop3(0x44, p, s, d), 0x444444); // SRCERASE = S&~D
+    assert_eq!(rop3(0x33, p, s, d), 0x333333); // NOTSRCCOPY
+    assert_eq!(rop3(0xc0, p, s, d), 0xc0c0c0); // MERGECOPY = P&S
+    assert_eq!(rop3(0xf0, p, s, d), 0xf0f0f0); // PATCOPY
+    assert_eq!(rop3(0x5a, p, s, d), 0x5a5a5a); // PATINVERT = P^D
+    assert_eq!(rop3(0x55, p, s, d), 0x555555); // DSTINVERT
+    assert_eq!(rop3(0x00, p, s, d), 0); // BLACKNESS
+    assert_eq!(rop3(0xff, p, s, d), 0xffffff); // WHITENESS
+    // A ROP without a fast path: 0xB8 (PSDPxax) = ((D ^ P) & S) ^ P.
+    let (p, s, d) = (0x12_3456, 0xff_00f0, 0x0f_0f0f);
+    assert_eq!(rop3(0xb8, p, s, d), ((d ^ p) & s) ^ p);
+    // ROP2: R2_XORPEN, R2_NOT, R2_MERGEPEN.
+    assert_eq!(raster::rop2(7, 0xff00ff, 0x0f0f0f), 0xf00ff0);
+    assert_eq!(raster::rop2(6, 0xff00ff, 0x0f0f0f), 0xf0f0f0);
+    assert_eq!(raster::rop2(15, 0xff0000, 0x00000f), 0xff000f);
+}
+
+#[test]
+fn patblt_uses_the_selected_brush() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let br = objects::CreateSolidBrush(&mut h.cx(), RED);
+    objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+    assert!(bitmap::PatBlt(&mut h.cx(), hdc, 1, 1, 2, 2, 0x00f00021).unwrap());
+    assert_eq!(pixels_of(&s, RED_PX), vec![(5, 4), (6, 4), (5, 5), (6, 5)]);
+    // DSTINVERT on one of them.
+    assert!(bitmap::PatBlt(&mut h.cx(), hdc, 1, 1, 1, 1, 0x00550009).unwrap());
+    assert_eq!(px(&s, 5, 4), 0x00ffff);
+}
+
+#[test]
+fn monochrome_bitmap_blits_in_text_and_background_colours() {
+    let mut h = Harness::new();
+    // A 2x1 monochrome bitmap: bits 10 (left pixel set = white).
+    let bits = h.scratch(4);
+    h.proc.mem.write_bytes(bits, &[0x80, 0]).unwrap();
+    let hbm = bitmap::CreateBitmap(&mut h.cx(), 2, 1, 1, 1, Ptr(bits)).unwrap();
+    let mdc = dc::CreateCompatibleDC(&mut h.cx(), 0);
+    objects::SelectObject(&mut h.cx(), mdc, hbm).unwrap();
+    let (s, wdc) = window_dc(&h);
+    dc::SetTextColor(&mut h.cx(), wdc, RED);
+    dc::SetBkColor(&mut h.cx(), wdc, rgb(0, 0, 255));
+    bitmap::BitBlt(&mut h.cx(), wdc, 0, 0, 2, 1, mdc, 0, 0, 0x00cc0020).unwrap();
+    // 1 bits take the destination's background colour, 0 bits its text colour.
+    assert_eq!(px(&s, 4, 3), 0x0000ff);
+    assert_eq!(px(&s, 5, 3), RED_PX);
+}
+
+#[test]
+fn compatible_bitmap_of_a_fresh_memory_dc_is_monochrome() {
+    let mut h = Harness::new();
+    let mdc = dc::CreateCompatibleDC(&mut h.cx(), 0);
+    let hbm = bitmap::CreateCompatibleBitmap(&mut h.cx(), mdc, 8, 8);
+    let out = h.scratch(24);
+    assert_eq!(
+        objects::GetObjectA(&mut h.cx(), hbm, 24, Ptr(out)).unwrap(),
+        24
+    );
+    assert_eq!(h.proc.mem.read_u16(out + 18).unwrap(), 1);
+    let (_s, wdc) = window_dc(&h);
+    let hbm2 = bitmap::CreateCompatibleBitmap(&mut h.cx(), wdc, 8, 8);
+    objects::GetObjectA(&mut h.cx(), hbm2, 24, Ptr(out)).unwrap();
+    assert_eq!(h.proc.mem.read_u16(out + 18).unwrap(), 32);
+}
+
+#[test]
+fn packed_dib_from_a_resource_becomes_a_bitmap() {
+    let h = Harness::new();
+    // 2x2, 4 bpp, bottom-up; colour table black, red; bottom row: 0,1; top row: 1,0.
+    let mut b = Vec::new();
+    for v in [40u32, 2, 2] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&4u16.to_le_bytes());
+    for v in [0u32, 0, 0, 0, 2, 0] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&0x00ff0000u32.to_le_bytes());
+    b.extend_from_slice(&[0x01, 0, 0, 0]); // bottom row
+    b.extend_from_slice(&[0x10, 0, 0, 0]); // top row
+    let hbm = bitmap::create_bitmap_from_dib(&h.proc, &b).unwrap();
+    let bm = match h.proc.gdi32.lock().objs.get(&hbm) {
+        Some(objects::Obj::Bitmap(bm)) => bm.clone(),
+        _ => panic!("not a bitmap"),
+    };
+    let px = bitmap::read_bitmap_pixels(&h.proc, &bm).unwrap();
+    assert_eq!(px, vec![0xff0000, 0, 0, 0xff0000]);
+    // Truncated data is an error, not a panic.
+    assert!(bitmap::create_bitmap_from_dib(&h.proc, &b[..50]).is_err());
+}
+
+#[test]
+fn getdibits_reads_a_bitmap_as_a_top_down_dib() {
+    let mut h = Harness::new();
+    let (mdc, hbm, _) = dib_dc(&mut h, 2, 2, 32, &[]);
+    draw::SetPixel(&mut h.cx(), mdc, 0, 0, rgb(1, 2, 3)).unwrap();
+    let bmi = h.scratch(64);
+    let mut hd = Vec::new();
+    for v in [40u32, 2, (-2i32) as u32] {
+        hd.extend_from_slice(&v.to_le_bytes());
+    }
+    hd.extend_from_slice(&1u16.to_le_bytes());
+    hd.extend_from_slice(&32u16.to_le_bytes());
+    hd.resize(40, 0);
+    h.proc.mem.write_bytes(bmi, &hd).unwrap();
+    let out = h.scratch(16);
+    assert_eq!(
+        bitmap::GetDIBits(&mut h.cx(), mdc, hbm, 0, 2, Ptr(out), Ptr(bmi), 0).unwrap(),
+        2
+    );
+    assert_eq!(rd32(&h, out), 0x010203);
+    assert_eq!(rd32(&h, out + 4), 0);
+}
+
+// ---- primitives ------------------------------------------------------------------------
+
+#[test]
+fn line_to_excludes_the_last_pixel() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let pen = objects::CreatePen(&mut h.cx(), 0, 1, RED);
+    objects::SelectObject(&mut h.cx(), hdc, pen).unwrap();
+    draw::MoveToEx(&mut h.cx(), hdc, 2, 2, Ptr(0)).unwrap();
+    draw::LineTo(&mut h.cx(), hdc, 6, 2).unwrap();
+    assert_eq!(pixels_of(&s, RED_PX), vec![(6, 5), (7, 5), (8, 5), (9, 5)]);
+    // Diagonal: (2,2) to (5,5) draws (2,2), (3,3), (4,4).
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 30, 20), 0).unwrap();
+    draw::MoveToEx(&mut h.cx(), hdc, 2, 2, Ptr(0)).unwrap();
+    draw::LineTo(&mut h.cx(), hdc, 5, 5).unwrap();
+    assert_eq!(pixels_of(&s, RED_PX), vec![(6, 5), (7, 6), (8, 7)]);
+    let p = h.scratch(8);
+    dc::GetCurrentPositionEx(&mut h.cx(), hdc, Ptr(p)).unwrap();
+    assert_eq!((rd32(&h, p), rd32(&h, p + 4)), (5, 5));
+}
+
+#[test]
+fn xor_pen_twice_restores_the_background() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 36, 27), rgb(10, 20, 30)).unwrap();
+    let pen = objects::CreatePen(&mut h.cx(), 0, 1, rgb(255, 255, 255));
+    objects::SelectObject(&mut h.cx(), hdc, pen).unwrap();
+    dc::SetROP2(&mut h.cx(), hdc, 7);
+    draw::MoveToEx(&mut h.cx(), hdc, 0, 0, Ptr(0)).unwrap();
+    draw::LineTo(&mut h.cx(), hdc, 3, 0).unwrap();
+    assert_eq!(px(&s, 4, 3), 0xf5ebe1);
+    draw::MoveToEx(&mut h.cx(), hdc, 0, 0, Ptr(0)).unwrap();
+    draw::LineTo(&mut h.cx(), hdc, 3, 0).unwrap();
+    assert_eq!(px(&s, 4, 3), 0x0a141e);
+}
+
+#[test]
+fn rectangle_frames_left_to_right_minus_one() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let pen = objects::CreatePen(&mut h.cx(), 0, 1, RED);
+    objects::SelectObject(&mut h.cx(), hdc, pen).unwrap();
+    let br = objects::CreateSolidBrush(&mut h.cx(), rgb(0, 255, 0));
+    objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+    draw::Rectangle(&mut h.cx(), hdc, 10, 10, 20, 20).unwrap();
+    let red = pixels_of(&s, RED_PX);
+    let green = pixels_of(&s, 0x00ff00);
+    // Frame: x 10..19, y 10..19 (36 pixels); interior 11..18 (64 pixels).
+    assert_eq!(red.len(), 36);
+    assert_eq!(green.len(), 64);
+    assert!(red.contains(&(4 + 19, 3 + 19)) && !red.contains(&(4 + 20, 3 + 10)));
+    assert!(green.contains(&(4 + 11, 3 + 11)) && green.contains(&(4 + 18, 3 + 18)));
+    // With the null pen the fill covers 10..18 (one pixel less on the right/bottom).
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 36, 27), 0).unwrap();
+    let np = objects::GetStockObject(&mut h.cx(), objects::NULL_PEN as i32);
+    objects::SelectObject(&mut h.cx(), hdc, np).unwrap();
+    draw::Rectangle(&mut h.cx(), hdc, 10, 10, 20, 20).unwrap();
+    assert_eq!(pixels_of(&s, 0x00ff00).len(), 81);
+}
+
+#[test]
+fn ellipse_stays_in_its_box_and_is_symmetric() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let br = objects::CreateSolidBrush(&mut h.cx(), RED);
+    objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+    let np = objects::GetStockObject(&mut h.cx(), objects::NULL_PEN as i32);
+    objects::SelectObject(&mut h.cx(), hdc, np).unwrap();
+    draw::Ellipse(&mut h.cx(), hdc, 0, 0, 11, 11).unwrap();
+    let red = pixels_of(&s, RED_PX);
+    assert!(
+        red.iter()
+            .all(|&(x, y)| (4..15).contains(&x) && (3..14).contains(&y))
+    );
+    // Centre row spans the full width; corners are empty.
+    assert!(red.contains(&(4, 3 + 5)) && red.contains(&(14, 3 + 5)));
+    assert!(!red.contains(&(4, 3)) && !red.contains(&(14, 13)));
+    for &(x, y) in &red {
+        assert!(red.contains(&(18 - x, y)) && red.contains(&(x, 16 - y)));
+    }
+}
+
+#[test]
+fn polygon_fill_modes_differ_on_a_self_overlapping_star() {
+    let mut h = Harness::new();
+    // A pentagram: its centre is inside with WINDING and outside with ALTERNATE.
+    let pts = [(15, 0), (24, 27), (0, 10), (30, 10), (6, 27)];
+    let p = h.scratch(64);
+    for (i, (x, y)) in pts.iter().enumerate() {
+        h.proc.mem.write_u32(p + 8 * i as u32, *x as u32).unwrap();
+        h.proc
+            .mem
+            .write_u32(p + 8 * i as u32 + 4, *y as u32)
+            .unwrap();
+    }
+    let np = objects::GetStockObject(&mut h.cx(), objects::NULL_PEN as i32);
+    let br = objects::CreateSolidBrush(&mut h.cx(), RED);
+    for (mode, centre_filled) in [(dc::ALTERNATE, false), (dc::WINDING, true)] {
+        let (s, hdc) = window_dc(&h);
+        objects::SelectObject(&mut h.cx(), hdc, np).unwrap();
+        objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+        dc::SetPolyFillMode(&mut h.cx(), hdc, mode);
+        assert!(draw::Polygon(&mut h.cx(), hdc, Ptr(p), 5).unwrap());
+        assert_eq!(
+            px(&s, 4 + 15, 3 + 15) == RED_PX,
+            centre_filled,
+            "mode {mode}"
+        );
+        // A point of the star is filled in both modes.
+        assert_eq!(px(&s, 4 + 15, 3 + 3), RED_PX);
+    }
+}
+
+#[test]
+fn get_pixel_outside_the_clip_is_clr_invalid() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    assert_eq!(
+        draw::GetPixel(&mut h.cx(), hdc, -1, 0).unwrap(),
+        0xffff_ffff
+    );
+    assert_eq!(
+        draw::SetPixel(&mut h.cx(), hdc, 100, 0, RED).unwrap(),
+        0xffff_ffff
+    );
+}

@@ -811,21 +811,17 @@ fn create_font_args(
     }
 }
 
-// CreateFont takes 14 arguments, more than the HLE glue's typed arities: it reads its
-// own from the stack through a pointer-sized tail.
+// CreateFont takes 14 arguments, more than the HLE glue's typed arities.
 pub fn CreateFontA(cx: &mut Ctx, args: crate::hle::VarArgs) -> ApiResult<Outcome> {
-    create_font_stack(cx, args.0, false)
+    create_font_stack(cx, args, false)
 }
 
 pub fn CreateFontW(cx: &mut Ctx, args: crate::hle::VarArgs) -> ApiResult<Outcome> {
-    create_font_stack(cx, args.0, true)
+    create_font_stack(cx, args, true)
 }
 
-fn create_font_stack(cx: &mut Ctx, at: u32, wide: bool) -> ApiResult<Outcome> {
-    let mut a = [0u32; 14];
-    for (i, v) in a.iter_mut().enumerate() {
-        *v = cx.proc.mem.read_u32(at + 4 * i as u32)?;
-    }
+fn create_font_stack(cx: &mut Ctx, at: crate::hle::VarArgs, wide: bool) -> ApiResult<Outcome> {
+    let a = super::long_args(cx, at, 14)?;
     let face = if a[13] == 0 {
         String::new()
     } else if wide {
@@ -850,13 +846,7 @@ fn create_font_stack(cx: &mut Ctx, at: u32, wide: bool) -> ApiResult<Outcome> {
         face,
     );
     let h = create_font(cx.proc, lf);
-    // stdcall: the callee pops the 14 arguments.
-    let esp = cx.thread.cpu.regs[winterp_core::cpu::ESP];
-    let ret = cx.proc.mem.read_u32(esp)?;
-    cx.thread.cpu.regs[winterp_core::cpu::ESP] = esp + 4 + 14 * 4;
-    cx.thread.cpu.regs[winterp_core::cpu::EAX] = h;
-    cx.thread.cpu.eip = ret;
-    Ok(Outcome::Resume)
+    super::long_return(cx, 14, h)
 }
 
 /// The font families EnumFontFamilies reports: the faces winterp maps to its
