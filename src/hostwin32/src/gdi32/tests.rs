@@ -536,3 +536,288 @@ fn get_pixel_outside_the_clip_is_clr_invalid() {
         0xffff_ffff
     );
 }
+
+// ---- regions and clipping ----------------------------------------------------------------
+
+fn rects_of(h: &Harness, hrgn: u32) -> Vec<Rect> {
+    match h.proc.gdi32.lock().objs.get(&hrgn) {
+        Some(objects::Obj::Region(r)) => r.clone(),
+        _ => panic!("not a region"),
+    }
+}
+
+fn area(rs: &[Rect]) -> i32 {
+    rs.iter().map(|r| r.width() * r.height()).sum()
+}
+
+#[test]
+fn combine_rgn_on_two_overlapping_squares() {
+    let mut h = Harness::new();
+    let a = region::CreateRectRgn(&mut h.cx(), 0, 0, 10, 10);
+    let b = region::CreateRectRgn(&mut h.cx(), 5, 5, 15, 15);
+    let d = region::CreateRectRgn(&mut h.cx(), 0, 0, 0, 0);
+    // Areas: each 100, overlap 25.
+    for (mode, want_area, want_type) in [
+        (region::RGN_AND, 25, objects::SIMPLEREGION),
+        (region::RGN_OR, 175, objects::COMPLEXREGION),
+        (region::RGN_XOR, 150, objects::COMPLEXREGION),
+        (region::RGN_DIFF, 75, objects::COMPLEXREGION),
+    ] {
+        assert_eq!(region::CombineRgn(&mut h.cx(), d, a, b, mode), want_type);
+        let rs = rects_of(&h, d);
+        assert_eq!(area(&rs), want_area, "mode {mode}");
+        // The rectangles do not overlap.
+        for (i, r) in rs.iter().enumerate() {
+            for q in &rs[i + 1..] {
+                assert!(r.intersect(q).is_empty());
+            }
+        }
+    }
+    region::CombineRgn(&mut h.cx(), d, a, b, region::RGN_AND);
+    assert_eq!(rects_of(&h, d), vec![Rect::new(5, 5, 10, 10)]);
+    assert!(region::PtInRegion(&mut h.cx(), d, 5, 5));
+    assert!(!region::PtInRegion(&mut h.cx(), d, 10, 10));
+    assert_eq!(
+        region::OffsetRgn(&mut h.cx(), d, 1, 2),
+        objects::SIMPLEREGION
+    );
+    assert_eq!(rects_of(&h, d), vec![Rect::new(6, 7, 11, 12)]);
+    assert!(region::SetRectRgn(&mut h.cx(), d, 1, 1, 1, 5));
+    assert_eq!(rects_of(&h, d), vec![]);
+}
+
+#[test]
+fn clip_region_limits_drawing_and_get_clip_box() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let out = h.scratch(16);
+    assert_eq!(
+        region::GetClipBox(&mut h.cx(), hdc, Ptr(out)).unwrap(),
+        objects::SIMPLEREGION
+    );
+    assert_eq!(
+        paint::read_rect(&h.proc, out).unwrap(),
+        Rect::new(0, 0, 36, 27)
+    );
+    region::IntersectClipRect(&mut h.cx(), hdc, 2, 2, 6, 6);
+    assert_eq!(
+        region::ExcludeClipRect(&mut h.cx(), hdc, 3, 3, 5, 5),
+        objects::COMPLEXREGION
+    );
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 36, 27), RED).unwrap();
+    // 4x4 minus the 2x2 hole.
+    let red = pixels_of(&s, RED_PX);
+    assert_eq!(red.len(), 12);
+    assert!(!red.contains(&(4 + 3, 3 + 3)) && red.contains(&(4 + 2, 3 + 2)));
+    region::GetClipBox(&mut h.cx(), hdc, Ptr(out)).unwrap();
+    assert_eq!(
+        paint::read_rect(&h.proc, out).unwrap(),
+        Rect::new(2, 2, 6, 6)
+    );
+    // SelectClipRgn(NULL) removes the clip; a DC's SaveDC/RestoreDC brings it back.
+    let level = dc::SaveDC(&mut h.cx(), hdc);
+    region::SelectClipRgn(&mut h.cx(), hdc, 0).unwrap();
+    region::GetClipBox(&mut h.cx(), hdc, Ptr(out)).unwrap();
+    assert_eq!(
+        paint::read_rect(&h.proc, out).unwrap(),
+        Rect::new(0, 0, 36, 27)
+    );
+    assert!(dc::RestoreDC(&mut h.cx(), hdc, level));
+    region::GetClipBox(&mut h.cx(), hdc, Ptr(out)).unwrap();
+    assert_eq!(
+        paint::read_rect(&h.proc, out).unwrap(),
+        Rect::new(2, 2, 6, 6)
+    );
+}
+
+#[test]
+fn fill_rgn_paints_only_the_region() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let r = region::CreateRectRgn(&mut h.cx(), 1, 1, 3, 2);
+    let br = objects::CreateSolidBrush(&mut h.cx(), RED);
+    assert!(region::FillRgn(&mut h.cx(), hdc, r, br).unwrap());
+    assert_eq!(pixels_of(&s, RED_PX), vec![(5, 4), (6, 4)]);
+}
+
+// ---- palettes ----------------------------------------------------------------------------
+
+fn make_palette(h: &mut Harness, entries: &[u32]) -> u32 {
+    let p = h.scratch(4 + 4 * entries.len() as u32);
+    h.proc.mem.write_u16(p, 0x300).unwrap();
+    h.proc.mem.write_u16(p + 2, entries.len() as u16).unwrap();
+    for (i, e) in entries.iter().enumerate() {
+        h.proc.mem.write_u32(p + 4 + 4 * i as u32, *e).unwrap();
+    }
+    palette::CreatePalette(&mut h.cx(), Ptr(p)).unwrap()
+}
+
+#[test]
+fn palette_index_colours_and_nearest_index() {
+    let mut h = Harness::new();
+    let hpal = make_palette(&mut h, &[rgb(0, 0, 0), rgb(200, 0, 0), rgb(0, 0, 200)]);
+    assert_eq!(
+        palette::GetNearestPaletteIndex(&mut h.cx(), hpal, rgb(180, 30, 10)),
+        1
+    );
+    assert_eq!(
+        palette::GetNearestPaletteIndex(&mut h.cx(), hpal, rgb(10, 10, 255)),
+        2
+    );
+    let (s, hdc) = window_dc(&h);
+    palette::SelectPalette(&mut h.cx(), hdc, hpal, false);
+    // PALETTEINDEX(2) draws entry 2.
+    paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 1, 1), 0x0100_0002).unwrap();
+    assert_eq!(px(&s, 4, 3), 0x0000c8);
+    let out = h.scratch(16);
+    assert_eq!(
+        palette::GetPaletteEntries(&mut h.cx(), hpal, 1, 5, Ptr(out)).unwrap(),
+        2
+    );
+    assert_eq!(rd32(&h, out), rgb(200, 0, 0));
+    assert_eq!(
+        palette::GetPaletteEntries(&mut h.cx(), hpal, 0, 0, Ptr(0)).unwrap(),
+        3
+    );
+}
+
+#[test]
+fn system_palette_has_the_static_colours_at_both_ends() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let out = h.scratch(1024);
+    assert_eq!(
+        palette::GetSystemPaletteEntries(&mut h.cx(), hdc, 0, 256, Ptr(out)).unwrap(),
+        256
+    );
+    assert_eq!(rd32(&h, out), 0);
+    assert_eq!(rd32(&h, out + 4 * 7), rgb(192, 192, 192));
+    assert_eq!(rd32(&h, out + 4 * 249), rgb(255, 0, 0));
+    assert_eq!(rd32(&h, out + 4 * 255), rgb(255, 255, 255));
+}
+
+#[test]
+fn realize_palette_on_an_8_bit_display_fills_the_middle_slots() {
+    let mut h = Harness::new();
+    *h.proc.display.mode.lock().unwrap() = crate::display::DisplayMode {
+        width: 640,
+        height: 480,
+        bpp: 8,
+        refresh_hz: 60,
+    };
+    let (_s, hdc) = window_dc(&h);
+    assert_ne!(dc::GetDeviceCaps(&mut h.cx(), hdc, 38).unwrap() & 0x100, 0); // RC_PALETTE
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 104).unwrap(), 256); // SIZEPALETTE
+    let hpal = make_palette(&mut h, &[rgb(1, 2, 3), rgb(4, 5, 6)]);
+    palette::SelectPalette(&mut h.cx(), hdc, hpal, false);
+    assert_eq!(palette::RealizePalette(&mut h.cx(), hdc), 2);
+    let out = h.scratch(8);
+    palette::GetSystemPaletteEntries(&mut h.cx(), hdc, 10, 2, Ptr(out)).unwrap();
+    assert_eq!(
+        (rd32(&h, out), rd32(&h, out + 4)),
+        (rgb(1, 2, 3), rgb(4, 5, 6))
+    );
+    // GetNearestColor answers with a system palette colour.
+    assert_eq!(
+        palette::GetNearestColor(&mut h.cx(), hdc, rgb(3, 4, 5)),
+        rgb(4, 5, 6)
+    );
+}
+
+#[test]
+fn device_caps_follow_the_display_mode() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 8).unwrap(), 800);
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 10).unwrap(), 600);
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 12).unwrap(), 32);
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 88).unwrap(), 96);
+    assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 38).unwrap() & 0x100, 0);
+    assert!(dc::GetDeviceCaps(&mut h.cx(), hdc, 9999).is_err());
+    assert!(dc::SetMapMode(&mut h.cx(), hdc, 8).is_err());
+}
+
+#[test]
+fn objects_select_delete_and_get_object() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let pen = objects::CreatePen(&mut h.cx(), objects::PS_DASH, 3, RED);
+    let old = objects::SelectObject(&mut h.cx(), hdc, pen).unwrap();
+    assert_eq!(old, objects::stock(objects::BLACK_PEN));
+    // A selected object cannot be deleted; after deselecting it can.
+    assert!(!objects::DeleteObject(&mut h.cx(), pen).unwrap());
+    assert_eq!(objects::SelectObject(&mut h.cx(), hdc, old).unwrap(), pen);
+    let out = h.scratch(64);
+    assert_eq!(
+        objects::GetObjectW(&mut h.cx(), pen, 16, Ptr(out)).unwrap(),
+        16
+    );
+    assert_eq!(
+        (rd32(&h, out), rd32(&h, out + 4), rd32(&h, out + 12)),
+        (1, 3, RED)
+    );
+    assert!(objects::DeleteObject(&mut h.cx(), pen).unwrap());
+    assert!(!objects::DeleteObject(&mut h.cx(), pen).unwrap());
+    // LOGFONTW of the default GUI font.
+    let f = objects::GetStockObject(&mut h.cx(), objects::DEFAULT_GUI_FONT as i32);
+    assert_eq!(
+        objects::GetObjectW(&mut h.cx(), f, 92, Ptr(out)).unwrap(),
+        92
+    );
+    assert_eq!(rd32(&h, out) as i32, -11);
+    assert_eq!(h.proc.mem.read_u16(out + 28).unwrap(), 'M' as u16);
+    assert_eq!(
+        objects::GetCurrentObject(&mut h.cx(), hdc, objects::OBJ_FONT),
+        objects::stock(objects::SYSTEM_FONT)
+    );
+}
+
+#[test]
+fn text_metrics_of_an_8_point_font() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let f = text::create_font(
+        &h.proc,
+        objects::LogFont::simple(-11, 400, 0, "MS Sans Serif"),
+    );
+    objects::SelectObject(&mut h.cx(), hdc, f).unwrap();
+    let tm = h.scratch(64);
+    assert!(text::GetTextMetricsW(&mut h.cx(), hdc, Ptr(tm)).unwrap());
+    let (height, ascent, descent) = (
+        rd32(&h, tm) as i32,
+        rd32(&h, tm + 4) as i32,
+        rd32(&h, tm + 8) as i32,
+    );
+    assert_eq!(height, ascent + descent);
+    // Arial's proportions: ascent 0.905 em, descent 0.212 em at an 11-pixel em.
+    assert_eq!((ascent, descent), (10, 2));
+    // A positive height asks for the cell height.
+    let f2 = text::create_font(&h.proc, objects::LogFont::simple(20, 400, 0, "Arial"));
+    objects::SelectObject(&mut h.cx(), hdc, f2).unwrap();
+    text::GetTextMetricsA(&mut h.cx(), hdc, Ptr(tm)).unwrap();
+    assert_eq!(rd32(&h, tm), 20);
+    // Courier New maps to a fixed-pitch font: every character has the same width.
+    let f3 = text::create_font(
+        &h.proc,
+        objects::LogFont::simple(-13, 400, 0, "Courier New"),
+    );
+    objects::SelectObject(&mut h.cx(), hdc, f3).unwrap();
+    assert_eq!(
+        paint::text_extent(&h.proc, hdc, "iiii").0,
+        paint::text_extent(&h.proc, hdc, "WWWW").0
+    );
+}
+
+#[test]
+fn text_rendering_is_deterministic() {
+    let h = Harness::new();
+    let draw = || {
+        let (s, hdc) = window_dc(&h);
+        paint::fill_rect(&h.proc, hdc, Rect::new(0, 0, 36, 27), rgb(255, 255, 255)).unwrap();
+        paint::text_out(&h.proc, hdc, 1, 1, "Ag&9").unwrap();
+        s.lock().unwrap().pixels.clone()
+    };
+    let a = draw();
+    assert_eq!(a, draw());
+    assert!(a.iter().any(|&p| p == 0));
+}
