@@ -36,6 +36,12 @@ fn sevenza(test: &str) -> Option<PathBuf> {
     let exe = corpus_dir()?.join("win/ia32/7za.exe");
     if exe.is_file() {
         Some(exe)
+    } else if std::env::var_os("WINTERP_REQUIRE_CORPUS").is_some() {
+        // CI fetches the corpus first; a missing file there is a failure, not a skip.
+        panic!(
+            "corpus_7za::{test}: {} is missing and WINTERP_REQUIRE_CORPUS is set",
+            exe.display()
+        );
     } else {
         println!(
             "corpus_7za::{test}: skipped: {} is missing (run scripts/fetch-corpus.sh)",

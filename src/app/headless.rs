@@ -1,11 +1,14 @@
 //! `winterp --headless PROGRAM.EXE [ARGS...]`: runs a Windows console program with
 //! its standard streams on the host's, and exits with the guest's exit code.
 
+use crate::input_script::InputScript;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use winterp_hostwin32::display::{self, Frame};
 use winterp_hostwin32::host::ConsoleHost;
 use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
+use winterp_hostwin32::scheduler;
 use winterp_hostwin32::thread::ThreadEnd;
 use winterp_hostwin32::vfs::{Vfs, VfsConfig};
 
@@ -18,6 +21,12 @@ pub struct HeadlessArgs {
     pub trace_api: bool,
     pub stub_unimplemented: bool,
     pub winver: WinVer,
+    /// Stop after this many refresh ticks (60 Hz; virtual in deterministic mode).
+    pub frames: Option<u64>,
+    /// Write the guest frame at the last tick as PNG.
+    pub screenshot: Option<PathBuf>,
+    /// Inject the events of this script at their ticks.
+    pub input: Option<PathBuf>,
 }
 
 /// `--winver` values.
@@ -52,6 +61,7 @@ impl From<WinVer> for WinVersion {
 
 /// Runs the program; returns the exit code winterp should exit with.
 pub fn run(a: HeadlessArgs) -> Result<i32> {
+    let frames = FrameRun::new(&a)?;
     let program = a
         .program
         .canonicalize()
@@ -85,7 +95,24 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     let _ = proc.vfs.set(Arc::new(vfs));
     winterp_hostwin32::startup::initialize(&proc, &mut main)
         .with_context(|| format!("cannot start {}", program.display()))?;
+    let captured = frames.as_ref().map(|f| f.captured.clone());
+    let ticker = frames.map(|f| f.install(&proc));
     let end = winterp_hostwin32::scheduler::run_process(&proc, main);
+    if let Some(t) = ticker {
+        let _ = t.join();
+    }
+    if let Some(path) = &a.screenshot {
+        let frame = captured
+            .and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).take())
+            .with_context(|| {
+                format!(
+                    "no frame to write to {}: the program ended (or showed no window) before \
+                     the last refresh tick",
+                    path.display()
+                )
+            })?;
+        winterp_video::png_file::write(path, &frame)?;
+    }
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -102,6 +129,68 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
             crash_code(&other)
         }
     })
+}
+
+/// `--frames`, `--screenshot` and `--input`: what happens at each refresh tick.
+struct FrameRun {
+    last: Option<u64>,
+    script: InputScript,
+    captured: Arc<Mutex<Option<Frame>>>,
+}
+
+impl FrameRun {
+    fn new(a: &HeadlessArgs) -> Result<Option<FrameRun>> {
+        if a.frames.is_none() && (a.screenshot.is_some() || a.input.is_some()) {
+            anyhow::bail!("--screenshot and --input need --frames N");
+        }
+        let Some(n) = a.frames else { return Ok(None) };
+        let script = match &a.input {
+            Some(p) => InputScript::load(p)?,
+            None => InputScript::default(),
+        };
+        Ok(Some(FrameRun {
+            last: Some(n),
+            script,
+            captured: Arc::new(Mutex::new(None)),
+        }))
+    }
+
+    /// Tick `k`: inject its scripted events; at the last tick capture the frame and
+    /// end the run.
+    fn tick(&mut self, proc: &Arc<Process>, k: u64) {
+        for ev in self.script.at(k) {
+            display::inject(proc, ev.clone());
+        }
+        if Some(k) == self.last {
+            *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = display::current_frame(proc);
+            scheduler::end_process(proc, 0);
+        }
+    }
+
+    /// Deterministic mode: the scheduler runs the ticks on virtual time. OS-thread
+    /// mode: a host thread ticks at 60 Hz of wall-clock time until the process ends.
+    fn install(mut self, proc: &Arc<Process>) -> std::thread::JoinHandle<()> {
+        if proc.config.deterministic {
+            scheduler::set_frame_hook(proc, Box::new(move |p, k| self.tick(p, k)));
+            return std::thread::spawn(|| {});
+        }
+        let proc = proc.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let mut k = 0u64;
+            while proc.exited().is_none() {
+                let due = start + std::time::Duration::from_micros(k * 1_000_000 / 60);
+                if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                if proc.exited().is_some() {
+                    break;
+                }
+                self.tick(&proc, k);
+                k += 1;
+            }
+        })
+    }
 }
 
 /// The per-program writable folder: `$WINTERP_DATA_DIR` if set (tests), else the

@@ -1,10 +1,11 @@
-//! winterp: plays 32-bit Windows programs. This binary is the command line and
-//! (later) the desktop player; `winterp bench` measures the interpreter and
-//! `winterp --headless PROGRAM.EXE` runs a console program.
+//! winterp: plays 32-bit Windows programs. `winterp [PROGRAM.EXE]` opens the desktop
+//! player, `winterp --headless PROGRAM.EXE` runs a program without a window and
+//! `winterp bench` measures the interpreter.
 
 mod bench_cmd;
 mod gui;
 mod headless;
+mod input_script;
 mod settings;
 
 use anyhow::Result;
@@ -42,6 +43,15 @@ struct Cli {
     /// refuse to run on 9x).
     #[arg(long, value_enum, default_value = "98")]
     winver: headless::WinVer,
+    /// Headless: stop after N refresh ticks (60 Hz; virtual time with --deterministic).
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// Headless: write the guest's frame at the last tick (--frames) as PNG.
+    #[arg(long, value_name = "OUT.png")]
+    screenshot: Option<std::path::PathBuf>,
+    /// Headless: inject the keyboard and mouse events of this script (see the README).
+    #[arg(long, value_name = "SCRIPT")]
+    input: Option<std::path::PathBuf>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -56,6 +66,7 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    // The matches too: the player needs to know whether --winver was given or defaulted.
     let matches = <Cli as clap::CommandFactory>::command().get_matches();
     let cli =
         <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
@@ -81,8 +92,6 @@ fn main() -> Result<()> {
         }
         None => match cli.program {
             Some(program) => {
-                // The window player arrives with the GUI; until then every program
-                // runs headless.
                 let code = headless::run(headless::HeadlessArgs {
                     program,
                     args: cli.args,
@@ -92,12 +101,15 @@ fn main() -> Result<()> {
                     trace_api: cli.trace_api,
                     stub_unimplemented: cli.stub_unimplemented,
                     winver: cli.winver,
+                    frames: cli.frames,
+                    screenshot: cli.screenshot,
+                    input: cli.input,
                 })?;
                 std::process::exit(code);
             }
             None => anyhow::bail!(
-                "no program given. Usage: winterp [--headless] PROGRAM.EXE [ARGS...] or winterp bench \
-                 (the bundled demo arrives with the player)"
+                "no program given. Usage: winterp --headless PROGRAM.EXE [ARGS...] \
+                 (or winterp [PROGRAM.EXE] for the player, winterp bench)"
             ),
         },
     }

@@ -7,6 +7,7 @@ pub mod advapi32;
 pub mod display;
 pub mod gdi32;
 pub mod hle;
+pub mod keys;
 pub mod host;
 pub mod kernel32;
 pub mod loader;

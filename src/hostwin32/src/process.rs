@@ -94,6 +94,8 @@ pub struct Process {
     pub config: ProcessConfig,
     pub host: Arc<dyn Host>,
     pub exit_code: Mutex<Option<u32>>,
+    /// ExitProcess has begun DLL_PROCESS_DETACH (it runs once).
+    pub detaching: std::sync::atomic::AtomicBool,
     pub counters: ProcessCounters,
     /// The last API calls (for crash reports).
     pub recent_calls: Mutex<VecDeque<String>>,
@@ -157,6 +159,7 @@ impl Process {
             config,
             host,
             exit_code: Mutex::new(None),
+            detaching: Default::default(),
             counters: ProcessCounters::default(),
             recent_calls: Mutex::new(VecDeque::new()),
             handles: Default::default(),

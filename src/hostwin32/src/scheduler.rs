@@ -536,11 +536,15 @@ pub fn spawn(
 /// `InstructionLimit`. `main` must have its start set up (see
 /// [`GuestThread::start_at`]).
 pub fn run_process(proc: &Arc<Process>, main: GuestThread) -> ThreadEnd {
-    if proc.config.deterministic {
+    let end = if proc.config.deterministic {
         det_run(proc, main)
     } else {
         os_run(proc, main)
-    }
+    };
+    // Mapped views reach their files however the process ended, as the system's
+    // cache manager would write them back.
+    crate::kernel32::file::flush_all_views(proc);
+    end
 }
 
 fn final_end(proc: &Process) -> ThreadEnd {

@@ -285,6 +285,16 @@ impl GuestThread {
             }
             Ok(Outcome::Resume) => Ok(()),
             Ok(Outcome::ExitProcess(c)) => {
+                // As on Windows, DllMain(DLL_PROCESS_DETACH) runs on the exiting
+                // thread, once, before the exit code stops all guest calls.
+                if proc.exited().is_none()
+                    && !proc
+                        .detaching
+                        .swap(true, std::sync::atomic::Ordering::SeqCst)
+                    && let Err(e) = crate::loader::process_detach(proc, self)
+                {
+                    log::warn!("DLL_PROCESS_DETACH did not complete: {e:?}");
+                }
                 proc.set_exit(c);
                 Err(ThreadEnd::ProcessExit(c))
             }
