@@ -66,8 +66,8 @@ if [[ -z "$win" ]]; then
     cat "$tmp/winterp.log" >&2
     exit 1
 fi
-echo "gui-smoke: window $win: $(xdotool getwindowname "$win")"
 sleep "$wait_s"
+echo "gui-smoke: window $win: $(xdotool getwindowname "$win")"
 import -window root "$out"
 echo "gui-smoke: screenshot in $out"
 

@@ -534,6 +534,7 @@ impl App {
     }
 
     fn send(&self, ev: InputEvent) {
+        log::debug!("input to the guest: {ev:?}");
         if let Some(s) = &self.session {
             s.send(ev);
         }

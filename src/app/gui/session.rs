@@ -220,6 +220,7 @@ impl Shared {
     fn tick(&self, proc: &Arc<Process>) {
         let events: Vec<InputEvent> = std::mem::take(&mut *lock(&self.input));
         for ev in events {
+            log::debug!("injecting {ev:?}");
             display::inject(proc, ev);
         }
         let frame = display::current_frame(proc).map(Arc::new);

@@ -265,14 +265,12 @@ impl Ui {
             } else if let Some(e) = &p.ended {
                 ui.label(e);
                 ui.add_space(8.0);
-                ui.horizontal(|ui| {
-                    if ui.button("Run again").clicked() {
-                        actions.push(Action::Restart);
-                    }
-                    if ui.button("Open another program…").clicked() {
-                        actions.push(Action::Open);
-                    }
-                });
+                if ui.button("Run again").clicked() {
+                    actions.push(Action::Restart);
+                }
+                if ui.button("Open another program…").clicked() {
+                    actions.push(Action::Open);
+                }
             } else if p.paused {
                 ui.label("Paused — press Pause to resume");
             } else {

@@ -77,7 +77,7 @@ fn aspect_size(gw: u32, gh: u32, aw: u32, ah: u32) -> (u32, u32) {
 impl Viewport {
     /// The guest pixel shown at window position (`wx`, `wy`) (winit pointer positions
     /// are fractional physical pixels), or `None` outside the frame (letterbox, menu).
-    pub fn to_guest(&self, wx: f64, wy: f64) -> Option<(i32, i32)> {
+    pub fn to_guest(self, wx: f64, wy: f64) -> Option<(i32, i32)> {
         let (gx, gy) = self.to_guest_unclamped(wx, wy);
         let inside =
             (0..self.guest_w as i64).contains(&gx) && (0..self.guest_h as i64).contains(&gy);
@@ -87,7 +87,7 @@ impl Viewport {
     /// Like [`Viewport::to_guest`], but a position outside the frame maps to the
     /// nearest edge pixel (for button releases outside the frame, so the guest never
     /// keeps a button held).
-    pub fn to_guest_clamped(&self, wx: f64, wy: f64) -> (i32, i32) {
+    pub fn to_guest_clamped(self, wx: f64, wy: f64) -> (i32, i32) {
         let (gx, gy) = self.to_guest_unclamped(wx, wy);
         (
             gx.clamp(0, self.guest_w as i64 - 1) as i32,
@@ -95,7 +95,7 @@ impl Viewport {
         )
     }
 
-    fn to_guest_unclamped(&self, wx: f64, wy: f64) -> (i64, i64) {
+    fn to_guest_unclamped(self, wx: f64, wy: f64) -> (i64, i64) {
         let r = &self.rect;
         let gx = ((wx - r.x as f64) * self.guest_w as f64 / r.w as f64).floor();
         let gy = ((wy - r.y as f64) * self.guest_h as f64 / r.h as f64).floor();
@@ -104,7 +104,7 @@ impl Viewport {
     }
 
     /// The window position of the centre of guest pixel (`gx`, `gy`).
-    pub fn guest_centre(&self, gx: u32, gy: u32) -> (f64, f64) {
+    pub fn guest_centre(self, gx: u32, gy: u32) -> (f64, f64) {
         let r = &self.rect;
         (
             r.x as f64 + (gx as f64 + 0.5) * r.w as f64 / self.guest_w as f64,
@@ -113,9 +113,9 @@ impl Viewport {
     }
 
     /// The whole-pixel scale factor, when the frame is drawn at one.
-    pub fn integer_scale(&self) -> Option<u32> {
-        (self.rect.w % self.guest_w == 0
-            && self.rect.h % self.guest_h == 0
+    pub fn integer_scale(self) -> Option<u32> {
+        (self.rect.w.is_multiple_of(self.guest_w)
+            && self.rect.h.is_multiple_of(self.guest_h)
             && self.rect.w / self.guest_w == self.rect.h / self.guest_h)
             .then(|| self.rect.w / self.guest_w)
     }
