@@ -7,7 +7,6 @@ pub mod advapi32;
 pub mod display;
 pub mod gdi32;
 pub mod hle;
-pub mod keys;
 pub mod host;
 pub mod kernel32;
 pub mod loader;
@@ -20,6 +19,11 @@ pub mod seh;
 pub mod startup;
 pub mod thread;
 pub mod user32;
+pub mod ucrtbase;
+pub mod ntdll;
+pub mod shlwapi;
+pub mod shell32;
+pub mod comdlg32;
 pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.
@@ -31,6 +35,11 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         user32::DLL,
         gdi32::DLL,
         oleaut32::DLL,
+        ucrtbase::DLL,
+        ntdll::DLL,
+        shlwapi::DLL,
+        shell32::DLL,
+        comdlg32::DLL,
     ]
 }
 pub mod teb;

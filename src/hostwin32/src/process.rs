@@ -178,7 +178,11 @@ impl Process {
 
     /// Index of the HLE DLL called `name` (case-insensitive, `.dll` optional).
     pub fn hle_dll(&self, name: &str) -> Option<usize> {
-        let want = dll_key(name);
+        let mut want = dll_key(name);
+        // API-set contracts of the C runtime are served by ucrtbase.
+        if crate::ucrtbase::is_crt_api_set(&want) {
+            want = "ucrtbase".into();
+        }
         self.dlls.iter().position(|(n, _)| dll_key(n) == want)
     }
 

@@ -374,6 +374,9 @@ fn create_peb(proc: &Arc<Process>, image_base: u32) -> Result<u32, LoadError> {
 
     let v = crate::kernel32::process::packed_version(cfg.version);
     let nt = v & 0x8000_0000 == 0;
+    let process_heap = crate::kernel32::heap::process_heap(proc)
+        .map_err(|e| LoadError::api("process heap", e))?
+        .handle;
     let fields: [(u32, u32); 8] = [
         (teb::peb::IMAGE_BASE, image_base),
         (teb::peb::PROCESS_PARAMETERS, params),
@@ -382,7 +385,8 @@ fn create_peb(proc: &Arc<Process>, image_base: u32) -> Result<u32, LoadError> {
         (0xa8, (v >> 8) & 0xff),              // OSMinorVersion
         (0xac, if nt { v >> 16 } else { 0 }), // OSBuildNumber (+ OSCSDVersion 0)
         (0xb0, if nt { 2 } else { 1 }),       // OSPlatformId
-        (teb::peb::PROCESS_HEAP, 0),
+        // Programs built with Wine's headers read GetProcessHeap() from here.
+        (teb::peb::PROCESS_HEAP, process_heap),
     ];
     for (off, val) in fields {
         write(peb + off, &val.to_le_bytes())?;

@@ -7,12 +7,14 @@ pub mod file;
 pub mod heap;
 mod ini;
 mod interlocked;
+pub mod locale;
 pub mod memory;
 pub mod misc;
 pub mod module;
 pub mod process;
 pub mod string;
 mod sync;
+pub mod system;
 mod thread;
 pub mod time;
 mod tls;
@@ -42,6 +44,8 @@ fn exports() -> Vec<ApiDef> {
         interlocked::exports,
         ini::exports,
         exception::exports,
+        locale::exports,
+        system::exports,
     ] {
         v.extend(part());
     }

@@ -1108,8 +1108,51 @@ pub fn CharLowerBuffA(cx: &mut Ctx, lpsz: u32, cchLength: u32) -> ApiResult<u32>
 
 /// USER32's string functions (CharUpper/CharLower and their buffer forms), for the
 /// USER32 module to include in its exports.
+/// IsCharAlpha/IsCharAlphaNumeric/IsCharUpper/IsCharLower: the CT_CTYPE1 class of
+/// a character (an ANSI one is converted from code page 1252 first).
+fn char_class(u: u16, mask: u16) -> bool {
+    ctype1(u) & mask != 0
+}
+
+fn ansi_unit(c: u8) -> u16 {
+    byte_to_unicode(CodePage::Ansi1252, c)
+}
+
+pub fn IsCharAlphaW(_cx: &mut Ctx, ch: u16) -> bool {
+    char_class(ch, C1_ALPHA)
+}
+pub fn IsCharAlphaNumericW(_cx: &mut Ctx, ch: u16) -> bool {
+    char_class(ch, C1_ALPHA | C1_DIGIT)
+}
+pub fn IsCharUpperW(_cx: &mut Ctx, ch: u16) -> bool {
+    char_class(ch, C1_UPPER)
+}
+pub fn IsCharLowerW(_cx: &mut Ctx, ch: u16) -> bool {
+    char_class(ch, C1_LOWER)
+}
+pub fn IsCharAlphaA(_cx: &mut Ctx, ch: u8) -> bool {
+    char_class(ansi_unit(ch), C1_ALPHA)
+}
+pub fn IsCharAlphaNumericA(_cx: &mut Ctx, ch: u8) -> bool {
+    char_class(ansi_unit(ch), C1_ALPHA | C1_DIGIT)
+}
+pub fn IsCharUpperA(_cx: &mut Ctx, ch: u8) -> bool {
+    char_class(ansi_unit(ch), C1_UPPER)
+}
+pub fn IsCharLowerA(_cx: &mut Ctx, ch: u8) -> bool {
+    char_class(ansi_unit(ch), C1_LOWER)
+}
+
 pub fn user32_string_exports() -> Vec<ApiDef> {
     vec![
+        stdcall("IsCharAlphaW", IsCharAlphaW),
+        stdcall("IsCharAlphaNumericW", IsCharAlphaNumericW),
+        stdcall("IsCharUpperW", IsCharUpperW),
+        stdcall("IsCharLowerW", IsCharLowerW),
+        stdcall("IsCharAlphaA", IsCharAlphaA),
+        stdcall("IsCharAlphaNumericA", IsCharAlphaNumericA),
+        stdcall("IsCharUpperA", IsCharUpperA),
+        stdcall("IsCharLowerA", IsCharLowerA),
         stdcall("CharUpperA", CharUpperA),
         stdcall("CharLowerA", CharLowerA),
         stdcall("CharUpperW", CharUpperW),
@@ -1183,9 +1226,10 @@ pub fn system_message(code: u32) -> Option<&'static str> {
 /// `arg(k)` gives the k-th (1-based) argument dword; `text(p)` reads a string.
 fn expand_inserts(
     msg: &str,
+    wide_fn: bool,
     ignore_inserts: bool,
     mut arg: impl FnMut(u32) -> ApiResult<u32>,
-    mut text: impl FnMut(u32) -> ApiResult<String>,
+    mut text: impl FnMut(u32, Option<bool>) -> ApiResult<String>,
 ) -> ApiResult<String> {
     let mut out = String::new();
     let cs: Vec<char> = msg.chars().collect();
@@ -1235,7 +1279,12 @@ fn expand_inserts(
                 let v = arg(n)?;
                 let f = fmt.trim_start_matches(['l', 'h']);
                 match f {
-                    "s" => out.push_str(&text(v)?),
+                    // `text(p, Some(wide))`: an explicit width (`hs`, `ls`, and `S`,
+                    // the other width than the function's own); None: the own.
+                    "s" if fmt.starts_with('h') => out.push_str(&text(v, Some(false))?),
+                    "s" if fmt.starts_with('l') => out.push_str(&text(v, Some(true))?),
+                    "s" => out.push_str(&text(v, None)?),
+                    "S" => out.push_str(&text(v, Some(!wide_fn))?),
                     "d" | "i" => out.push_str(&(v as i32).to_string()),
                     "u" => out.push_str(&v.to_string()),
                     "x" => out.push_str(&format!("{v:x}")),
@@ -1312,9 +1361,14 @@ fn format_message(
     };
     let text = expand_inserts(
         &template,
+        wide,
         ignore,
         |k| Ok(proc.mem.read_u32(base + 4 * (k - 1))?),
-        |p| read(&proc, p),
+        |p, w| match w {
+            None => read(&proc, p),
+            Some(true) => read_wstr(&proc, p),
+            Some(false) => read_ansi(&proc, p),
+        },
     )?;
     // The output with its NUL, and its length in characters without it.
     let (mut out, len, unit) = if wide {

@@ -147,7 +147,7 @@ fn os_wenvironment(cx: &mut Ctx) -> ApiResult<Vec<Vec<u16>>> {
 }
 
 /// `_environ`, built from the OS environment on first use.
-fn environ(cx: &mut Ctx) -> ApiResult<u32> {
+pub(crate) fn environ(cx: &mut Ctx) -> ApiResult<u32> {
     let a = var(cx, "_environ")?;
     let cur = cx.proc.mem.read_u32(a)?;
     if cur != 0 {
@@ -286,6 +286,20 @@ fn __p__acmdln(cx: &mut Ctx) -> ApiResult<u32> {
 
 fn __p__wcmdln(cx: &mut Ctx) -> ApiResult<u32> {
     wcmdln(cx)
+}
+
+/// `_wenviron`, built from the OS environment on first use (UCRT's
+/// `_initialize_wide_environment` needs it before any `__wgetmainargs`).
+pub(crate) fn wenviron(cx: &mut Ctx) -> ApiResult<u32> {
+    let a = var(cx, "_wenviron")?;
+    let cur = cx.proc.mem.read_u32(a)?;
+    if cur != 0 {
+        return Ok(cur);
+    }
+    let e = os_wenvironment(cx)?;
+    let p = guest_wargv(cx, &e)?;
+    cx.proc.mem.write_u32(a, p)?;
+    Ok(p)
 }
 
 fn __p__environ(cx: &mut Ctx) -> ApiResult<u32> {

@@ -68,7 +68,7 @@ pub struct Io {
     tmp_counter: u32,
 }
 
-fn iob_addr(proc: &Arc<Process>) -> ApiResult<u32> {
+pub(crate) fn iob_addr(proc: &Arc<Process>) -> ApiResult<u32> {
     // _iob[0]._flag is _IOREAD once initialised.
     super::state::data_var(proc, "_iob", init_iob_check)
 }
