@@ -238,6 +238,22 @@ fn frame_problems(frame: &Frame) -> Vec<String> {
             ));
         }
     }
+    // The polygon's outline encloses its fill (see the table's comment).
+    for y in 51..110 {
+        let drawn: Vec<u32> = (0..115).filter(|&x| at(x, y) != 0xff_ffff).collect();
+        if let (Some(&first), Some(&last)) = (drawn.first(), drawn.last()) {
+            for x in [first, last] {
+                if at(x, y) != 0 {
+                    problems.push(format!(
+                        "({x}, {y}) is {:06x}: Polygon's fill reaches outside its pen outline",
+                        at(x, y)
+                    ));
+                }
+            }
+        } else {
+            problems.push(format!("row {y} of the polygon is empty"));
+        }
+    }
     let (l, t, r, b) = TEXT_BOX;
     let mut inside = 0;
     let mut outside = 0;

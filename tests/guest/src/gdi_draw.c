@@ -61,6 +61,13 @@
  * px  15  55 ffffff  Polygon: outside, left of the apex
  * px 105  55 ffffff  Polygon: outside, right of the apex
  * px  60  50 000000  Polygon: the apex vertex is on the pen outline
+ * px  56  54 ffffff  Polygon: left edge at y = 54 is x = 56.67; (56,54) is outside
+ * px  57  54 000000  Polygon: the pen's pixel nearest that edge
+ * GDI pixels are the points of the integer lattice: the fill covers the
+ * points inside the figure, and the 1-pixel pen draws the pixel nearest the
+ * edge on each row of a steep edge, so no brush pixel lies outside the
+ * outline. The test checks that on every row y = 51..109 the first and the
+ * last pixel in x 0..114 that is not background is the pen's.
  *
  * Lines with a magenta pen; LineTo draws up to but not including its end
  * point.
