@@ -101,34 +101,37 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     if let Some(t) = ticker {
         let _ = t.join();
     }
-    if let Some(path) = &a.screenshot {
-        let frame = captured
-            .and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).take())
-            .with_context(|| {
-                format!(
-                    "no frame to write to {}: the program ended (or showed no window) before \
-                     the last refresh tick",
-                    path.display()
-                )
-            })?;
-        winterp_video::png_file::write(path, &frame)?;
-    }
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    Ok(match end {
-        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => c as i32,
+    let code = match &end {
+        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => *c as i32,
         ThreadEnd::InstructionLimit => {
             eprintln!("winterp: stopped after the instruction limit");
             124
         }
         other => {
-            eprintln!("{}", crash_text(&other));
+            eprintln!("{}", crash_text(other));
             // A crashed guest ends like a Windows process killed by its exception.
-            crash_code(&other)
+            crash_code(other)
         }
-    })
+    };
+    if let Some(path) = &a.screenshot {
+        let frame = captured.and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).take());
+        match frame {
+            Some(frame) => winterp_video::png_file::write(path, &frame)?,
+            None => {
+                eprintln!(
+                    "winterp: no frame written to {}: the program ended, or showed no \
+                     window, before the last refresh tick",
+                    path.display()
+                );
+                return Ok(if code == 0 { 1 } else { code });
+            }
+        }
+    }
+    Ok(code)
 }
 
 /// `--frames`, `--screenshot` and `--input`: what happens at each refresh tick.
