@@ -536,6 +536,9 @@ pub fn get_msg(
     wait: Wait,
 ) -> UR<Option<Msg>> {
     let tid = cx.thread.tid;
+    // Deterministic mode re-calls a blocked GetMessage: its wait (and deadline) is
+    // resumed only if it has to wait again, and must not outlive a call that returns.
+    let mut retry = cx.thread.sched.wait.take();
     loop {
         process_sent(cx)?;
         let now = wm::now_ms(cx);
@@ -552,6 +555,7 @@ pub fn get_msg(
         match wait {
             Wait::No => return Ok(None),
             Wait::Restart => {
+                cx.thread.sched.wait = retry.take();
                 match scheduler::wait_for(cx, vec![q as Arc<dyn KernelObject>], false, timeout) {
                     Outcome::Return(_) => continue,
                     o => return Err(Flow::End(o)),
@@ -967,6 +971,7 @@ pub fn PostQuitMessage(cx: &mut Ctx, nExitCode: u32) {
 
 pub fn WaitMessage(cx: &mut Ctx) -> ApiResult<Outcome> {
     let tid = cx.thread.tid;
+    let retry = cx.thread.sched.wait.take();
     let r = process_sent(cx).and_then(|_| {
         let now = wm::now_ms(cx);
         let (q, timeout, due) = {
@@ -979,6 +984,7 @@ pub fn WaitMessage(cx: &mut Ctx) -> ApiResult<Outcome> {
         if due {
             return Ok(1u32);
         }
+        cx.thread.sched.wait = retry;
         match scheduler::wait_for(cx, vec![q as Arc<dyn KernelObject>], false, timeout) {
             Outcome::Return(_) => Ok(1),
             o => Err(Flow::End(o)),

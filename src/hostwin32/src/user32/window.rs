@@ -400,6 +400,22 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
             NameOrId::Id(_) => String::new(),
         }
     };
+    let mut menu = a.menu;
+    if !child && menu == 0 {
+        // The class menu (lpszMenuName) for windows created without one.
+        let cm = {
+            let wm = lock_wm(cx.proc);
+            wm.find_class(&a.class, instance)
+                .and_then(|k| wm.classes[k].as_ref())
+                .map(|c| (c.menu_name, c.unicode, c.instance))
+        };
+        if let Some((mn, u, ci)) = cm
+            && mn != 0
+        {
+            let n = str_or_atom(cx, mn, u)?;
+            menu = super::res::load_menu(cx, ci, &n)?;
+        }
+    }
     let hwnd = {
         let mut wm = lock_wm(cx.proc);
         let Some(k) = wm.find_class(&a.class, instance) else {
@@ -433,7 +449,7 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
         }
         let (w, h) = (w.max(0), h.max(0));
         let hwnd = wm.alloc_hwnd();
-        let menu_handle = if child { 0 } else { a.menu };
+        let menu_handle = if child { 0 } else { menu };
         let (parent, owner) = if child {
             (a.parent, 0)
         } else {
