@@ -81,7 +81,7 @@ pub fn standard_colors(bpp: u16) -> Vec<u32> {
             for r in 0..6u32 {
                 for g in 0..6u32 {
                     for b in 0..6u32 {
-                        v.push((r * 51) << 16 | (g * 51) << 8 | b * 51);
+                        v.push(((r * 51) << 16) | ((g * 51) << 8) | (b * 51));
                     }
                 }
             }

@@ -170,11 +170,9 @@ fn bitmap_target(bm: &Bitmap) -> Target {
 
 fn screen_surface(proc: &Process, g: &mut Inner) -> super::SurfaceRef {
     let m = proc.display.mode();
-    let s = g
-        .screen
+    g.screen
         .get_or_insert_with(|| Surface::new_ref(m.width, m.height))
-        .clone();
-    s
+        .clone()
 }
 
 /// The draw context of `hdc`, or None if it is not a DC.
@@ -474,13 +472,8 @@ pub fn device_caps(proc: &Process, index: i32) -> i32 {
         NUMBRUSHES | NUMPENS => -1,
         NUMFONTS => 0,
         // The static colours on a palette device; -1 (more than 256) otherwise.
-        NUMCOLORS => {
-            if pal {
-                20
-            } else {
-                -1
-            }
-        }
+        NUMCOLORS if pal => 20,
+        NUMCOLORS => -1,
         CURVECAPS | LINECAPS | POLYGONALCAPS => 0xff,
         TEXTCAPS => 0x7807,
         CLIPCAPS => 1,
@@ -499,27 +492,12 @@ pub fn device_caps(proc: &Process, index: i32) -> i32 {
         ASPECTX | ASPECTY => 36,
         ASPECTXY => 51,
         LOGPIXELSX | LOGPIXELSY => 96,
-        SIZEPALETTE => {
-            if pal {
-                256
-            } else {
-                0
-            }
-        }
-        NUMRESERVED => {
-            if pal {
-                20
-            } else {
-                0
-            }
-        }
-        COLORRES => {
-            if pal {
-                18
-            } else {
-                24
-            }
-        }
+        SIZEPALETTE if pal => 256,
+        SIZEPALETTE => 0,
+        NUMRESERVED if pal => 20,
+        NUMRESERVED => 0,
+        COLORRES if pal => 18,
+        COLORRES => 24,
         PHYSICALWIDTH | PHYSICALHEIGHT | PHYSICALOFFSETX | PHYSICALOFFSETY => 0,
         VREFRESH => m.refresh_hz as i32,
         BLTALIGNMENT => 0,

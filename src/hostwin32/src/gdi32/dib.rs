@@ -69,7 +69,7 @@ impl DibFormat {
             }
             16 => {
                 let v = u16::from_le_bytes([row[2 * x], row[2 * x + 1]]) as u32;
-                self.from_masks(v)
+                self.unpack_masked(v)
             }
             24 => {
                 let o = 3 * x;
@@ -81,7 +81,7 @@ impl DibFormat {
                 if self.masks == default_masks(32) {
                     v & 0xff_ffff
                 } else {
-                    self.from_masks(v)
+                    self.unpack_masked(v)
                 }
             }
         }
@@ -91,7 +91,7 @@ impl DibFormat {
     pub fn index_at(&self, row: &[u8], x: usize) -> u8 {
         match self.bpp {
             1 => (row[x / 8] >> (7 - x % 8)) & 1,
-            4 => (row[x / 2] >> if x % 2 == 0 { 4 } else { 0 }) & 15,
+            4 => (row[x / 2] >> if x.is_multiple_of(2) { 4 } else { 0 }) & 15,
             _ => row[x],
         }
     }
@@ -104,7 +104,7 @@ impl DibFormat {
                 self.put_index(row, x, i);
             }
             16 => {
-                let v = self.to_masks(c) as u16;
+                let v = self.pack_masked(c) as u16;
                 row[2 * x..2 * x + 2].copy_from_slice(&v.to_le_bytes());
             }
             24 => {
@@ -118,7 +118,7 @@ impl DibFormat {
                 let v = if self.masks == default_masks(32) {
                     c & 0xff_ffff
                 } else {
-                    self.to_masks(c)
+                    self.pack_masked(c)
                 };
                 row[o..o + 4].copy_from_slice(&v.to_le_bytes());
             }
@@ -134,7 +134,7 @@ impl DibFormat {
             }
             4 => {
                 let b = &mut row[x / 2];
-                if x % 2 == 0 {
+                if x.is_multiple_of(2) {
                     *b = (*b & 0x0f) | (i & 15) << 4;
                 } else {
                     *b = (*b & 0xf0) | (i & 15);
@@ -144,12 +144,12 @@ impl DibFormat {
         }
     }
 
-    fn from_masks(&self, v: u32) -> u32 {
+    fn unpack_masked(&self, v: u32) -> u32 {
         let ch = |m: u32| expand(v & m, m);
         ch(self.masks[0]) << 16 | ch(self.masks[1]) << 8 | ch(self.masks[2])
     }
 
-    fn to_masks(&self, c: u32) -> u32 {
+    fn pack_masked(&self, c: u32) -> u32 {
         let ch = |m: u32, v8: u32| -> u32 {
             if m == 0 {
                 return 0;

@@ -165,7 +165,7 @@ fn stroke(proc: &Process, d: &DrawCtx, pts: &[(i32, i32)], closed: bool) -> ApiR
                 match dashes {
                     None => plot(r, x, y, pen),
                     Some(p) => {
-                        if k % 2 == 0 {
+                        if k.is_multiple_of(2) {
                             plot(r, x, y, pen);
                         } else if d.a.bk_mode == OPAQUE {
                             plot(r, x, y, bk);

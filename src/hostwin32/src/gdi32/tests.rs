@@ -819,5 +819,5 @@ fn text_rendering_is_deterministic() {
     };
     let a = draw();
     assert_eq!(a, draw());
-    assert!(a.iter().any(|&p| p == 0));
+    assert!(a.contains(&0));
 }
