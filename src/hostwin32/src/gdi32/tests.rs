@@ -821,3 +821,234 @@ fn text_rendering_is_deterministic() {
     assert_eq!(a, draw());
     assert!(a.contains(&0));
 }
+
+// ---- calls that read their own arguments, DIB-to-device -------------------------------
+
+/// Calls an API declared with VarArgs as the guest would: return address and
+/// arguments on the guest stack. Returns EAX and checks the callee popped `args`.
+fn call_long(
+    h: &mut Harness,
+    f: fn(&mut crate::hle::Ctx, crate::hle::VarArgs) -> crate::hle::ApiResult<crate::hle::Outcome>,
+    args: &[u32],
+) -> u32 {
+    use winterp_core::cpu::{EAX, ESP};
+    let st = h.scratch(256);
+    let esp = st + 64;
+    h.proc.mem.write_u32(esp, 0x1234_5678).unwrap();
+    for (i, a) in args.iter().enumerate() {
+        h.proc.mem.write_u32(esp + 4 + 4 * i as u32, *a).unwrap();
+    }
+    h.thread.cpu.regs[ESP] = esp;
+    let o = f(&mut h.cx(), crate::hle::VarArgs(esp + 4)).unwrap();
+    assert_eq!(o, crate::hle::Outcome::Resume);
+    assert_eq!(h.thread.cpu.eip, 0x1234_5678);
+    assert_eq!(h.thread.cpu.regs[ESP], esp + 4 + 4 * args.len() as u32);
+    h.thread.cpu.regs[EAX]
+}
+
+/// A packed 32-bpp BITMAPINFO + bits for a `w`x`h` bottom-up DIB whose memory rows
+/// are `rows` (bottom row first). Returns (bmi, bits).
+fn guest_dib32(h: &Harness, w: i32, ht: i32, rows: &[&[u32]]) -> (u32, u32) {
+    let bmi = h.scratch(64);
+    let mut b = Vec::new();
+    for v in [40u32, w as u32, ht as u32] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&32u16.to_le_bytes());
+    b.resize(40, 0);
+    h.proc.mem.write_bytes(bmi, &b).unwrap();
+    let bits = h.scratch(4 * (w * ht) as u32);
+    let mut k = 0;
+    for r in rows {
+        for p in *r {
+            h.proc.mem.write_u32(bits + 4 * k, *p).unwrap();
+            k += 1;
+        }
+    }
+    (bmi, bits)
+}
+
+#[test]
+fn stretch_dibits_doubles_a_bottom_up_dib() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    // Bottom row: A B; top row: C D.
+    let (a, b, c, d) = (0x000001u32, 0x000002, 0x000003, 0x000004);
+    let (bmi, bits) = guest_dib32(&h, 2, 2, &[&[a, b], &[c, d]]);
+    let lines = call_long(
+        &mut h,
+        bitmap::StretchDIBits,
+        &[hdc, 0, 0, 4, 4, 0, 0, 2, 2, bits, bmi, 0, 0x00cc0020],
+    );
+    assert_eq!(lines, 2);
+    // Top-left 2x2 block is C, bottom-right is B.
+    for (x, y, want) in [(0, 0, c), (1, 1, c), (2, 0, d), (0, 2, a), (3, 3, b)] {
+        assert_eq!(px(&s, 4 + x, 3 + y), want, "({x},{y})");
+    }
+}
+
+#[test]
+fn set_dibits_to_device_counts_source_y_from_the_bottom() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    // 1x3 bottom-up: memory rows bottom..top = 1, 2, 3 (picture top is 3).
+    let (bmi, bits) = guest_dib32(&h, 1, 3, &[&[1], &[2], &[3]]);
+    // One pixel from ySrc = 0: the bottom-left corner of the picture, value 1.
+    let r = call_long(
+        &mut h,
+        bitmap::SetDIBitsToDevice,
+        &[hdc, 0, 0, 1, 1, 0, 0, 0, 3, bits, bmi, 0],
+    );
+    assert_eq!(r, 3);
+    assert_eq!(px(&s, 4, 3), 1);
+    // The whole picture at (5, 0): top row first on screen.
+    call_long(
+        &mut h,
+        bitmap::SetDIBitsToDevice,
+        &[hdc, 5, 0, 1, 3, 0, 0, 0, 3, bits, bmi, 0],
+    );
+    assert_eq!((px(&s, 9, 3), px(&s, 9, 4), px(&s, 9, 5)), (3, 2, 1));
+}
+
+#[test]
+fn create_font_reads_its_fourteen_arguments() {
+    let mut h = Harness::new();
+    let face = h.scratch(32);
+    h.put_cstr(face, "Courier New");
+    let hf = call_long(
+        &mut h,
+        text::CreateFontA,
+        &[(-20i32) as u32, 0, 0, 0, 700, 1, 0, 0, 0, 0, 0, 0, 0, face],
+    );
+    match h.proc.gdi32.lock().objs.get(&hf) {
+        Some(objects::Obj::Font(f)) => {
+            assert_eq!((f.height, f.weight, f.italic), (-20, 700, 1));
+            assert_eq!(f.face, "Courier New");
+        }
+        _ => panic!("CreateFontA did not return a font"),
+    }
+}
+
+#[test]
+fn bitmap_bits_round_trip_through_a_ddb() {
+    let mut h = Harness::new();
+    let hbm = bitmap::CreateBitmap(&mut h.cx(), 3, 2, 1, 32, Ptr(0)).unwrap();
+    let (bmi, bits) = guest_dib32(&h, 3, 2, &[&[1, 2, 3], &[4, 5, 6]]);
+    let (_s, hdc) = window_dc(&h);
+    assert_eq!(
+        bitmap::SetDIBits(&mut h.cx(), hdc, hbm, 0, 2, Ptr(bits), Ptr(bmi), 0).unwrap(),
+        2
+    );
+    // GetBitmapBits gives rows top first: the DIB's second memory row first.
+    let out = h.scratch(64);
+    assert_eq!(
+        bitmap::GetBitmapBits(&mut h.cx(), hbm, 64, Ptr(out)).unwrap(),
+        24
+    );
+    let got: Vec<u32> = (0..6).map(|i| rd32(&h, out + 4 * i)).collect();
+    assert_eq!(got, vec![4, 5, 6, 1, 2, 3]);
+    h.proc.mem.write_u32(out, 0x00abcdef).unwrap();
+    bitmap::SetBitmapBits(&mut h.cx(), hbm, 24, Ptr(out)).unwrap();
+    let mdc = dc::CreateCompatibleDC(&mut h.cx(), 0);
+    objects::SelectObject(&mut h.cx(), mdc, hbm).unwrap();
+    assert_eq!(
+        draw::GetPixel(&mut h.cx(), mdc, 0, 0).unwrap(),
+        rgb(0xab, 0xcd, 0xef)
+    );
+}
+
+#[test]
+fn hatch_brush_draws_its_lines_and_gaps() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    // HS_HORIZONTAL: a line every 8 rows, on row 3 of each cell; gaps in the
+    // background colour (OPAQUE mode).
+    let br = objects::CreateHatchBrush(&mut h.cx(), 0, RED);
+    dc::SetBkColor(&mut h.cx(), hdc, rgb(0, 0, 255));
+    paint::fill_rect_brush(&h.proc, hdc, Rect::new(0, 0, 8, 8), br).unwrap();
+    let red = pixels_of(&s, RED_PX);
+    assert_eq!(red.len(), 8);
+    assert!(red.iter().all(|&(_, y)| y == 3 + 3));
+    assert_eq!(pixels_of(&s, 0x0000ff).len(), 56);
+}
+
+#[test]
+fn text_extent_ex_counts_the_characters_that_fit() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let s = h.scratch(64);
+    h.put_wstr(s, "abcdef");
+    let (w3, _) = paint::text_extent(&h.proc, hdc, "abc");
+    let fit = h.scratch(4);
+    let dx = h.scratch(32);
+    let size = h.scratch(8);
+    assert!(
+        text::GetTextExtentExPointW(
+            &mut h.cx(),
+            hdc,
+            Ptr(s),
+            6,
+            w3,
+            Ptr(fit),
+            Ptr(dx),
+            Ptr(size)
+        )
+        .unwrap()
+    );
+    assert_eq!(rd32(&h, fit), 3);
+    assert_eq!(rd32(&h, dx + 8) as i32, w3);
+    assert_eq!(
+        rd32(&h, size) as i32,
+        paint::text_extent(&h.proc, hdc, "abcdef").0
+    );
+}
+
+#[test]
+fn draw_text_wordbreak_wraps_at_spaces() {
+    let h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let (w, th) = paint::text_extent(&h.proc, hdc, "hello world");
+    let (wh, _) = paint::text_extent(&h.proc, hdc, "hello");
+    // Narrower than the whole text but wider than one word: two lines.
+    let mut r = Rect::new(0, 0, w - 1, 100);
+    let fmt = paint::DT_WORDBREAK | paint::DT_CALCRECT;
+    assert_eq!(
+        paint::draw_text_calc(&h.proc, hdc, "hello world", &mut r, fmt).unwrap(),
+        2 * th
+    );
+    assert!(r.width() >= wh && r.width() < w);
+    let mut r = Rect::new(0, 0, w, 100);
+    assert_eq!(
+        paint::draw_text_calc(&h.proc, hdc, "hello world", &mut r, fmt).unwrap(),
+        th
+    );
+}
+
+#[test]
+fn save_and_restore_dc_bring_back_colours_and_objects() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let n = dc::SaveDC(&mut h.cx(), hdc);
+    assert_eq!(n, 1);
+    dc::SetTextColor(&mut h.cx(), hdc, RED);
+    let p = objects::CreatePen(&mut h.cx(), 0, 2, RED);
+    objects::SelectObject(&mut h.cx(), hdc, p).unwrap();
+    assert!(dc::RestoreDC(&mut h.cx(), hdc, -1));
+    assert_eq!(dc::GetTextColor(&mut h.cx(), hdc), 0);
+    assert_eq!(
+        objects::GetCurrentObject(&mut h.cx(), hdc, objects::OBJ_PEN),
+        objects::stock(objects::BLACK_PEN)
+    );
+    assert!(!dc::RestoreDC(&mut h.cx(), hdc, -1));
+}
+
+#[test]
+fn viewport_origin_offsets_drawing() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    dc::SetViewportOrgEx(&mut h.cx(), hdc, 10, 5, Ptr(0)).unwrap();
+    dc::SetWindowOrgEx(&mut h.cx(), hdc, 1, 1, Ptr(0)).unwrap();
+    paint::fill_rect(&h.proc, hdc, Rect::new(1, 1, 2, 2), RED).unwrap();
+    assert_eq!(pixels_of(&s, RED_PX), vec![(4 + 10, 3 + 5)]);
+}
