@@ -21,7 +21,10 @@
  * Mouse messages are printed only after the first keyboard message: when a
  * window appears under the pointer, Windows sends it a WM_MOUSEMOVE of its
  * own, and where the pointer starts is up to the host. The scripts begin
- * with a key.
+ * with a key. For the same reason a WM_MOUSEMOVE to the position the last
+ * one reported is not printed: Windows synthesises such moves when windows
+ * change under the pointer, and whether a host event that does not move the
+ * pointer produces one is not documented.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -34,6 +37,8 @@
 
 static HWND main_win, child_win;
 static int seen_key;
+static HWND last_move_hwnd;
+static LPARAM last_move_pos;
 
 static const char *who(HWND hwnd)
 {
@@ -94,6 +99,12 @@ static LRESULT CALLBACK wndproc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     if ((name = mouse_name(msg))) {
         if (!seen_key)
             return 0;
+        if (msg == WM_MOUSEMOVE) {
+            if (hwnd == last_move_hwnd && lp == last_move_pos)
+                return 0;
+            last_move_hwnd = hwnd;
+            last_move_pos = lp;
+        }
         /* Client coordinates are signed 16-bit values. */
         printf("%s %s x=%d y=%d mk=0x%04x\n", who(hwnd), name, (short)LOWORD(lp), (short)HIWORD(lp), (unsigned)wp);
         return 0;
