@@ -10,6 +10,12 @@ PKGS=(
   gcc-mingw-w64-i686  # builds the guest test programs in tests/guest
   libasound2-dev      # cpal (ALSA) for audio output
   libudev-dev         # gilrs (gamepads)
+  mesa-vulkan-drivers # lavapipe: software Vulkan for the player without a GPU
+  xvfb                # a display for the player's window test
+  imagemagick         # `import`: screenshots of that display
+  xdotool             # finds the player's window on it
+  python3-xlib        # sends the window manager's close message to it
+  xdg-utils           # xdg-mime: the install script's file association and its test
 )
 
 missing=()
