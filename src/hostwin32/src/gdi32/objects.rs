@@ -180,6 +180,12 @@ pub const fn stock(i: u32) -> u32 {
     0x0100_0100 + i * 4
 }
 
+/// The brush GetSysColorBrush returns for system colour `i` (0..=30): a stock
+/// object, so DeleteObject leaves it alone.
+pub const fn sys_color_brush_handle(i: u32) -> u32 {
+    0x0100_0180 + i * 4
+}
+
 /// The 1x1 monochrome bitmap every new memory DC starts with.
 pub const STOCK_BITMAP: u32 = 0x0100_0200;
 
@@ -214,6 +220,12 @@ pub fn add_stock_objects(objs: &mut HashMap<u32, Obj>) {
         objs.insert(stock(i), Obj::Brush(Brush::Solid(c)));
     }
     objs.insert(stock(NULL_BRUSH), Obj::Brush(Brush::Null));
+    for i in 0..=30 {
+        objs.insert(
+            sys_color_brush_handle(i),
+            Obj::Brush(Brush::Solid(super::paint::sys_color(i as i32))),
+        );
+    }
     for (i, style, c) in [
         (WHITE_PEN, PS_SOLID, rgb(255, 255, 255)),
         (BLACK_PEN, PS_SOLID, 0),

@@ -76,6 +76,16 @@ pub fn sys_color(index: i32) -> u32 {
     objects::rgb(r, g, b)
 }
 
+/// GetSysColorBrush: a stock brush of system colour `index`, or 0 for an index
+/// Windows does not define.
+pub fn sys_color_brush(index: i32) -> u32 {
+    if (0..=30).contains(&index) {
+        objects::sys_color_brush_handle(index as u32)
+    } else {
+        0
+    }
+}
+
 /// The solid colour (COLORREF) a brush paints with: brush objects, stock brushes
 /// and COLOR_xxx + 1 values. None for null, hatched and pattern brushes and for
 /// handles that are not brushes.

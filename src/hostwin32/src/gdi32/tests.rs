@@ -117,6 +117,12 @@ fn brush_color_knows_stock_brushes_and_sys_colour_indices() {
     assert_eq!(paint::brush_color(&h.proc, b), Some(rgb(1, 2, 3)));
     let null = objects::GetStockObject(&mut h.cx(), objects::NULL_BRUSH as i32);
     assert_eq!(paint::brush_color(&h.proc, null), None);
+    // GetSysColorBrush brushes paint their colour and survive DeleteObject.
+    let face = paint::sys_color_brush(paint::COLOR_BTNFACE);
+    assert_eq!(paint::brush_color(&h.proc, face), Some(rgb(192, 192, 192)));
+    assert!(objects::DeleteObject(&mut h.cx(), face).unwrap());
+    assert_eq!(paint::brush_color(&h.proc, face), Some(rgb(192, 192, 192)));
+    assert_eq!(paint::sys_color_brush(99), 0);
 }
 
 #[test]
