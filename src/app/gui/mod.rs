@@ -116,6 +116,10 @@ struct App {
     /// Pixel-delta wheel movement not yet worth a notch.
     wheel_rest: f64,
     title: String,
+    /// Redraw bookkeeping: guest frames drawn, egui asked for a frame, last redraw.
+    drawn_frames: u64,
+    dirty: bool,
+    last_redraw: Instant,
     gilrs: Option<gilrs::Gilrs>,
     meter: Meter,
 }
@@ -175,6 +179,9 @@ impl App {
             modifiers: ModifiersState::empty(),
             wheel_rest: 0.0,
             title: String::new(),
+            drawn_frames: 0,
+            dirty: true,
+            last_redraw: Instant::now(),
             gilrs: init_gamepads(),
             meter: Meter::new(),
         };
@@ -983,12 +990,15 @@ impl ApplicationHandler for App {
     fn window_event(&mut self, _el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let mut egui_wants_keys = false;
         if let Some(g) = self.gfx.as_mut() {
-            let _ = g.egui_state.on_window_event(&g.window, &event);
+            let r = g.egui_state.on_window_event(&g.window, &event);
+            // egui asks to repaint after a redraw too; that one is not news.
+            self.dirty |= r.repaint && !matches!(event, WindowEvent::RedrawRequested);
             egui_wants_keys = g.egui_state.egui_ctx().egui_wants_keyboard_input();
         }
         match event {
             WindowEvent::CloseRequested => self.close_program(After::Quit),
             WindowEvent::Resized(size) => {
+                self.dirty = true;
                 if let Some(g) = self.gfx.as_mut() {
                     g.resize(size.width, size.height);
                     g.window.request_redraw();
@@ -1037,11 +1047,27 @@ impl ApplicationHandler for App {
             el.exit();
             return;
         }
-        if let Some(g) = &self.gfx {
-            g.window.request_redraw();
+        // Redraw for a new guest frame, for egui (input, animations, toasts) and a few
+        // times a second for status text; drawing nothing new would only take CPU time
+        // from the guest (a lot of it with software rendering).
+        let frames = self
+            .session
+            .as_ref()
+            .map_or(0, |s| s.shared.frames.load(Ordering::Relaxed));
+        let egui_wants = self
+            .gfx
+            .as_ref()
+            .is_some_and(|g| g.egui_state.egui_ctx().has_requested_repaint());
+        let stale = self.last_redraw.elapsed() >= Duration::from_millis(250);
+        if frames != self.drawn_frames || egui_wants || self.dirty || stale {
+            self.drawn_frames = frames;
+            self.dirty = false;
+            self.last_redraw = Instant::now();
+            if let Some(g) = &self.gfx {
+                g.window.request_redraw();
+            }
         }
-        // The guest publishes at 60 Hz; redraws are paced by the surface's vsync, and
-        // this keeps the loop from spinning when presenting does not block.
+        // The guest publishes at most 60 frames a second.
         el.set_control_flow(ControlFlow::WaitUntil(
             Instant::now() + Duration::from_millis(8),
         ));

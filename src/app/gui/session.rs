@@ -15,7 +15,7 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use winterp_hostwin32::display::{self, Frame, InputEvent};
-use winterp_hostwin32::host::Host;
+use winterp_hostwin32::host::{Host, message_box_buttons};
 use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
 use winterp_hostwin32::scheduler::{self, ThreadObj};
 use winterp_hostwin32::thread::ThreadEnd;
@@ -68,44 +68,30 @@ impl MessageBoxRequest {
     }
 }
 
-/// MessageBox button sets (uType & MB_TYPEMASK) and the IDs they return.
-pub const IDOK: u32 = 1;
+/// MessageBox return values used here.
 pub const IDCANCEL: u32 = 2;
-pub const IDABORT: u32 = 3;
-pub const IDRETRY: u32 = 4;
-pub const IDIGNORE: u32 = 5;
-pub const IDYES: u32 = 6;
-pub const IDNO: u32 = 7;
-pub const IDTRYAGAIN: u32 = 10;
-pub const IDCONTINUE: u32 = 11;
+#[cfg(test)]
+const IDNO: u32 = 7;
 
-/// The buttons of a message box of type `utype`, left to right, with their IDs.
-pub fn message_box_buttons(utype: u32) -> &'static [(&'static str, u32)] {
-    match utype & 0xF {
-        1 => &[("OK", IDOK), ("Cancel", IDCANCEL)],
-        2 => &[("Abort", IDABORT), ("Retry", IDRETRY), ("Ignore", IDIGNORE)],
-        3 => &[("Yes", IDYES), ("No", IDNO), ("Cancel", IDCANCEL)],
-        4 => &[("Yes", IDYES), ("No", IDNO)],
-        5 => &[("Retry", IDRETRY), ("Cancel", IDCANCEL)],
-        6 => &[
-            ("Cancel", IDCANCEL),
-            ("Try Again", IDTRYAGAIN),
-            ("Continue", IDCONTINUE),
-        ],
-        _ => &[("OK", IDOK)],
-    }
-}
-
-/// What a message box returns when it goes away without a click (the program is
-/// ending, or the user closed it with the title bar's x): Cancel if it has one, as
-/// Windows does for Esc; else its only or first button.
-pub fn message_box_dismissed(utype: u32) -> u32 {
+/// The button a message box of type `utype` answers with for Enter: its
+/// MB_DEFBUTTONn (bits 8-11), else the first.
+pub fn message_box_default(utype: u32) -> u32 {
     let buttons = message_box_buttons(utype);
     buttons
-        .iter()
-        .find(|(_, id)| *id == IDCANCEL)
+        .get(((utype >> 8) & 0xf) as usize)
         .or(buttons.first())
-        .map_or(IDOK, |(_, id)| *id)
+        .map_or(1, |b| b.0)
+}
+
+/// What a message box returns when it goes away without a click (Esc, the title
+/// bar's x, or the program is ending): Cancel if it has one, as on Windows; else its
+/// default button.
+pub fn message_box_dismissed(utype: u32) -> u32 {
+    if message_box_buttons(utype).iter().any(|b| b.0 == IDCANCEL) {
+        IDCANCEL
+    } else {
+        message_box_default(utype)
+    }
 }
 
 /// Keeps the last part of the guest's console output for the debug overlay.
@@ -194,6 +180,9 @@ impl Host for GuiHost {
     }
     fn micros(&self) -> u64 {
         self.start.elapsed().as_micros() as u64
+    }
+    fn message_box(&self, caption: &str, text: &str, utype: u32) -> u32 {
+        self.show_message_box(caption, text, utype)
     }
 }
 
@@ -498,17 +487,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn message_box_buttons_follow_the_type_bits() {
-        // MB_YESNO | MB_ICONQUESTION | MB_DEFBUTTON2: only the low nibble picks buttons.
-        assert_eq!(
-            message_box_buttons(0x4 | 0x20 | 0x100),
-            &[("Yes", IDYES), ("No", IDNO)]
-        );
-        assert_eq!(message_box_buttons(0x10), &[("OK", IDOK)]);
+    fn message_boxes_answer_enter_and_esc_like_windows() {
+        // MB_YESNO | MB_ICONQUESTION | MB_DEFBUTTON2: Enter is No (7); no Cancel, so
+        // a dismissal is the default button too.
+        assert_eq!(message_box_default(0x4 | 0x20 | 0x100), 7);
+        assert_eq!(message_box_dismissed(0x4 | 0x20 | 0x100), 7);
+        // MB_YESNOCANCEL: Enter is Yes (6), Esc is Cancel (2).
+        assert_eq!(message_box_default(0x3), 6);
         assert_eq!(message_box_dismissed(0x3), IDCANCEL);
-        assert_eq!(message_box_dismissed(0x4), IDYES);
-        assert_eq!(message_box_dismissed(0x2), IDABORT);
-        assert_eq!(message_box_dismissed(0x0), IDOK);
+        // MB_OK with a stop icon: OK (1) either way.
+        assert_eq!(message_box_default(0x10), 1);
+        assert_eq!(message_box_dismissed(0x10), 1);
+        // MB_DEFBUTTON3 on a two-button box falls back to the first button.
+        assert_eq!(message_box_default(0x1 | 0x200), 1);
     }
 
     #[test]

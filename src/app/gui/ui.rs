@@ -3,10 +3,11 @@
 //! and the debug overlay. Drawing only records [`Action`]s; the app carries them out
 //! after the pass.
 
-use super::session::{MessageBoxRequest, message_box_buttons, message_box_dismissed};
+use super::session::{IDCANCEL, MessageBoxRequest, message_box_default, message_box_dismissed};
 use crate::settings::{ProgramSettings, Scale, WinVer};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use winterp_hostwin32::host::message_box_buttons;
 
 pub enum Action {
     Open,
@@ -247,13 +248,19 @@ impl Ui {
         };
         if p.has_frame && p.ended.is_none() {
             if p.paused {
-                ui.centered_and_justified(|ui| {
-                    ui.label(
-                        egui::RichText::new("Paused — press Pause to resume")
-                            .size(22.0)
-                            .strong(),
-                    );
-                });
+                // On a panel of its own: the guest's picture may be any colour.
+                egui::Area::new(egui::Id::unique("paused banner"))
+                    .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+                    .interactable(false)
+                    .show(ui.ctx(), |ui| {
+                        egui::Frame::popup(ui.style()).show(ui, |ui| {
+                            ui.label(
+                                egui::RichText::new("Paused — press Pause to resume")
+                                    .size(22.0)
+                                    .strong(),
+                            );
+                        });
+                    });
             }
             return;
         }
@@ -398,29 +405,30 @@ impl Ui {
     fn message_box_window(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(req) = &self.message_box else { return };
         let buttons = message_box_buttons(req.utype);
+        // MB_ICONHAND / QUESTION / EXCLAMATION / ASTERISK, in plain text (the UI font
+        // has no icon glyphs).
         let icon = match req.utype & 0xF0 {
-            0x10 => "⛔ ",
-            0x20 => "❓ ",
-            0x30 => "⚠ ",
-            0x40 => "ℹ ",
+            0x10 => "[x] ",
+            0x20 => "[?] ",
+            0x30 => "[!] ",
+            0x40 => "[i] ",
             _ => "",
         };
-        // Windows lets the title bar's x close a box only when it has Cancel or is a
-        // plain OK box.
-        let closable = buttons
-            .iter()
-            .any(|(_, id)| *id == super::session::IDCANCEL)
-            || buttons.len() == 1;
+        // Windows lets the title bar's x (and Esc) close a box only when it has Cancel
+        // or is a plain OK box.
+        let closable = buttons.iter().any(|b| b.0 == IDCANCEL) || buttons.len() == 1;
+        let default = message_box_default(req.utype);
         let mut open = true;
-        let mut window = egui::Window::new(if req.caption.is_empty() {
+        let title = if req.caption.is_empty() {
             "Error"
         } else {
             req.caption.as_str()
-        })
-        .id(egui::Id::unique("guest message box"))
-        .collapsible(false)
-        .resizable(false)
-        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
+        };
+        let mut window = egui::Window::new(title)
+            .id(egui::Id::unique("guest message box"))
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
         if closable {
             window = window.open(&mut open);
         }
@@ -428,14 +436,27 @@ impl Ui {
             ui.label(format!("{icon}{}", req.text));
             ui.add_space(8.0);
             ui.horizontal(|ui| {
-                for (label, id) in buttons {
-                    if ui.button(*label).clicked() {
+                for (id, label) in &buttons {
+                    let text = if *id == default {
+                        egui::RichText::new(*label).strong()
+                    } else {
+                        egui::RichText::new(*label)
+                    };
+                    if ui.button(text).clicked() {
                         actions.push(Action::AnswerMessageBox(*id));
                     }
                 }
             });
         });
-        if !open {
+        let (enter, esc) = ctx.input(|i| {
+            (
+                i.key_pressed(egui::Key::Enter),
+                i.key_pressed(egui::Key::Escape),
+            )
+        });
+        if enter {
+            actions.push(Action::AnswerMessageBox(default));
+        } else if !open || (esc && closable) {
             actions.push(Action::AnswerMessageBox(message_box_dismissed(req.utype)));
         }
     }
