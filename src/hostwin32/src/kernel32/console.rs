@@ -190,6 +190,36 @@ pub fn ReadConsoleA(
     Ok(true)
 }
 
+/// ReadConsoleA's bytes in the console input code page, as UTF-16.
+pub fn ReadConsoleW(
+    cx: &mut Ctx,
+    hConsoleInput: u32,
+    lpBuffer: Ptr,
+    nNumberOfCharsToRead: u32,
+    lpNumberOfCharsRead: Ptr,
+    _pInputControl: u32,
+) -> ApiResult<bool> {
+    let Some(c) = console_arg(cx, hConsoleInput)? else {
+        return Ok(false);
+    };
+    let mut b = vec![0u8; nNumberOfCharsToRead as usize];
+    let Some(n) = c.read(cx.proc, &mut b) else {
+        set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+        return Ok(false);
+    };
+    let cp = super::string::CodePage::from_arg(GetConsoleCP(cx))?
+        .unwrap_or(super::string::CodePage::Oem437);
+    let units: Vec<u16> = b[..n]
+        .iter()
+        .map(|&x| super::string::byte_to_unicode(cp, x))
+        .collect();
+    super::string::write_wide(cx.proc, lpBuffer.0, &units)?;
+    if !lpNumberOfCharsRead.is_null() {
+        cx.proc.mem.write_u32(lpNumberOfCharsRead.0, n as u32)?;
+    }
+    Ok(true)
+}
+
 pub fn GetConsoleMode(cx: &mut Ctx, hConsoleHandle: u32, lpMode: Ptr) -> ApiResult<bool> {
     let Some(c) = console_arg(cx, hConsoleHandle)? else {
         return Ok(false);
@@ -348,6 +378,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("WriteConsoleA", WriteConsoleA),
         stdcall("WriteConsoleW", WriteConsoleW),
         stdcall("ReadConsoleA", ReadConsoleA),
+        stdcall("ReadConsoleW", ReadConsoleW),
         stdcall("GetConsoleMode", GetConsoleMode),
         stdcall("SetConsoleMode", SetConsoleMode),
         stdcall("SetConsoleCtrlHandler", SetConsoleCtrlHandler),

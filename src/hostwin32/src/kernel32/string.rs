@@ -78,7 +78,7 @@ impl CodePage {
     }
 }
 
-fn byte_to_unicode(cp: CodePage, b: u8) -> u16 {
+pub(crate) fn byte_to_unicode(cp: CodePage, b: u8) -> u16 {
     match (cp, b) {
         (_, 0..=0x7f) => b as u16,
         (CodePage::Ansi1252, 0x80..=0x9f) => CP1252_HIGH[(b - 0x80) as usize],
@@ -1230,6 +1230,7 @@ fn expand_inserts(
     ignore_inserts: bool,
     mut arg: impl FnMut(u32) -> ApiResult<u32>,
     mut text: impl FnMut(u32, Option<bool>) -> ApiResult<String>,
+    mut printf_insert: impl FnMut(u32, &str) -> ApiResult<String>,
 ) -> ApiResult<String> {
     let mut out = String::new();
     let cs: Vec<char> = msg.chars().collect();
@@ -1290,11 +1291,8 @@ fn expand_inserts(
                     "x" => out.push_str(&format!("{v:x}")),
                     "X" => out.push_str(&format!("{v:X}")),
                     "c" => out.push(char::from_u32(v & 0xff).unwrap_or('?')),
-                    _ => {
-                        return Err(ApiError::UnimplementedCase(format!(
-                            "FormatMessage insert format !{fmt}!"
-                        )));
-                    }
+                    // Widths, precisions and other conversions: printf's rules.
+                    _ => out.push_str(&printf_insert(n, &fmt)?),
                 }
             }
             other => out.push(other),
@@ -1368,6 +1366,17 @@ fn format_message(
             None => read(&proc, p),
             Some(true) => read_wstr(&proc, p),
             Some(false) => read_ansi(&proc, p),
+        },
+        |k, fmt| {
+            // The insert's arguments start at its own slot (a `*` width takes the
+            // slots after it, as FormatMessage numbers them).
+            let spec: Vec<u16> = format!("%{fmt}").encode_utf16().collect();
+            let mut args = crate::msvcrt::printf::GuestArgs {
+                mem: &proc.mem,
+                ptr: base + 4 * (k - 1),
+            };
+            let units = crate::msvcrt::printf::format(&spec, wide, &mut args)?;
+            Ok(String::from_utf16_lossy(&units))
         },
     )?;
     // The output with its NUL, and its length in characters without it.

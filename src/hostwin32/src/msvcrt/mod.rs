@@ -8,6 +8,7 @@ mod cmdline;
 mod conv;
 mod ctype;
 mod cxx;
+mod extra;
 mod fileinfo;
 mod float;
 pub(crate) mod gmem;
@@ -51,6 +52,7 @@ fn exports() -> Vec<ApiDef> {
         time::exports,
         misc::exports,
         cxx::exports,
+        extra::exports,
     ] {
         v.extend(part());
     }
