@@ -139,7 +139,7 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
             if extended {
                 lp |= 1 << 24;
             }
-            if alt && !(vk == VK_MENU && !down) {
+            if alt && (down || vk != VK_MENU) {
                 lp |= 1 << 29;
             }
             if !down && vk == VK_MENU {

@@ -20,6 +20,9 @@ pub mod res;
 pub mod window;
 pub mod wm;
 
+#[cfg(test)]
+mod tests;
+
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, HleDll, Outcome, stdcall};
 use crate::kernel32::string::{ANSI_CP, CP_ACP, CP_OEMCP, OEM_CP, user32_string_exports};
 use std::sync::{Mutex, MutexGuard};

@@ -641,13 +641,10 @@ fn scan(
         });
     }
     if in_range(WM_TIMER, min, max) && !wm.timers.is_empty() {
-        let k = wm.timers.iter().position(|t| {
-            t.tid == tid
-                && t.due <= now
-                && (t.hwnd == 0 && filter != 0xffff_ffff
-                    || t.hwnd == 0 && filter == 0
-                    || hwnd_matches(wm, t.hwnd, filter))
-        })?;
+        let k = wm
+            .timers
+            .iter()
+            .position(|t| t.tid == tid && t.due <= now && hwnd_matches(wm, t.hwnd, filter))?;
         let t = &mut wm.timers[k];
         if remove {
             t.due = now + t.interval as u64;

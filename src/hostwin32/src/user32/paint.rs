@@ -247,7 +247,6 @@ const RDW_ERASE: u32 = 0x4;
 const RDW_VALIDATE: u32 = 0x8;
 const RDW_ERASENOW: u32 = 0x200;
 const RDW_UPDATENOW: u32 = 0x100;
-const RDW_ALLCHILDREN: u32 = 0x80;
 
 pub fn RedrawWindow(
     cx: &mut Ctx,
@@ -276,7 +275,7 @@ pub fn RedrawWindow(
         lock_wm(cx.proc).validate(hwnd, r);
     }
     if flags & (RDW_UPDATENOW | RDW_ERASENOW) != 0 {
-        return fin(update_now(cx, hwnd, flags & RDW_ALLCHILDREN != 0 || true).map(|_| true));
+        return fin(update_now(cx, hwnd, true).map(|_| true));
     }
     Ok(Outcome::Return(1))
 }

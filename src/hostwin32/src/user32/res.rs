@@ -228,8 +228,8 @@ fn load_image(
     h: u32,
     name: u32,
     ty: u32,
-    _cx: i32,
-    _cy: i32,
+    _width: i32,
+    _height: i32,
     flags: u32,
     unicode: bool,
 ) -> ApiResult<u32> {
