@@ -627,6 +627,77 @@ pub fn PolyPolygon(cx: &mut Ctx, hdc: u32, apt: Ptr, asz: Ptr, csz: i32) -> ApiR
     polygons(cx.proc, hdc, polys)
 }
 
+const FLOODFILLBORDER: u32 = 0;
+const FLOODFILLSURFACE: u32 = 1;
+
+/// ExtFloodFill: fills with the brush the 4-connected area around (x, y) that is
+/// bounded by `color` (FLOODFILLBORDER) or made of `color` (FLOODFILLSURFACE).
+pub fn ExtFloodFill(
+    cx: &mut Ctx,
+    hdc: u32,
+    x: i32,
+    y: i32,
+    color: u32,
+    type_: u32,
+) -> ApiResult<bool> {
+    let Some(d) = dc::resolve(cx.proc, hdc) else {
+        return Ok(false);
+    };
+    if type_ != FLOODFILLBORDER && type_ != FLOODFILLSURFACE {
+        return Ok(false);
+    }
+    let (x, y) = d.to_dev(x, y);
+    let c = d.color(color);
+    let bounds = super::dc::target_bounds(&d.target);
+    let mut filled = false;
+    with_raster(cx.proc, &d, bounds, |r| {
+        let fillable = |p: u32| {
+            if type_ == FLOODFILLBORDER {
+                p != c
+            } else {
+                p == c
+            }
+        };
+        match r.get(x, y) {
+            Some(p) if fillable(p) => {}
+            _ => return,
+        }
+        // Pixels are decided on their colour before the fill changes them.
+        let w = bounds.width() as usize;
+        let mut seen = vec![false; w * bounds.height().max(0) as usize];
+        let mut stack = vec![(x, y)];
+        let mut area = Vec::new();
+        while let Some((px, py)) = stack.pop() {
+            if !bounds.contains(px, py) {
+                continue;
+            }
+            let i = (py - bounds.top) as usize * w + (px - bounds.left) as usize;
+            if seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            match r.get(px, py) {
+                Some(p) if fillable(p) => {}
+                _ => continue,
+            }
+            area.push((px, py));
+            stack.extend([(px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1)]);
+        }
+        for (px, py) in area {
+            if let (Some(old), Some(b)) = (r.get(px, py), raster::brush_pixel(&d, &d.brush, px, py))
+            {
+                r.put(px, py, raster::rop2(d.a.rop2, b, old));
+            }
+        }
+        filled = true;
+    })?;
+    Ok(filled)
+}
+
+pub fn FloodFill(cx: &mut Ctx, hdc: u32, x: i32, y: i32, color: u32) -> ApiResult<bool> {
+    ExtFloodFill(cx, hdc, x, y, color, FLOODFILLBORDER)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("SetPixel", SetPixel),
@@ -644,5 +715,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("Chord", Chord),
         stdcall("Polygon", Polygon),
         stdcall("PolyPolygon", PolyPolygon),
+        stdcall("ExtFloodFill", ExtFloodFill),
+        stdcall("FloodFill", FloodFill),
     ]
 }

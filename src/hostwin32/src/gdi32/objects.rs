@@ -698,6 +698,16 @@ pub fn SetDCPenColor(cx: &mut Ctx, hdc: u32, color: u32) -> u32 {
     }
 }
 
+pub fn GetDCBrushColor(cx: &mut Ctx, hdc: u32) -> u32 {
+    let g = cx.proc.gdi32.lock();
+    g.dcs.get(&hdc).map(|d| d.a.dc_brush).unwrap_or(0xffff_ffff)
+}
+
+pub fn GetDCPenColor(cx: &mut Ctx, hdc: u32) -> u32 {
+    let g = cx.proc.gdi32.lock();
+    g.dcs.get(&hdc).map(|d| d.a.dc_pen).unwrap_or(0xffff_ffff)
+}
+
 /// Used by `dc` when a DC is deleted: its bitmap is free again.
 pub fn unselect_bitmap(g: &mut Inner, hbm: u32) {
     if let Some(Obj::Bitmap(b)) = g.objs.get_mut(&hbm) {
@@ -725,5 +735,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("UnrealizeObject", UnrealizeObject),
         stdcall("SetDCBrushColor", SetDCBrushColor),
         stdcall("SetDCPenColor", SetDCPenColor),
+        stdcall("GetDCBrushColor", GetDCBrushColor),
+        stdcall("GetDCPenColor", GetDCPenColor),
     ]
 }

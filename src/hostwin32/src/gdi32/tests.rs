@@ -1058,3 +1058,32 @@ fn viewport_origin_offsets_drawing() {
     paint::fill_rect(&h.proc, hdc, Rect::new(1, 1, 2, 2), RED).unwrap();
     assert_eq!(pixels_of(&s, RED_PX), vec![(4 + 10, 3 + 5)]);
 }
+
+#[test]
+fn flood_fill_stops_at_the_border_colour() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    // A red frame 0..6 x 0..6; fill inside with green from (2, 2).
+    paint::frame_rect(&h.proc, hdc, Rect::new(0, 0, 6, 6), RED).unwrap();
+    let br = objects::CreateSolidBrush(&mut h.cx(), rgb(0, 255, 0));
+    objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+    assert!(draw::FloodFill(&mut h.cx(), hdc, 2, 2, RED).unwrap());
+    assert_eq!(pixels_of(&s, 0x00ff00).len(), 16);
+    assert_eq!(pixels_of(&s, RED_PX).len(), 20);
+    // Starting on the border colour fills nothing.
+    assert!(!draw::FloodFill(&mut h.cx(), hdc, 0, 0, RED).unwrap());
+}
+
+#[test]
+fn abc_widths_add_up_to_the_advance() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let out = h.scratch(12 * 3);
+    assert!(text::GetCharABCWidthsA(&mut h.cx(), hdc, 'A' as u32, 'C' as u32, Ptr(out)).unwrap());
+    for (i, c) in ['A', 'B', 'C'].into_iter().enumerate() {
+        let o = out + 12 * i as u32;
+        let sum = rd32(&h, o) as i32 + rd32(&h, o + 4) as i32 + rd32(&h, o + 8) as i32;
+        assert_eq!(sum, paint::text_extent(&h.proc, hdc, &c.to_string()).0);
+        assert!(rd32(&h, o + 4) > 0);
+    }
+}

@@ -221,10 +221,17 @@ pub fn draw_glyphs(
     for (i, &c) in text.iter().enumerate() {
         let Some(g) = glyph(fi, c) else { continue };
         let (m, cov) = (&g.0, &g.1);
-        let x0 = xs[i] + m.xmin;
         let y0 = baseline - (m.ymin + m.height as i32);
         for gy in 0..m.height {
             let y = y0 + gy as i32;
+            // No italic faces are bundled: italics are the upright glyphs slanted by
+            // shifting each row (about 12 degrees, like an oblique face).
+            let slant = if fi.italic {
+                ((baseline - y) as f32 * 0.21).round() as i32
+            } else {
+                0
+            };
+            let x0 = xs[i] + m.xmin + slant;
             let row = &cov[gy * m.width..(gy + 1) * m.width];
             r.span(y, x0, x0 + m.width as i32, |x, old| {
                 let a = row[(x - x0) as usize] as u32;
@@ -234,9 +241,6 @@ pub fn draw_glyphs(
                     blend(old, color, a)
                 }
             });
-        }
-        if fi.italic {
-            // No italic faces are bundled: italic text is drawn upright.
         }
     }
     let total = xs.last().copied().unwrap_or(0) + text.last().map(|&c| advance(fi, c)).unwrap_or(0);
@@ -725,6 +729,79 @@ pub fn GetCharWidth32W(
     char_widths(cx, hdc, iFirst, iLast, lpBuffer, true)
 }
 
+fn abc_widths(
+    cx: &mut Ctx,
+    hdc: u32,
+    first: u32,
+    last: u32,
+    out: Ptr,
+    wide: bool,
+) -> ApiResult<bool> {
+    let Some(fi) = dc_font(cx.proc, hdc) else {
+        return Ok(false);
+    };
+    if last < first || last - first > 0x10000 {
+        return Ok(false);
+    }
+    let Some(font) = fonts()[fi.file].as_ref() else {
+        return Ok(false);
+    };
+    for (i, code) in (first..=last).enumerate() {
+        let c = if wide {
+            char::from_u32(code).unwrap_or(' ')
+        } else {
+            decode_ansi(&[code as u8]).chars().next().unwrap_or(' ')
+        };
+        let m = font.metrics(map_char(c), fi.em);
+        // ABC: left bearing, ink width, right bearing; they add up to the advance.
+        let adv = advance(&fi, c);
+        let (a, b) = (m.xmin, m.width as i32);
+        let o = out.0 + 12 * i as u32;
+        cx.proc.mem.write_u32(o, a as u32)?;
+        cx.proc.mem.write_u32(o + 4, b as u32)?;
+        cx.proc.mem.write_u32(o + 8, (adv - a - b) as u32)?;
+    }
+    Ok(true)
+}
+
+pub fn GetCharABCWidthsA(
+    cx: &mut Ctx,
+    hdc: u32,
+    wFirst: u32,
+    wLast: u32,
+    lpABC: Ptr,
+) -> ApiResult<bool> {
+    abc_widths(cx, hdc, wFirst, wLast, lpABC, false)
+}
+
+pub fn GetCharABCWidthsW(
+    cx: &mut Ctx,
+    hdc: u32,
+    wFirst: u32,
+    wLast: u32,
+    lpABC: Ptr,
+) -> ApiResult<bool> {
+    abc_widths(cx, hdc, wFirst, wLast, lpABC, true)
+}
+
+/// ANSI_CHARSET for every font: the bundled fonts are used for code page 1252 text.
+pub fn GetTextCharset(cx: &mut Ctx, hdc: u32) -> u32 {
+    if cx.proc.gdi32.lock().dcs.contains_key(&hdc) {
+        0
+    } else {
+        0xffff_ffff
+    }
+}
+
+pub fn SetTextJustification(cx: &mut Ctx, hdc: u32, extra: i32, count: i32) -> ApiResult<bool> {
+    if extra != 0 {
+        return Err(ApiError::UnimplementedCase(format!(
+            "SetTextJustification with {extra} extra pixels over {count} breaks"
+        )));
+    }
+    Ok(cx.proc.gdi32.lock().dcs.contains_key(&hdc))
+}
+
 /// LOGFONTA/W from guest memory (28 bytes of numbers, then a 32-character face).
 pub fn read_logfont(proc: &Process, p: u32, wide: bool) -> ApiResult<LogFont> {
     let mut b = [0u8; 28];
@@ -1074,6 +1151,10 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetCharWidth32W", GetCharWidth32W),
         stdcall("GetCharWidthA", GetCharWidth32A),
         stdcall("GetCharWidthW", GetCharWidth32W),
+        stdcall("GetCharABCWidthsA", GetCharABCWidthsA),
+        stdcall("GetCharABCWidthsW", GetCharABCWidthsW),
+        stdcall("GetTextCharset", GetTextCharset),
+        stdcall("SetTextJustification", SetTextJustification),
         stdcall("CreateFontIndirectA", CreateFontIndirectA),
         stdcall("CreateFontIndirectW", CreateFontIndirectW),
         stdcall("CreateFontA", CreateFontA),
