@@ -102,7 +102,11 @@ struct App {
     /// An Ending already reported to the user (so it is reported once).
     reported: bool,
     ui: ui::Ui,
-    picker: (Sender<Option<PathBuf>>, Receiver<Option<PathBuf>>),
+    /// File dialog results, with how long the dialog was up.
+    picker: (
+        Sender<(Option<PathBuf>, Duration)>,
+        Receiver<(Option<PathBuf>, Duration)>,
+    ),
     shots: (
         Sender<Result<PathBuf, String>>,
         Receiver<Result<PathBuf, String>>,
@@ -399,8 +403,9 @@ impl App {
         let spawned = std::thread::Builder::new()
             .name("winterp-file-dialog".into())
             .spawn(move || {
+                let shown = Instant::now();
                 let picked = pollster::block_on(future).map(|h| h.path().to_path_buf());
-                let _ = tx.send(picked);
+                let _ = tx.send((picked, shown.elapsed()));
                 wake();
             });
         if let Err(e) = spawned {
@@ -841,10 +846,20 @@ impl App {
     }
 
     fn poll_channels(&mut self) {
-        while let Ok(picked) = self.picker.1.try_recv() {
+        while let Ok((picked, up_for)) = self.picker.1.try_recv() {
             self.ui.picker_open = false;
-            if let Some(p) = picked {
-                self.open_program(p);
+            match picked {
+                Some(p) => self.open_program(p),
+                // rfd says "nothing chosen" both for Cancel and for having no file
+                // chooser to show (no xdg-desktop-portal, no zenity); nobody cancels
+                // that fast.
+                None if up_for < Duration::from_millis(300) => self.ui.problem(
+                    "Open",
+                    "No file chooser could be shown (winterp uses the desktop's \
+                     xdg-desktop-portal, or zenity). Drop the .exe on this window or \
+                     start it with `winterp PROGRAM.EXE` instead.",
+                ),
+                None => {}
             }
         }
         while let Ok(r) = self.shots.1.try_recv() {
