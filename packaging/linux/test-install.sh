@@ -42,6 +42,13 @@ for m in application/x-ms-dos-executable application/x-msdownload application/vn
     got="$(xdg-mime query default "$m")"
     check "default for $m is winterp.desktop (got '$got')" test "$got" = winterp.desktop
 done
+# What a file manager does on double-click: the file's type, then that type's default.
+sample="$root/tests/guest/bin/hello.exe"
+if [[ -f "$sample" ]]; then
+    type="$(xdg-mime query filetype "$sample")"
+    got="$(xdg-mime query default "$type")"
+    check "a real .exe ($type) opens with winterp.desktop (got '$got')" test "$got" = winterp.desktop
+fi
 check "installed binary runs" "$HOME/.local/bin/winterp" --version
 
 "$here/install.sh" --uninstall >/dev/null
