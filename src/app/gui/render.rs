@@ -356,3 +356,147 @@ impl GuestLayer {
         pass.draw(0..3, 0..1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use winterp_video::scale::{self, Rect, ScaleMode};
+
+    const TARGET: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+    fn device() -> (wgpu::Device, wgpu::Queue) {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: None,
+            ..Default::default()
+        }))
+        .expect("these tests need a wgpu adapter; without a GPU install mesa-vulkan-drivers");
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("test"),
+            required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+            ..Default::default()
+        }))
+        .expect("request_device")
+    }
+
+    /// Draws `frame` into a `w` x `h` target through the presenter's guest layer and
+    /// reads the target back as 0x00RRGGBB pixels.
+    fn draw(
+        dev: &wgpu::Device,
+        queue: &wgpu::Queue,
+        frame: &Arc<Frame>,
+        vp: Viewport,
+        w: u32,
+        h: u32,
+    ) -> Vec<u32> {
+        let mut layer = GuestLayer::new(dev, TARGET);
+        layer.upload(dev, queue, frame);
+        let target = dev.create_texture(&wgpu::TextureDescriptor {
+            label: Some("target"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: TARGET,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = target.create_view(&Default::default());
+        let row = (w * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buf = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: (row * h) as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc = dev.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("test"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            layer.draw(&mut pass, vp, w, h);
+        }
+        enc.copy_texture_to_buffer(
+            target.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buf,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(h),
+                },
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+        queue.submit([enc.finish()]);
+        let slice = buf.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+        dev.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+        let data = slice.get_mapped_range().expect("mapped range");
+        let mut out = Vec::with_capacity((w * h) as usize);
+        for r in data.chunks(row as usize) {
+            for p in r[..(w * 4) as usize].chunks(4) {
+                out.push((p[0] as u32) << 16 | (p[1] as u32) << 8 | p[2] as u32);
+            }
+        }
+        out
+    }
+
+    /// Every window pixel shows the guest pixel the input mapping says is under it,
+    /// and the letterbox stays black: what the user clicks is what the guest gets.
+    #[test]
+    fn drawn_pixels_agree_with_the_input_mapping() {
+        let (dev, queue) = device();
+        // 5x3 guest frame, every pixel a different colour (none black).
+        let (gw, gh) = (5u32, 3u32);
+        let frame = Arc::new(Frame {
+            width: gw,
+            height: gh,
+            pixels: (0..gw * gh)
+                .map(|i| 0x0010_2030 + i * 0x0001_0907)
+                .collect(),
+        });
+        for (mode, w, h) in [
+            (ScaleMode::Integer, 17, 11), // 3x with margins
+            (ScaleMode::Integer, 5, 3),   // 1x, no margin
+            (ScaleMode::Aspect, 23, 19),  // 4.6x, letterbox top and bottom
+            (ScaleMode::Aspect, 13, 4),   // fractional, pillarbox
+        ] {
+            let vp = scale::fit(mode, gw, gh, Rect { x: 0, y: 0, w, h }).unwrap();
+            let got = draw(&dev, &queue, &frame, vp, w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    let want = match vp.to_guest(x as f64 + 0.5, y as f64 + 0.5) {
+                        Some((gx, gy)) => frame.pixels[(gy as u32 * gw + gx as u32) as usize],
+                        None => 0,
+                    };
+                    assert_eq!(
+                        got[(y * w + x) as usize],
+                        want,
+                        "{mode:?} {w}x{h}, window pixel ({x},{y}), viewport {vp:?}"
+                    );
+                }
+            }
+        }
+    }
+}
