@@ -75,6 +75,16 @@ fn main() -> Result<()> {
     match cli.command {
         Some(Command::Bench(args)) => bench_cmd::run(args),
         None if !cli.headless => {
+            if cli.stats.is_some()
+                || cli.frames.is_some()
+                || cli.screenshot.is_some()
+                || cli.input.is_some()
+            {
+                eprintln!(
+                    "winterp: --stats, --frames, --screenshot and --input need --headless; \
+                     ignored in the player"
+                );
+            }
             let winver_given = matches!(
                 matches.value_source("winver"),
                 Some(clap::parser::ValueSource::CommandLine)
