@@ -220,7 +220,7 @@ pub fn format_number(value: &str) -> Option<String> {
     let ip = if ip.is_empty() { "0" } else { ip };
     let mut grouped = String::new();
     for (i, ch) in ip.chars().enumerate() {
-        if i > 0 && (ip.len() - i) % 3 == 0 {
+        if i > 0 && (ip.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(ch);

@@ -212,7 +212,7 @@ fn _execute_onexit_table(cx: &mut Ctx, table: Ptr) -> ApiResult<Outcome> {
     if first == 0 {
         return Ok(Outcome::Return(0));
     }
-    if last < first || (last - first) % 4 != 0 {
+    if last < first || !(last - first).is_multiple_of(4) {
         return Err(ApiError::Other(format!(
             "_execute_onexit_table: corrupt table {first:#x}..{last:#x}"
         )));
