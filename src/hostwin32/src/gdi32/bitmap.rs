@@ -40,7 +40,15 @@ pub fn create_bitmap_from_dib(proc: &Process, packed: &[u8]) -> ApiResult<u32> {
         .get(info.header_len..)
         .ok_or_else(|| ApiError::Other("packed DIB ends inside its colour table".into()))?;
     let px = dib::decode_image(&info.fmt, bits)?;
-    let bpp = proc.display.mode().bpp as u16;
+    // A two-colour black-and-white DIB loads as a monochrome bitmap (masks keep
+    // working with the text/background colour rules); everything else at the
+    // display's depth.
+    let mono = info.fmt.bpp == 1 && info.fmt.colors == [0, 0xff_ffff];
+    let bpp = if mono {
+        1
+    } else {
+        proc.display.mode().bpp as u16
+    };
     Ok(new_ddb(
         proc,
         info.fmt.width,

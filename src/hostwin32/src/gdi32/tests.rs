@@ -1087,3 +1087,42 @@ fn abc_widths_add_up_to_the_advance() {
         assert!(rd32(&h, o + 4) > 0);
     }
 }
+
+#[test]
+fn logfont_width_sets_the_average_character_width() {
+    let mut h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let mut lf = objects::LogFont::simple(16, 400, 0, "Arial");
+    lf.width = 12;
+    let f = text::create_font(&h.proc, lf);
+    objects::SelectObject(&mut h.cx(), hdc, f).unwrap();
+    let tm = h.scratch(64);
+    text::GetTextMetricsA(&mut h.cx(), hdc, Ptr(tm)).unwrap();
+    assert_eq!(rd32(&h, tm + 20), 12); // tmAveCharWidth
+    assert_eq!(paint::text_extent(&h.proc, hdc, "xxxx").0, 48);
+}
+
+#[test]
+fn black_and_white_packed_dib_loads_as_monochrome() {
+    let mut h = Harness::new();
+    let mut b = Vec::new();
+    for v in [40u32, 8, 1] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.resize(40, 0);
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&0x00ff_ffffu32.to_le_bytes());
+    b.extend_from_slice(&[0xf0, 0, 0, 0]);
+    let hbm = bitmap::create_bitmap_from_dib(&h.proc, &b).unwrap();
+    let out = h.scratch(24);
+    objects::GetObjectA(&mut h.cx(), hbm, 24, Ptr(out)).unwrap();
+    assert_eq!(h.proc.mem.read_u16(out + 18).unwrap(), 1);
+    // A 1-bpp DIB with other colours loads in colour.
+    let n = b.len();
+    b[n - 8..n - 4].copy_from_slice(&0x00ff_0000u32.to_le_bytes());
+    let hbm = bitmap::create_bitmap_from_dib(&h.proc, &b).unwrap();
+    objects::GetObjectA(&mut h.cx(), hbm, 24, Ptr(out)).unwrap();
+    assert_eq!(h.proc.mem.read_u16(out + 18).unwrap(), 32);
+}

@@ -43,7 +43,7 @@ fn fonts() -> &'static Vec<Option<fontdue::Font>> {
     })
 }
 
-type GlyphKey = (usize, u32, char);
+type GlyphKey = (usize, u32, u32, char);
 type Glyph = (fontdue::Metrics, Vec<u8>);
 
 fn glyph_cache() -> &'static Mutex<HashMap<GlyphKey, std::sync::Arc<Glyph>>> {
@@ -58,6 +58,8 @@ pub struct FontInfo {
     pub family: Family,
     /// Em size in pixels.
     pub em: f32,
+    /// Horizontal scale for a LOGFONT that asks for an average character width.
+    pub xscale: f32,
     pub ascent: i32,
     pub descent: i32,
     pub internal_leading: i32,
@@ -136,6 +138,7 @@ pub fn font_info(lf: &LogFont) -> FontInfo {
         file,
         family,
         em,
+        xscale: 1.0,
         ascent,
         descent,
         internal_leading: (ascent + descent - em.round() as i32).max(0),
@@ -159,6 +162,10 @@ pub fn font_info(lf: &LogFont) -> FontInfo {
         charset: lf.charset,
     };
     fi.ave_width = advance(&fi, 'x');
+    if lf.width > 0 && fi.ave_width > 0 {
+        fi.xscale = (lf.width as f32 / fi.ave_width as f32).clamp(0.05, 20.0);
+        fi.ave_width = advance(&fi, 'x');
+    }
     fi.max_width = (' '..='~').map(|c| advance(&fi, c)).max().unwrap_or(0);
     fi
 }
@@ -167,7 +174,7 @@ pub fn font_info(lf: &LogFont) -> FontInfo {
 /// integer widths do, so the extent of a string is the sum of its characters').
 pub fn advance(fi: &FontInfo, c: char) -> i32 {
     match fonts()[fi.file].as_ref() {
-        Some(f) => f.metrics(map_char(c), fi.em).advance_width.round() as i32,
+        Some(f) => (f.metrics(map_char(c), fi.em).advance_width * fi.xscale).round() as i32,
         None => 0,
     }
 }
@@ -178,7 +185,7 @@ fn map_char(c: char) -> char {
 }
 
 fn glyph(fi: &FontInfo, c: char) -> Option<std::sync::Arc<Glyph>> {
-    let key = (fi.file, fi.em.to_bits(), c);
+    let key = (fi.file, fi.em.to_bits(), fi.xscale.to_bits(), c);
     if let Some(g) = glyph_cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -187,7 +194,24 @@ fn glyph(fi: &FontInfo, c: char) -> Option<std::sync::Arc<Glyph>> {
         return Some(g.clone());
     }
     let f = fonts()[fi.file].as_ref()?;
-    let g = std::sync::Arc::new(f.rasterize(map_char(c), fi.em));
+    let (mut m, cov) = f.rasterize(map_char(c), fi.em);
+    let cov = if fi.xscale == 1.0 || m.width == 0 {
+        cov
+    } else {
+        // Stretch the glyph horizontally by nearest-neighbour resampling.
+        let nw = ((m.width as f32 * fi.xscale).round() as usize).max(1);
+        let mut out = vec![0u8; nw * m.height];
+        for y in 0..m.height {
+            for x in 0..nw {
+                let sx = ((x as f32 + 0.5) / fi.xscale) as usize;
+                out[y * nw + x] = cov[y * m.width + sx.min(m.width - 1)];
+            }
+        }
+        m.xmin = (m.xmin as f32 * fi.xscale).round() as i32;
+        m.width = nw;
+        out
+    };
+    let g = std::sync::Arc::new((m, cov));
     glyph_cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
