@@ -307,11 +307,21 @@ impl App {
         };
         let ended = self.session.as_ref().is_none_or(|s| s.ending().is_some());
         let now = Instant::now();
+        if self.ui.message_box.is_some() && c.ended_at.is_none() {
+            // The program asks something while closing ("Save changes?"): the user
+            // gets the grace time after answering.
+            c.asked_at = now;
+        }
         let give_up = match c.ended_at {
             None if !ended && now - c.asked_at >= CLOSE_GRACE => {
                 if let Some(s) = &self.session {
                     log::info!("the program did not close within {CLOSE_GRACE:?}; ending it");
                     s.end_now();
+                }
+                // A box still up would keep its guest thread waiting for ever.
+                if let Some(req) = self.ui.message_box.take() {
+                    let id = session::message_box_dismissed(req.utype);
+                    req.answer(id);
                 }
                 c.ended_at = Some(now);
                 false
