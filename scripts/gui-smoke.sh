@@ -6,6 +6,7 @@
 #   scripts/gui-smoke.sh PROGRAM.EXE OUT.png
 #
 # Environment: WINTERP (binary; default $CARGO_TARGET_DIR or target, /release/winterp),
+# WINTERP_ARGS (extra options before the program, e.g. --deterministic),
 # SMOKE_WAIT (seconds between window and screenshot, default 3), SMOKE_TIMEOUT (seconds
 # for the window to appear and for winterp to exit, default 30 and 10).
 # Debian packages: xvfb, imagemagick (import), xdotool (finding the window),
@@ -52,7 +53,8 @@ trap cleanup EXIT
 for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X$n ]] && break; sleep 0.1; done
 [[ -e /tmp/.X11-unix/X$n ]] || { echo "gui-smoke: Xvfb did not start:" >&2; cat "$tmp/xvfb.log" >&2; exit 1; }
 
-"$winterp" "$program" >"$tmp/winterp.log" 2>&1 &
+# shellcheck disable=SC2086 # WINTERP_ARGS is a list of options
+"$winterp" ${WINTERP_ARGS:-} "$program" >"$tmp/winterp.log" 2>&1 &
 wpid=$!
 win=""
 for _ in $(seq $((appear_s * 10))); do
