@@ -89,9 +89,65 @@ struct Flags {
     zero: bool,
 }
 
+/// How floating-point conversions look. The default is msvcrt's (three-digit
+/// exponents, `1.#INF`); the Universal CRT by default prints at least two exponent
+/// digits and `inf`/`nan` (ucrtbase's printf options select between them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FloatStyle {
+    pub two_digit_exponent: bool,
+    pub ucrt_specials: bool,
+}
+
 /// Formats `fmt` (code units; `wide` selects the wide family's meaning of
 /// `%s`/`%c`) and returns the output units.
 pub fn format(fmt: &[u16], wide: bool, src: &mut dyn Source) -> ApiResult<Vec<u16>> {
+    format_styled(fmt, wide, src, FloatStyle::default())
+}
+
+/// UCRT's text for an infinity or NaN: `inf`, `nan`, `-nan(ind)` for the
+/// default NaN (sign set, quiet, empty payload), `nan(snan)` for a signalling one.
+fn ucrt_special(x: f64, caps: bool) -> Vec<u8> {
+    let bits = x.to_bits();
+    let t = if x.is_infinite() {
+        if x < 0.0 { "-inf" } else { "inf" }
+    } else if bits & (1 << 51) == 0 {
+        if bits >> 63 == 1 {
+            "-nan(snan)"
+        } else {
+            "nan(snan)"
+        }
+    } else if bits == 0xfff8_0000_0000_0000 {
+        "-nan(ind)"
+    } else if bits >> 63 == 1 {
+        "-nan"
+    } else {
+        "nan"
+    };
+    if caps {
+        t.to_ascii_uppercase().into_bytes()
+    } else {
+        t.as_bytes().to_vec()
+    }
+}
+
+/// Drops the first exponent digit when it is a padding zero of three (`e+005`
+/// -> `e+05`).
+fn two_digit_exponent(text: &mut Vec<u8>) {
+    if let Some(e) = text.iter().position(|&c| c == b'e' || c == b'E')
+        && text.len() == e + 5
+        && text[e + 2] == b'0'
+    {
+        text.remove(e + 2);
+    }
+}
+
+/// [`format`] with a choice of [`FloatStyle`].
+pub fn format_styled(
+    fmt: &[u16],
+    wide: bool,
+    src: &mut dyn Source,
+    style: FloatStyle,
+) -> ApiResult<Vec<u16>> {
     let mut out: Vec<u16> = Vec::with_capacity(fmt.len() + 16);
     let mut i = 0;
     let at = |i: usize| fmt.get(i).copied().unwrap_or(0);
@@ -265,17 +321,22 @@ pub fn format(fmt: &[u16], wide: bool, src: &mut dyn Source) -> ApiResult<Vec<u1
                 let lower = conv8.to_ascii_lowercase();
                 let caps = conv8.is_ascii_uppercase();
                 let p = prec.unwrap_or(6);
+                let special = style.ucrt_specials && !x.is_finite();
                 let mut text = match lower {
+                    _ if special => ucrt_special(x, caps),
                     b'e' => float::cftoe(x, p, caps),
                     b'f' => float::cftof(x, p),
                     b'g' => float::cftog(x, p, caps),
                     _ => float::cftoa(x, prec, caps),
                 };
-                if fl.alt && prec == Some(0) {
+                if fl.alt && prec == Some(0) && !special {
                     float::forcdecpt(&mut text);
                 }
-                if lower == b'g' && !fl.alt {
+                if lower == b'g' && !fl.alt && !special {
                     float::cropzeros(&mut text);
+                }
+                if style.two_digit_exponent && matches!(lower, b'e' | b'g') && !special {
+                    two_digit_exponent(&mut text);
                 }
                 let negative = text.first() == Some(&b'-');
                 if negative {

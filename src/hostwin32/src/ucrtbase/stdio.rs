@@ -23,6 +23,13 @@ pub const STANDARD_SNPRINTF_BEHAVIOR: u64 = 0x2;
 /// wide arguments (Microsoft's meaning); without it they follow ISO C (narrow).
 pub const LEGACY_WIDE_SPECIFIERS: u64 = 0x4;
 
+/// `_CRT_INTERNAL_PRINTF_LEGACY_MSVCRT_COMPATIBILITY`: infinities and NaNs as msvcrt
+/// printed them (`1.#INF`); without it `inf`/`nan`.
+pub const LEGACY_MSVCRT_COMPATIBILITY: u64 = 0x8;
+/// `_CRT_INTERNAL_PRINTF_LEGACY_THREE_DIGIT_EXPONENTS`: `1e+005`; without it at least
+/// two digits (`1e+05`).
+pub const LEGACY_THREE_DIGIT_EXPONENTS: u64 = 0x10;
+
 /// `(size_t)-1`: "no limit" for counts, `_TRUNCATE` for the `_s` functions.
 const NO_LIMIT: u32 = u32::MAX;
 
@@ -89,8 +96,17 @@ fn format(cx: &mut Ctx, options: u64, fmt: u32, va: u32, wide: bool) -> ApiResul
     // ISO wide specifiers: `%s` in a wide format is a narrow string, as in the
     // narrow family.
     let wide_meaning = wide && options & LEGACY_WIDE_SPECIFIERS != 0;
+    let style = printf::FloatStyle {
+        two_digit_exponent: options & LEGACY_THREE_DIGIT_EXPONENTS == 0,
+        ucrt_specials: options & LEGACY_MSVCRT_COMPATIBILITY == 0,
+    };
     let mem = cx.proc.mem.clone();
-    printf::format(&f, wide_meaning, &mut GuestArgs { mem: &mem, ptr: va })
+    printf::format_styled(
+        &f,
+        wide_meaning,
+        &mut GuestArgs { mem: &mem, ptr: va },
+        style,
+    )
 }
 
 fn write(cx: &mut Ctx, buf: u32, units: &[u16], terminate: bool, wide: bool) -> ApiResult<()> {

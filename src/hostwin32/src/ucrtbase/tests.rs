@@ -4,6 +4,7 @@
 //! contracts the header wrappers rely on).
 
 use super::stdio::{
+    LEGACY_MSVCRT_COMPATIBILITY, LEGACY_THREE_DIGIT_EXPONENTS,
     LEGACY_VSPRINTF_NULL_TERMINATION as LEGACY, LEGACY_WIDE_SPECIFIERS, Plan,
     STANDARD_SNPRINTF_BEHAVIOR as STANDARD, store_plan,
 };
@@ -285,4 +286,26 @@ fn api_set_names_resolve_to_ucrtbase() {
     assert_eq!(e.proc.hle_dll("api-ms-win-crt-stdio-l1-1-0.dll"), u);
     assert_eq!(e.proc.hle_dll("API-MS-WIN-CRT-RUNTIME-L1-1-0"), u);
     assert_ne!(e.proc.hle_dll("api-ms-win-core-file-l1-1-0.dll"), u);
+}
+
+#[test]
+fn float_style_follows_the_exponent_and_special_value_flags() {
+    let mut e = env(&[]);
+    let fmt = e.put(0x100, "%e|%g|%f|%E");
+    let b = |v: f64| [v.to_bits() as u32, (v.to_bits() >> 32) as u32];
+    let [a0, a1] = b(12345.678);
+    let [b0, b1] = b(1e-5);
+    let [c0, c1] = b(f64::INFINITY);
+    let [d0, d1] = b(-f64::INFINITY);
+    let va = e.va(0x140, &[a0, a1, b0, b1, c0, c1, d0, d1]);
+    let buf = e.data + 0x200;
+    let text = |e: &Env, n: i32| String::from_utf8(e.bytes(buf, n as usize)).unwrap();
+    // UCRT's defaults: two exponent digits, inf.
+    let [lo, hi] = lo_hi(STANDARD);
+    let n = e.ret("__stdio_common_vsprintf", &[lo, hi, buf, 100, fmt, 0, va]);
+    assert_eq!(text(&e, n), "1.234568e+04|1e-05|inf|-INF");
+    // msvcrt's: three digits, 1.#INF.
+    let [lo, hi] = lo_hi(STANDARD | LEGACY_THREE_DIGIT_EXPONENTS | LEGACY_MSVCRT_COMPATIBILITY);
+    let n = e.ret("__stdio_common_vsprintf", &[lo, hi, buf, 100, fmt, 0, va]);
+    assert_eq!(text(&e, n), "1.234568e+004|1e-005|1.#INF00|-1.#INF00E+000");
 }
