@@ -603,8 +603,9 @@ pub fn blit(
     let text = cr_to_rgb(d.a.text_color & 0xff_ffff);
     let bkc = cr_to_rgb(d.a.bk_color & 0xff_ffff);
     with_raster(proc, d, r, |ras| {
-        for y in r.top..r.bottom {
-            ras.span(y, r.left, r.right, |x, old| {
+        let a = r.intersect(&ras.area());
+        for y in a.top..a.bottom {
+            ras.span(y, a.left, a.right, |x, old| {
                 let p = if uses_p {
                     raster::brush_pixel(d, &d.brush, x, y).unwrap_or(0)
                 } else {

@@ -93,6 +93,41 @@ pub fn line_points(x0: i32, y0: i32, x1: i32, y1: i32) -> Vec<(i32, i32)> {
     v
 }
 
+/// The pixels of [`line_points`] that fall inside `area`, with their index along the
+/// line, computed directly for the stretch of the major axis inside `area` (a line
+/// with far-away end points costs only its visible part).
+pub fn line_points_within(x0: i32, y0: i32, x1: i32, y1: i32, area: Rect) -> Vec<(i64, i32, i32)> {
+    let (x0, y0, x1, y1) = (x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+    let (dx, dy) = ((x1 - x0).abs(), (y1 - y0).abs());
+    let (sx, sy) = ((x1 - x0).signum(), (y1 - y0).signum());
+    // Major axis: position = m0 + sm * i; minor: n0 + sn * floor((2*dn*i + dm - 1) / (2*dm)),
+    // the closed form of the error-term stepping in `line_points`.
+    let (m0, sm, dm, n0, sn, dn, lo, hi) = if dx >= dy {
+        (x0, sx, dx, y0, sy, dy, area.left as i64, area.right as i64)
+    } else {
+        (y0, sy, dy, x0, sx, dx, area.top as i64, area.bottom as i64)
+    };
+    if dm == 0 {
+        return Vec::new();
+    }
+    // Indices i in [0, dm) with lo <= m0 + sm * i < hi.
+    let (i0, i1) = if sm > 0 {
+        ((lo - m0).max(0), (hi - m0).min(dm))
+    } else {
+        ((m0 - hi + 1).max(0), (m0 - lo + 1).min(dm))
+    };
+    let mut v = Vec::new();
+    for i in i0..i1 {
+        let m = m0 + sm * i;
+        let n = n0 + sn * ((2 * dn * i + dm - 1) / (2 * dm));
+        let (x, y) = if dx >= dy { (m, n) } else { (n, m) };
+        if area.contains(x as i32, y as i32) {
+            v.push((i, x as i32, y as i32));
+        }
+    }
+    v
+}
+
 /// On/off run lengths of the styled cosmetic pens (Windows 9x's dash patterns).
 fn dash_pattern(style: u32) -> Option<&'static [i32]> {
     match style {
@@ -110,7 +145,8 @@ fn stroke(proc: &Process, d: &DrawCtx, pts: &[(i32, i32)], closed: bool) -> ApiR
     if d.pen.style == PS_NULL || pts.is_empty() {
         return Ok(());
     }
-    let w = d.pen.width.max(1);
+    // Wider pens than this are drawn this wide (each pixel stamps a w x w disc).
+    let w = d.pen.width.clamp(1, 256);
     let mut path: Vec<(i32, i32)> = pts.to_vec();
     if closed && pts.len() > 1 {
         path.push(pts[0]);
@@ -137,18 +173,24 @@ fn stroke(proc: &Process, d: &DrawCtx, pts: &[(i32, i32)], closed: bool) -> ApiR
                 r.put(x, y, raster::rop2(rop2, c, old));
             }
         };
-        let mut k = 0usize;
-        let mut pos = 0i32;
+        let area = r.area();
+        let reach = Rect::new(area.left - w, area.top - w, area.right + w, area.bottom + w);
+        // Pixels drawn before this segment: styled pens continue their dash pattern
+        // from one segment to the next.
+        let mut done: i64 = 0;
         for seg in path.windows(2) {
             let (a, b) = (seg[0], seg[1]);
-            let mut pixels = line_points(a.0, a.1, b.0, b.1);
+            let n = ((b.0 as i64 - a.0 as i64).abs()).max((b.1 as i64 - a.1 as i64).abs());
+            let mut pixels = line_points_within(a.0, a.1, b.0, b.1, reach);
             if w > 1 {
                 // Geometric pens have round ends: the end point is covered too.
-                pixels.push(b);
+                if reach.contains(b.0, b.1) {
+                    pixels.push((n, b.0, b.1));
+                }
                 let rad = (w - 1) as f32 / 2.0;
                 let lo = -(w / 2);
                 let hi = lo + w;
-                for (x, y) in pixels {
+                for (_, x, y) in pixels {
                     for oy in lo..hi {
                         for ox in lo..hi {
                             let (fx, fy) =
@@ -161,23 +203,26 @@ fn stroke(proc: &Process, d: &DrawCtx, pts: &[(i32, i32)], closed: bool) -> ApiR
                 }
                 continue;
             }
-            for (x, y) in pixels {
+            for (i, x, y) in pixels {
                 match dashes {
                     None => plot(r, x, y, pen),
                     Some(p) => {
+                        let total: i64 = p.iter().map(|&v| v as i64).sum();
+                        let mut t = (done + i) % total;
+                        let mut k = 0;
+                        while t >= p[k] as i64 {
+                            t -= p[k] as i64;
+                            k += 1;
+                        }
                         if k.is_multiple_of(2) {
                             plot(r, x, y, pen);
                         } else if d.a.bk_mode == OPAQUE {
                             plot(r, x, y, bk);
                         }
-                        pos += 1;
-                        if pos >= p[k % p.len()] {
-                            pos = 0;
-                            k = (k + 1) % p.len();
-                        }
                     }
                 }
             }
+            done += n;
         }
     })
 }
@@ -264,8 +309,9 @@ fn fill_shape(
     let has_pen = d.pen.style != PS_NULL;
     let rop2 = d.a.rop2;
     with_raster(proc, d, bounds, |r| {
-        for y in bounds.top..bounds.bottom {
-            for x in bounds.left..bounds.right {
+        let a = bounds.intersect(&r.area());
+        for y in a.top..a.bottom {
+            for x in a.left..a.right {
                 let Some(old) = r.get(x, y) else { continue };
                 if has_pen && outline(x, y) {
                     r.put(x, y, raster::rop2(rop2, pen, old));

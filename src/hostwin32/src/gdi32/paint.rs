@@ -116,6 +116,7 @@ pub fn write_rect(proc: &Process, p: u32, r: Rect) -> ApiResult<()> {
 
 fn fill_dev(proc: &Process, d: &DrawCtx, r: Rect, brush: &Brush) -> ApiResult<()> {
     with_raster(proc, d, r, |ras| {
+        let r = r.intersect(&ras.area());
         for y in r.top..r.bottom {
             ras.span(y, r.left, r.right, |x, old| {
                 raster::brush_pixel(d, brush, x, y).unwrap_or(old)
@@ -187,6 +188,7 @@ pub fn invert_rect(proc: &Process, hdc: u32, r: Rect) -> ApiResult<bool> {
     };
     let r = d.rect_to_dev(r);
     with_raster(proc, &d, r, |ras| {
+        let r = r.intersect(&ras.area());
         for y in r.top..r.bottom {
             ras.span(y, r.left, r.right, |_, old| !old & 0xff_ffff);
         }

@@ -84,6 +84,26 @@ impl Raster<'_> {
     pub fn clip_rects(&self) -> &[Rect] {
         &self.clip
     }
+
+    /// The bounding box of the drawable pixels: loops over a shape's rows and
+    /// columns stay inside it, however large the guest's coordinates.
+    pub fn area(&self) -> Rect {
+        bbox(&self.clip)
+    }
+}
+
+fn bbox(rs: &[Rect]) -> Rect {
+    let Some(&first) = rs.first() else {
+        return Rect::default();
+    };
+    rs.iter().skip(1).fold(first, |a, r| {
+        Rect::new(
+            a.left.min(r.left),
+            a.top.min(r.top),
+            a.right.max(r.right),
+            a.bottom.max(r.bottom),
+        )
+    })
 }
 
 /// Runs `f` on the pixels of the DC's target within `bounds` (device coordinates),
@@ -104,14 +124,7 @@ pub fn with_raster(
     if clip.is_empty() {
         return Ok(());
     }
-    let bbox = clip.iter().skip(1).fold(clip[0], |a, r| {
-        Rect::new(
-            a.left.min(r.left),
-            a.top.min(r.top),
-            a.right.max(r.right),
-            a.bottom.max(r.bottom),
-        )
-    });
+    let bbox = bbox(&clip);
     match &dc.target {
         Target::Surface { surf, origin, .. } => {
             let mut s = surf.lock().unwrap_or_else(|e| e.into_inner());

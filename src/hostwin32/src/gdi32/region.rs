@@ -281,6 +281,7 @@ fn paint_region(
     for r in rects {
         let r = d.rect_to_dev(r);
         with_raster(proc, &d, r, |ras| {
+            let r = r.intersect(&ras.area());
             for y in r.top..r.bottom {
                 ras.span(y, r.left, r.right, |x, old| f(&d, x, y, old));
             }

@@ -1126,3 +1126,58 @@ fn black_and_white_packed_dib_loads_as_monochrome() {
     objects::GetObjectA(&mut h.cx(), hbm, 24, Ptr(out)).unwrap();
     assert_eq!(h.proc.mem.read_u16(out + 18).unwrap(), 32);
 }
+
+#[test]
+fn clipped_line_pixels_match_the_stepping_algorithm() {
+    // Every line between points of a small grid: the direct (clipped) computation
+    // gives the same pixels as Bresenham's stepping.
+    let all = Rect::new(-100, -100, 100, 100);
+    for (x0, y0) in [(0, 0), (3, -2), (-5, 7)] {
+        for x1 in -9..10 {
+            for y1 in -9..10 {
+                let stepped = draw::line_points(x0, y0, x1, y1);
+                let direct: Vec<(i32, i32)> = draw::line_points_within(x0, y0, x1, y1, all)
+                    .into_iter()
+                    .map(|(_, x, y)| (x, y))
+                    .collect();
+                assert_eq!(stepped, direct, "({x0},{y0})-({x1},{y1})");
+            }
+        }
+    }
+    // A line from far outside the window draws only its visible part, quickly.
+    let v = draw::line_points_within(-2_000_000_000, 5, 2_000_000_000, 5, Rect::new(0, 0, 10, 10));
+    assert_eq!(v.len(), 10);
+    assert!(v.iter().all(|&(_, _, y)| y == 5));
+}
+
+#[test]
+fn huge_coordinates_are_clipped_not_looped_over() {
+    let mut h = Harness::new();
+    let (s, hdc) = window_dc(&h);
+    let br = objects::CreateSolidBrush(&mut h.cx(), RED);
+    objects::SelectObject(&mut h.cx(), hdc, br).unwrap();
+    let t = std::time::Instant::now();
+    draw::Ellipse(
+        &mut h.cx(),
+        hdc,
+        -1_000_000,
+        -1_000_000,
+        1_000_000,
+        1_000_000,
+    )
+    .unwrap();
+    bitmap::PatBlt(
+        &mut h.cx(),
+        hdc,
+        -1_000_000_000,
+        0,
+        2_000_000_000,
+        1,
+        0x00f00021,
+    )
+    .unwrap();
+    draw::MoveToEx(&mut h.cx(), hdc, -1_000_000_000, 2, Ptr(0)).unwrap();
+    draw::LineTo(&mut h.cx(), hdc, 1_000_000_000, 2).unwrap();
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(px(&s, 10, 10), RED_PX);
+}

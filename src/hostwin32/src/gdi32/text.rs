@@ -376,7 +376,8 @@ pub fn text_out_dc(
             let op = match clip {
                 Some(c) => op.intersect(&c),
                 None => op,
-            };
+            }
+            .intersect(&r.area());
             for yy in op.top..op.bottom {
                 r.span(yy, op.left, op.right, |_, _| bk);
             }
@@ -385,7 +386,8 @@ pub fn text_out_dc(
             let c = match clip {
                 Some(c) => cell.intersect(&c),
                 None => cell,
-            };
+            }
+            .intersect(&r.area());
             for yy in c.top..c.bottom {
                 r.span(yy, c.left, c.right, |_, _| bk);
             }
