@@ -239,6 +239,8 @@ impl App {
         self.settings.note_recent(&program);
         self.save_settings();
         self.reported = false;
+        // winterp's exit code is about the last program run.
+        self.exit_code = 0;
         self.viewport = None;
         self.session = Some(Session::start(launch, self.waker.clone()));
     }
