@@ -149,8 +149,10 @@ fn encode_ddb_bits(width: i32, bpp: u16, px: &[u32], rows: usize) -> Vec<u8> {
     out
 }
 
+/// Sizes a device bitmap may have: up to 16384 on a side and 64 Mpixels (256 MiB of
+/// host pixels); Windows fails larger requests for lack of memory too.
 fn valid_size(w: i32, h: i32) -> bool {
-    (1..=16384).contains(&w) && (1..=16384).contains(&h)
+    (1..=16384).contains(&w) && (1..=16384).contains(&h) && (w as i64 * h as i64) <= 1 << 26
 }
 
 pub fn CreateBitmap(

@@ -298,6 +298,13 @@ pub fn parse_info(b: &[u8], usage: u32, palette: &[u32]) -> ApiResult<Info> {
     if width <= 0 || height == 0 || width > 32768 || height.unsigned_abs() > 32768 {
         return Err(ApiError::Other(format!("DIB of {width}x{height} pixels")));
     }
+    // 256 MiB of pixels is far beyond any Win9x program's bitmap; larger sizes are
+    // corrupt headers, refused before anything is allocated for them.
+    if width as u64 * height.unsigned_abs() as u64 * bpp as u64 > 8 << 28 {
+        return Err(ApiError::Other(format!(
+            "DIB of {width}x{height} pixels at {bpp} bpp is too large"
+        )));
+    }
     let mut masks = default_masks(bpp);
     match compression {
         BI_RGB => {}

@@ -6,7 +6,7 @@ use super::objects::{COMPLEXREGION, NULLREGION, Obj, SIMPLEREGION};
 use super::paint::{read_rect, write_rect};
 use super::raster::{brush_pixel, with_raster};
 use super::surface::Rect;
-use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
 use crate::process::Process;
 
 pub const RGN_AND: u32 = 1;
@@ -16,9 +16,9 @@ pub const RGN_DIFF: u32 = 4;
 pub const RGN_COPY: u32 = 5;
 const ERROR: u32 = 0;
 
-/// Combines two rectangle sets: the plane is cut at every rectangle edge and each
-/// cell kept or dropped by `op`; kept cells are merged back into rectangles row by row
-/// and rows with equal spans merged downwards.
+/// Combines two rectangle sets band by band: the plane is cut at every top and
+/// bottom edge; in each band the x-spans of both sets are merged, kept or dropped by
+/// `op`, and bands with the same spans as the one above extend its rectangles.
 pub fn combine(a: &[Rect], b: &[Rect], op: u32) -> Vec<Rect> {
     let keep = |ina: bool, inb: bool| match op {
         RGN_AND => ina && inb,
@@ -27,26 +27,42 @@ pub fn combine(a: &[Rect], b: &[Rect], op: u32) -> Vec<Rect> {
         RGN_DIFF => ina && !inb,
         _ => ina,
     };
-    let mut xs: Vec<i32> = Vec::new();
     let mut ys: Vec<i32> = Vec::new();
     for r in a.iter().chain(b).filter(|r| !r.is_empty()) {
-        xs.extend([r.left, r.right]);
         ys.extend([r.top, r.bottom]);
     }
-    xs.sort_unstable();
-    xs.dedup();
     ys.sort_unstable();
     ys.dedup();
-    let inside = |set: &[Rect], x: i32, y: i32| set.iter().any(|r| r.contains(x, y));
+    let spans_at = |set: &[Rect], y: i32| -> Vec<(i32, i32)> {
+        let mut v: Vec<(i32, i32)> = set
+            .iter()
+            .filter(|r| !r.is_empty() && r.top <= y && y < r.bottom)
+            .map(|r| (r.left, r.right))
+            .collect();
+        v.sort_unstable();
+        let mut m: Vec<(i32, i32)> = Vec::with_capacity(v.len());
+        for (l, r) in v {
+            match m.last_mut() {
+                Some(last) if l <= last.1 => last.1 = last.1.max(r),
+                _ => m.push((l, r)),
+            }
+        }
+        m
+    };
+    let covers = |s: &[(i32, i32)], x: i32| s.iter().any(|&(l, r)| l <= x && x < r);
     let mut out: Vec<Rect> = Vec::new();
-    // Spans of the previous band, to extend downwards when identical.
+    // Rectangles of the previous band, to extend downwards when the spans repeat.
     let mut prev: Vec<usize> = Vec::new();
     for yw in ys.windows(2) {
         let (y0, y1) = (yw[0], yw[1]);
+        let (sa, sb) = (spans_at(a, y0), spans_at(b, y0));
+        let mut xs: Vec<i32> = sa.iter().chain(&sb).flat_map(|s| [s.0, s.1]).collect();
+        xs.sort_unstable();
+        xs.dedup();
         let mut spans: Vec<(i32, i32)> = Vec::new();
         for xw in xs.windows(2) {
             let (x0, x1) = (xw[0], xw[1]);
-            if keep(inside(a, x0, y0), inside(b, x0, y0)) {
+            if keep(covers(&sa, x0), covers(&sb, x0)) {
                 match spans.last_mut() {
                     Some(s) if s.1 == x0 => s.1 = x1,
                     _ => spans.push((x0, x1)),
@@ -136,8 +152,16 @@ pub fn CreateRectRgnIndirect(cx: &mut Ctx, lprect: Ptr) -> ApiResult<u32> {
     Ok(new_region(cx.proc, rect_region(r)))
 }
 
-/// A region from an inside test, one rectangle per row run.
-fn region_from(bounds: Rect, inside: impl Fn(i32, i32) -> bool) -> Vec<Rect> {
+/// A region from an inside test, one rectangle per row run. Shapes of more than 16
+/// Mpixels are refused (the test runs on every pixel of the box).
+fn region_from(bounds: Rect, inside: impl Fn(i32, i32) -> bool) -> ApiResult<Vec<Rect>> {
+    if bounds.width() as i64 * bounds.height() as i64 > 1 << 24 {
+        return Err(ApiError::UnimplementedCase(format!(
+            "a non-rectangular region of {}x{} pixels",
+            bounds.width(),
+            bounds.height()
+        )));
+    }
     let mut rows = Vec::new();
     for y in bounds.top..bounds.bottom {
         let mut x = bounds.left;
@@ -153,10 +177,10 @@ fn region_from(bounds: Rect, inside: impl Fn(i32, i32) -> bool) -> Vec<Rect> {
             }
         }
     }
-    combine(&rows, &[], RGN_OR)
+    Ok(combine(&rows, &[], RGN_OR))
 }
 
-pub fn CreateEllipticRgn(cx: &mut Ctx, x1: i32, y1: i32, x2: i32, y2: i32) -> u32 {
+pub fn CreateEllipticRgn(cx: &mut Ctx, x1: i32, y1: i32, x2: i32, y2: i32) -> ApiResult<u32> {
     let r = Rect::new(x1.min(x2), y1.min(y2), x1.max(x2), y1.max(y2));
     // A region ellipse covers left..right-1 like a drawn one of the same box minus
     // the right/bottom edge.
@@ -169,13 +193,13 @@ pub fn CreateEllipticRgn(cx: &mut Ctx, x1: i32, y1: i32, x2: i32, y2: i32) -> u3
         }
         let (dx, dy) = ((x as f32 - cxf) / a, (y as f32 - cyf) / b);
         dx * dx + dy * dy <= 1.0
-    });
-    new_region(cx.proc, rects)
+    })?;
+    Ok(new_region(cx.proc, rects))
 }
 
 pub fn CreateEllipticRgnIndirect(cx: &mut Ctx, lprect: Ptr) -> ApiResult<u32> {
     let r = read_rect(cx.proc, lprect.0)?;
-    Ok(CreateEllipticRgn(cx, r.left, r.top, r.right, r.bottom))
+    CreateEllipticRgn(cx, r.left, r.top, r.right, r.bottom)
 }
 
 pub fn CreatePolygonRgn(cx: &mut Ctx, pptl: Ptr, cPoint: i32, iMode: u32) -> ApiResult<u32> {
@@ -198,7 +222,7 @@ pub fn CreatePolygonRgn(cx: &mut Ctx, pptl: Ptr, cPoint: i32, iMode: u32) -> Api
     let winding = iMode == dc::WINDING;
     let rects = region_from(bb, |x, y| {
         super::draw::polygon_inside(&polys, winding, x, y)
-    });
+    })?;
     Ok(new_region(cx.proc, rects))
 }
 

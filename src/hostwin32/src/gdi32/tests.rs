@@ -1181,3 +1181,28 @@ fn huge_coordinates_are_clipped_not_looped_over() {
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
     assert_eq!(px(&s, 10, 10), RED_PX);
 }
+
+#[test]
+fn elliptic_region_is_a_stack_of_row_runs() {
+    let mut h = Harness::new();
+    let e = region::CreateEllipticRgn(&mut h.cx(), 0, 0, 10, 10).unwrap();
+    let rs = rects_of(&h, e);
+    // Symmetric, inside its box, widest in the middle rows, corners out.
+    assert!(
+        rs.iter()
+            .all(|r| r.left >= 0 && r.top >= 0 && r.right <= 10 && r.bottom <= 10)
+    );
+    assert!(region::PtInRegion(&mut h.cx(), e, 0, 5) && region::PtInRegion(&mut h.cx(), e, 9, 4));
+    assert!(!region::PtInRegion(&mut h.cx(), e, 0, 0) && !region::PtInRegion(&mut h.cx(), e, 9, 9));
+    for y in 0..10 {
+        for x in 0..10 {
+            assert_eq!(
+                region::PtInRegion(&mut h.cx(), e, x, y),
+                region::PtInRegion(&mut h.cx(), e, 9 - x, 9 - y),
+                "({x},{y})"
+            );
+        }
+    }
+    // A huge one is refused with an error, not computed pixel by pixel.
+    assert!(region::CreateEllipticRgn(&mut h.cx(), 0, 0, 100_000, 100_000).is_err());
+}

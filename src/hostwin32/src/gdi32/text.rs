@@ -416,9 +416,16 @@ pub fn dc_font(proc: &Process, hdc: u32) -> Option<FontInfo> {
 
 // ---- API ----------------------------------------------------------------------------
 
+/// Longest string the text calls take (a runaway count stops here, not in an
+/// allocation of gigabytes).
+const MAX_TEXT: i32 = 1 << 20;
+
 fn chars_a(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<char>> {
     if n <= 0 {
         return Ok(Vec::new());
+    }
+    if n > MAX_TEXT {
+        return Err(ApiError::Other(format!("text of {n} characters")));
     }
     let mut b = vec![0u8; n as usize];
     proc.mem.read_bytes(p, &mut b)?;
@@ -428,6 +435,9 @@ fn chars_a(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<char>> {
 fn chars_w(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<char>> {
     if n <= 0 {
         return Ok(Vec::new());
+    }
+    if n > MAX_TEXT {
+        return Err(ApiError::Other(format!("text of {n} characters")));
     }
     let mut b = vec![0u8; n as usize * 2];
     proc.mem.read_bytes(p, &mut b)?;
