@@ -175,7 +175,13 @@ fn _vscwprintf(cx: &mut Ctx, format: WStrPtr, argptr: u32) -> ApiResult<i32> {
     Ok(self::format(cx, format.0, argptr, true)?.len() as i32)
 }
 
-pub(crate) fn scan_string(cx: &mut Ctx, input: Vec<u16>, fmt: u32, va: u32, wide: bool) -> ApiResult<i32> {
+pub(crate) fn scan_string(
+    cx: &mut Ctx,
+    input: Vec<u16>,
+    fmt: u32,
+    va: u32,
+    wide: bool,
+) -> ApiResult<i32> {
     let f = if wide {
         printf::read_wfmt(&cx.proc.mem, fmt)?
     } else {
