@@ -604,32 +604,47 @@ pub fn blit(
     let uses_p = raster::rop_uses_pattern(code);
     let text = cr_to_rgb(d.a.text_color & 0xff_ffff);
     let bkc = cr_to_rgb(d.a.bk_color & 0xff_ffff);
+    // Nearest source pixel of each destination column and row (the centre of the
+    // destination pixel mapped into the source; negative extents mirror), or -1
+    // outside the source.
+    let axis = |from: i32, n: i32, dn: i32, s0: i32, sn: i32, lim: i32| -> Vec<i64> {
+        let an = dn.unsigned_abs() as i64;
+        (from as i64..from as i64 + n as i64)
+            .map(|i| {
+                let mut si = ((2 * i + 1) * sn.unsigned_abs() as i64) / (2 * an);
+                if (dn < 0) != (sn < 0) {
+                    si = sn.unsigned_abs() as i64 - 1 - si;
+                }
+                let v = s0.min(s0.wrapping_add(sn)) as i64 + si;
+                if v >= 0 && v < lim as i64 { v } else { -1 }
+            })
+            .collect()
+    };
     with_raster(proc, d, r, |ras| {
         let a = r.intersect(&ras.area());
+        if a.is_empty() {
+            return;
+        }
+        let maps = src.map(|(s, (sx, sy, sw, sh))| {
+            // Only the visible part of the destination needs a map.
+            let xs = axis(a.left - r.left, a.width(), dw, sx, sw, s.w);
+            let ys = axis(a.top - r.top, a.height(), dh, sy, sh, s.h);
+            (s, xs, ys)
+        });
         for y in a.top..a.bottom {
+            let row = maps
+                .as_ref()
+                .map(|(s, _, ys)| (s, ys[(y - a.top) as usize]));
             ras.span(y, a.left, a.right, |x, old| {
                 let p = if uses_p {
                     raster::brush_pixel(d, &d.brush, x, y).unwrap_or(0)
                 } else {
                     0
                 };
-                let s = match src {
-                    Some((s, (sx, sy, sw, sh))) => {
-                        let (aw, ah) = (dw.abs() as i64, dh.abs() as i64);
-                        let mut i = (x - r.left) as i64;
-                        let mut j = (y - r.top) as i64;
-                        // Nearest source pixel of the destination pixel's centre.
-                        let mut si = ((2 * i + 1) * sw.abs() as i64) / (2 * aw);
-                        let mut sj = ((2 * j + 1) * sh.abs() as i64) / (2 * ah);
-                        if (dw < 0) != (sw < 0) {
-                            si = sw.abs() as i64 - 1 - si;
-                        }
-                        if (dh < 0) != (sh < 0) {
-                            sj = sh.abs() as i64 - 1 - sj;
-                        }
-                        i = sx.min(sx + sw) as i64 + si;
-                        j = sy.min(sy + sh) as i64 + sj;
-                        let v = if i >= 0 && j >= 0 && i < s.w as i64 && j < s.h as i64 {
+                let s = match (&maps, row) {
+                    (Some((_, xs, _)), Some((s, j))) => {
+                        let i = xs[(x - a.left) as usize];
+                        let v = if i >= 0 && j >= 0 {
                             s.px[(j * s.w as i64 + i) as usize]
                         } else {
                             0
@@ -642,7 +657,7 @@ pub fn blit(
                             v
                         }
                     }
-                    None => 0,
+                    _ => 0,
                 };
                 raster::rop3(code, p, s, old)
             });

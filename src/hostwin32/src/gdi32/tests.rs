@@ -1206,3 +1206,39 @@ fn elliptic_region_is_a_stack_of_row_runs() {
     // A huge one is refused with an error, not computed pixel by pixel.
     assert!(region::CreateEllipticRgn(&mut h.cx(), 0, 0, 100_000, 100_000).is_err());
 }
+
+#[test]
+fn stretch_blt_mirrors_with_a_negative_width() {
+    let mut h = Harness::new();
+    let (mdc, _, bits) = dib_dc(&mut h, 3, 1, 32, &[]);
+    for (i, v) in [1u32, 2, 3].iter().enumerate() {
+        h.proc.mem.write_u32(bits + 4 * i as u32, *v).unwrap();
+    }
+    let (s, wdc) = window_dc(&h);
+    // Destination x 2 with width -3 covers x 0..2, mirrored.
+    assert!(
+        bitmap::StretchBlt(&mut h.cx(), wdc, 3, 0, -3, 1, mdc, 0, 0, 3, 1, 0x00cc0020).unwrap()
+    );
+    assert_eq!((px(&s, 4, 3), px(&s, 5, 3), px(&s, 6, 3)), (3, 2, 1));
+    // Shrinking 3 -> 1 takes the middle pixel (nearest to the destination centre).
+    assert!(
+        bitmap::StretchBlt(&mut h.cx(), wdc, 10, 0, 1, 1, mdc, 0, 0, 3, 1, 0x00cc0020).unwrap()
+    );
+    assert_eq!(px(&s, 14, 3), 2);
+    // A blit at far-away coordinates is clipped before anything is computed per pixel.
+    assert!(
+        bitmap::BitBlt(
+            &mut h.cx(),
+            wdc,
+            -1_000_000_000,
+            0,
+            2_000_000_000,
+            1,
+            mdc,
+            0,
+            0,
+            0x00cc0020
+        )
+        .unwrap()
+    );
+}
