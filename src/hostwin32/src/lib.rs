@@ -24,6 +24,7 @@ pub mod ntdll;
 pub mod shlwapi;
 pub mod shell32;
 pub mod comdlg32;
+pub mod comctl32;
 pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.
@@ -40,6 +41,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         shlwapi::DLL,
         shell32::DLL,
         comdlg32::DLL,
+        comctl32::DLL,
     ]
 }
 pub mod teb;
