@@ -1242,3 +1242,36 @@ fn stretch_blt_mirrors_with_a_negative_width() {
         .unwrap()
     );
 }
+
+#[test]
+fn enum_font_families_calls_the_guest_callback_per_family() {
+    use winterp_core::mem::Prot;
+    let h = Harness::new();
+    let mut thread = crate::startup::new_thread(&h.proc, 0, 0, 0).unwrap();
+    let data = h
+        .proc
+        .vm
+        .lock()
+        .unwrap()
+        .alloc(None, 0x1000, Prot::RWX, "test code")
+        .unwrap();
+    // int CALLBACK cb(lf, tm, type, lparam) { ++*(int *)lparam; return 1; }
+    let code = [
+        0x8b, 0x44, 0x24, 0x10, 0xff, 0x00, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc2, 0x10, 0x00,
+    ];
+    h.proc.mem.write_bytes(data, &code).unwrap();
+    let counter = data + 0x100;
+    let face = data + 0x200;
+    let mut cx = crate::hle::Ctx {
+        proc: &h.proc,
+        thread: &mut thread,
+    };
+    let r = text::EnumFontFamiliesW(&mut cx, 0, crate::hle::WStrPtr(0), data, counter).unwrap();
+    assert_eq!(r, crate::hle::Outcome::Return(1));
+    assert_eq!(h.proc.mem.read_u32(counter).unwrap(), 6);
+    // Only the named family.
+    h.proc.mem.write_u32(counter, 0).unwrap();
+    h.put_wstr(face, "courier new");
+    text::EnumFontFamiliesW(&mut cx, 0, crate::hle::WStrPtr(face), data, counter).unwrap();
+    assert_eq!(h.proc.mem.read_u32(counter).unwrap(), 1);
+}
