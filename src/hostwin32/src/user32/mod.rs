@@ -296,6 +296,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(window::exports());
     v.extend(msg::exports());
     v.extend(paint::exports());
+    v.extend(paint::rect_exports());
     v.extend(input::exports());
     v.extend(res::exports());
     v.extend(dialog::exports());

@@ -490,3 +490,98 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SetCaretBlinkTime", SetCaretBlinkTime),
     ]
 }
+
+// ---- Rectangle arithmetic ----------------------------------------------------------------
+
+fn norm_empty(r: Rect) -> Rect {
+    if r.is_empty() { Rect::default() } else { r }
+}
+
+pub fn SetRect(cx: &mut Ctx, lprc: Ptr, l: i32, t: i32, r: i32, b: i32) -> ApiResult<bool> {
+    put_rect(cx, lprc.0, Rect::new(l, t, r, b))?;
+    Ok(true)
+}
+pub fn SetRectEmpty(cx: &mut Ctx, lprc: Ptr) -> ApiResult<bool> {
+    put_rect(cx, lprc.0, Rect::default())?;
+    Ok(true)
+}
+pub fn CopyRect(cx: &mut Ctx, dst: Ptr, src: Ptr) -> ApiResult<bool> {
+    let r = read_rect(cx, src.0)?;
+    put_rect(cx, dst.0, r)?;
+    Ok(true)
+}
+pub fn IsRectEmpty(cx: &mut Ctx, lprc: Ptr) -> ApiResult<bool> {
+    Ok(read_rect(cx, lprc.0)?.is_empty())
+}
+pub fn EqualRect(cx: &mut Ctx, a: Ptr, b: Ptr) -> ApiResult<bool> {
+    Ok(read_rect(cx, a.0)? == read_rect(cx, b.0)?)
+}
+pub fn IntersectRect(cx: &mut Ctx, dst: Ptr, a: Ptr, b: Ptr) -> ApiResult<bool> {
+    let r = norm_empty(read_rect(cx, a.0)?.intersect(&read_rect(cx, b.0)?));
+    put_rect(cx, dst.0, r)?;
+    Ok(!r.is_empty())
+}
+pub fn UnionRect(cx: &mut Ctx, dst: Ptr, a: Ptr, b: Ptr) -> ApiResult<bool> {
+    let r = super::wm::union(read_rect(cx, a.0)?, read_rect(cx, b.0)?);
+    let r = norm_empty(r);
+    put_rect(cx, dst.0, r)?;
+    Ok(!r.is_empty())
+}
+pub fn SubtractRect(cx: &mut Ctx, dst: Ptr, a: Ptr, b: Ptr) -> ApiResult<bool> {
+    let ra = read_rect(cx, a.0)?;
+    let rb = read_rect(cx, b.0)?;
+    let i = ra.intersect(&rb);
+    let mut r = ra;
+    if !i.is_empty() {
+        // Only a cut that leaves a rectangle changes it.
+        if i.top <= ra.top && i.bottom >= ra.bottom {
+            if i.left <= ra.left {
+                r.left = i.right.min(ra.right);
+            } else if i.right >= ra.right {
+                r.right = i.left;
+            }
+        } else if i.left <= ra.left && i.right >= ra.right {
+            if i.top <= ra.top {
+                r.top = i.bottom.min(ra.bottom);
+            } else if i.bottom >= ra.bottom {
+                r.bottom = i.top;
+            }
+        }
+    }
+    let r = norm_empty(r);
+    put_rect(cx, dst.0, r)?;
+    Ok(!r.is_empty())
+}
+pub fn OffsetRect(cx: &mut Ctx, lprc: Ptr, dx: i32, dy: i32) -> ApiResult<bool> {
+    let r = read_rect(cx, lprc.0)?;
+    put_rect(cx, lprc.0, r.offset(dx, dy))?;
+    Ok(true)
+}
+pub fn InflateRect(cx: &mut Ctx, lprc: Ptr, dx: i32, dy: i32) -> ApiResult<bool> {
+    let r = read_rect(cx, lprc.0)?;
+    put_rect(
+        cx,
+        lprc.0,
+        Rect::new(r.left - dx, r.top - dy, r.right + dx, r.bottom + dy),
+    )?;
+    Ok(true)
+}
+pub fn PtInRect(cx: &mut Ctx, lprc: Ptr, x: i32, y: i32) -> ApiResult<bool> {
+    Ok(read_rect(cx, lprc.0)?.contains(x, y))
+}
+
+pub fn rect_exports() -> Vec<ApiDef> {
+    vec![
+        stdcall("SetRect", SetRect),
+        stdcall("SetRectEmpty", SetRectEmpty),
+        stdcall("CopyRect", CopyRect),
+        stdcall("IsRectEmpty", IsRectEmpty),
+        stdcall("EqualRect", EqualRect),
+        stdcall("IntersectRect", IntersectRect),
+        stdcall("UnionRect", UnionRect),
+        stdcall("SubtractRect", SubtractRect),
+        stdcall("OffsetRect", OffsetRect),
+        stdcall("InflateRect", InflateRect),
+        stdcall("PtInRect", PtInRect),
+    ]
+}
