@@ -363,6 +363,9 @@ pub const DT_NOCLIP: u32 = 0x100;
 pub const DT_EXTERNALLEADING: u32 = 0x200;
 pub const DT_CALCRECT: u32 = 0x400;
 pub const DT_NOPREFIX: u32 = 0x800;
+pub const DT_PATH_ELLIPSIS: u32 = 0x4000;
+pub const DT_END_ELLIPSIS: u32 = 0x8000;
+pub const DT_WORD_ELLIPSIS: u32 = 0x4_0000;
 pub const DT_HIDEPREFIX: u32 = 0x10_0000;
 pub const DT_PREFIXONLY: u32 = 0x20_0000;
 
@@ -482,6 +485,24 @@ pub fn draw_text_calc(
         }
         if n == 0 {
             lines.push(l);
+        }
+    }
+    if format & (DT_END_ELLIPSIS | DT_PATH_ELLIPSIS | DT_WORD_ELLIPSIS) != 0 {
+        // Lines too wide for the rectangle end in "..." after as many characters as
+        // fit (path ellipses are shortened at the end too).
+        let maxw = r.width();
+        for l in &mut lines {
+            if width_of(&l.chars) <= maxw {
+                continue;
+            }
+            let dots = width_of(&['.', '.', '.']);
+            while !l.chars.is_empty() && width_of(&l.chars) + dots > maxw {
+                l.chars.pop();
+            }
+            if l.underline.is_some_and(|u| u >= l.chars.len()) {
+                l.underline = None;
+            }
+            l.chars.extend(['.', '.', '.']);
         }
     }
     let total_h = line_h * lines.len() as i32;

@@ -1275,3 +1275,21 @@ fn enum_font_families_calls_the_guest_callback_per_family() {
     text::EnumFontFamiliesW(&mut cx, 0, crate::hle::WStrPtr(face), data, counter).unwrap();
     assert_eq!(h.proc.mem.read_u32(counter).unwrap(), 1);
 }
+
+#[test]
+fn draw_text_end_ellipsis_shortens_to_fit() {
+    let h = Harness::new();
+    let (_s, hdc) = window_dc(&h);
+    let (w, _) = paint::text_extent(&h.proc, hdc, "Hello wonderful world");
+    let mut r = Rect::new(0, 0, w / 2, 20);
+    let fmt = paint::DT_END_ELLIPSIS | paint::DT_SINGLELINE | paint::DT_CALCRECT;
+    paint::draw_text_calc(&h.proc, hdc, "Hello wonderful world", &mut r, fmt).unwrap();
+    assert!(
+        r.width() <= w / 2 && r.width() > 0,
+        "{} vs {}",
+        r.width(),
+        w / 2
+    );
+    let (dots, _) = paint::text_extent(&h.proc, hdc, "...");
+    assert!(r.width() >= dots);
+}
