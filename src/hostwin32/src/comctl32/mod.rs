@@ -4,7 +4,7 @@
 
 #![allow(non_snake_case)]
 
-use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
@@ -22,9 +22,53 @@ pub fn InitCommonControlsEx(cx: &mut Ctx, picce: Ptr) -> ApiResult<bool> {
     Ok(true)
 }
 
+pub fn SetWindowSubclass(
+    cx: &mut Ctx,
+    hWnd: u32,
+    pfnSubclass: u32,
+    uIdSubclass: u32,
+    dwRefData: u32,
+) -> bool {
+    crate::user32::subclass::set_subclass(cx, hWnd, pfnSubclass, uIdSubclass, dwRefData)
+}
+
+pub fn GetWindowSubclass(
+    cx: &mut Ctx,
+    hWnd: u32,
+    pfnSubclass: u32,
+    uIdSubclass: u32,
+    pdwRefData: Ptr,
+) -> ApiResult<bool> {
+    let r = crate::user32::subclass::get_subclass(cx, hWnd, pfnSubclass, uIdSubclass);
+    if !pdwRefData.is_null() {
+        cx.proc.mem.write_u32(pdwRefData.0, r.unwrap_or(0))?;
+    }
+    Ok(r.is_some())
+}
+
+pub fn RemoveWindowSubclass(cx: &mut Ctx, hWnd: u32, pfnSubclass: u32, uIdSubclass: u32) -> bool {
+    crate::user32::subclass::remove_subclass(cx, hWnd, pfnSubclass, uIdSubclass)
+}
+
+pub fn DefSubclassProc(
+    cx: &mut Ctx,
+    hWnd: u32,
+    uMsg: u32,
+    wParam: u32,
+    lParam: u32,
+) -> ApiResult<Outcome> {
+    crate::user32::fin(crate::user32::subclass::def_subclass(
+        cx, hWnd, uMsg, wParam, lParam,
+    ))
+}
+
 fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
+        stdcall("SetWindowSubclass", SetWindowSubclass).ordinal(410),
+        stdcall("GetWindowSubclass", GetWindowSubclass).ordinal(411),
+        stdcall("RemoveWindowSubclass", RemoveWindowSubclass).ordinal(412),
+        stdcall("DefSubclassProc", DefSubclassProc).ordinal(413),
     ]
 }

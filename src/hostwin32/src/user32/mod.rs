@@ -17,6 +17,7 @@ pub mod msg;
 pub mod paint;
 pub mod present;
 pub mod res;
+pub mod subclass;
 pub mod window;
 pub mod wm;
 
@@ -301,6 +302,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(res::exports());
     v.extend(dialog::exports());
     v.extend(controls::exports());
+    v.extend(subclass::exports());
     v
 }
 

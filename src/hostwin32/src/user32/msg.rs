@@ -101,7 +101,7 @@ const ERROR_INVALID_THREAD_ID: u32 = 1444;
 /// The built-in procedure a window-procedure address stands for, if any (a USER32
 /// thunk, or the marker a system class holds before the thunk exists).
 pub fn builtin_of(cx: &Ctx, addr: u32) -> Option<Builtin> {
-    const ALL: [Builtin; 8] = [
+    const ALL: [Builtin; 9] = [
         Builtin::DefWindow,
         Builtin::DefDlg,
         Builtin::Button,
@@ -110,6 +110,7 @@ pub fn builtin_of(cx: &Ctx, addr: u32) -> Option<Builtin> {
         Builtin::ListBox,
         Builtin::ComboBox,
         Builtin::ScrollBar,
+        Builtin::Subclass,
     ];
     if addr & 0xffff_fff0 == 0x8000_0000 {
         return ALL.get((addr & 0xf) as usize).copied();
@@ -168,6 +169,7 @@ fn run_builtin(
         Builtin::ListBox => super::controls::listbox_proc(cx, hwnd, msg, wp, lp, unicode),
         Builtin::ComboBox => super::controls::combo_proc(cx, hwnd, msg, wp, lp, unicode),
         Builtin::ScrollBar => super::window::def_window_proc(cx, hwnd, msg, wp, lp, unicode),
+        Builtin::Subclass => super::subclass::dispatch(cx, hwnd, msg, wp, lp, unicode),
     }
 }
 

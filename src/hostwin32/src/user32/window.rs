@@ -497,6 +497,9 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
                 destroying: false,
                 icon: [0, 0],
                 cursor_class: c.cursor,
+                subclasses: Vec::new(),
+                subclass_orig: (0, false),
+                subclass_pos: Vec::new(),
             },
         );
         if child {

@@ -53,6 +53,7 @@ pub enum Builtin {
     ListBox,
     ComboBox,
     ScrollBar,
+    Subclass,
 }
 
 impl Builtin {
@@ -66,6 +67,7 @@ impl Builtin {
             Builtin::ListBox => "ListBoxWndProc",
             Builtin::ComboBox => "ComboBoxWndProc",
             Builtin::ScrollBar => "ScrollBarWndProc",
+            Builtin::Subclass => "SubclassWndProc",
         }
     }
 }
@@ -153,6 +155,11 @@ pub struct Window {
     pub destroying: bool,
     pub icon: [u32; 2],
     pub cursor_class: u32,
+    /// comctl32 SetWindowSubclass chain (procedure, id, reference data), newest
+    /// last; the procedure it replaced and its charset; positions of calls running.
+    pub subclasses: Vec<(u32, u32, u32)>,
+    pub subclass_orig: (u32, bool),
+    pub subclass_pos: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
