@@ -16,6 +16,7 @@ PKGS=(
   xdotool             # finds the player's window on it
   python3-xlib        # sends the window manager's close message to it
   xdg-utils           # xdg-mime: the install script's file association and its test
+  desktop-file-utils  # update-desktop-database for the install script
 )
 
 missing=()

@@ -50,14 +50,16 @@ pub fn write(path: &Path, frame: &Frame) -> Result<(), PngError> {
     std::fs::write(path, bytes).map_err(|source| PngError::Io { path: p, source })
 }
 
-/// Reads an 8-bit RGB or RGBA PNG back into a frame (alpha is dropped).
+/// Reads an RGB, RGBA or palette PNG into a frame (alpha is dropped).
 pub fn read(path: &Path) -> Result<Frame, PngError> {
     let p = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|source| PngError::Io {
         path: p.clone(),
         source,
     })?;
-    let dec = png::Decoder::new(std::io::BufReader::new(file));
+    let mut dec = png::Decoder::new(std::io::BufReader::new(file));
+    // Palette and 16-bit images (other tools' screenshots) become 8-bit RGB(A).
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|source| PngError::Decode {
         path: p.clone(),
         source,
@@ -97,7 +99,14 @@ mod tests {
         let frame = Frame {
             width: 3,
             height: 2,
-            pixels: vec![0x00ff_0000, 0x0000_ff00, 0x0000_00ff, 0x0012_3456, 0, 0x00ff_ffff],
+            pixels: vec![
+                0x00ff_0000,
+                0x0000_ff00,
+                0x0000_00ff,
+                0x0012_3456,
+                0,
+                0x00ff_ffff,
+            ],
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.png");
