@@ -591,6 +591,28 @@ pub fn blit(
     src: Option<(&Source, (i32, i32, i32, i32))>,
     code: u8,
 ) -> ApiResult<()> {
+    blit_masked(proc, d, dst, src, code, None)
+}
+
+/// A mask for MaskBlt: a monochrome source whose (x, y) lines up with the
+/// destination's top-left, and the ROP for its 0 pixels.
+pub struct Mask<'a> {
+    pub bits: &'a Source,
+    pub x: i32,
+    pub y: i32,
+    pub background: u8,
+}
+
+/// [`blit`] where a mask chooses between `code` (mask 1) and the mask's background
+/// ROP (mask 0) per pixel.
+pub fn blit_masked(
+    proc: &Process,
+    d: &DrawCtx,
+    dst: (i32, i32, i32, i32),
+    src: Option<(&Source, (i32, i32, i32, i32))>,
+    code: u8,
+    mask: Option<Mask>,
+) -> ApiResult<()> {
     let (dx, dy, dw, dh) = dst;
     if dw == 0 || dh == 0 {
         return Ok(());
@@ -601,7 +623,10 @@ pub fn blit(
         dx.max(dx + dw),
         dy.max(dy + dh),
     );
-    let uses_p = raster::rop_uses_pattern(code);
+    let uses_p = raster::rop_uses_pattern(code)
+        || mask
+            .as_ref()
+            .is_some_and(|m| raster::rop_uses_pattern(m.background));
     let text = cr_to_rgb(d.a.text_color & 0xff_ffff);
     let bkc = cr_to_rgb(d.a.bk_color & 0xff_ffff);
     // Nearest source pixel of each destination column and row (the centre of the
@@ -659,7 +684,19 @@ pub fn blit(
                     }
                     _ => 0,
                 };
-                raster::rop3(code, p, s, old)
+                let c = match &mask {
+                    Some(m) => {
+                        let (mx, my) = (m.x + (x - r.left), m.y + (y - r.top));
+                        let on = mx >= 0
+                            && my >= 0
+                            && mx < m.bits.w
+                            && my < m.bits.h
+                            && m.bits.px[(my * m.bits.w + mx) as usize] != 0;
+                        if on { code } else { m.background }
+                    }
+                    None => code,
+                };
+                raster::rop3(c, p, s, old)
             });
         }
     })
@@ -985,6 +1022,81 @@ pub fn GetBitmapDimensionEx(cx: &mut Ctx, hbm: u32, lpSize: Ptr) -> ApiResult<bo
     Ok(true)
 }
 
+/// MaskBlt: ROP `dwRop`'s low index byte applies where the monochrome mask is 1 and
+/// its high byte (MAKEROP4's background ROP) where it is 0.
+pub fn MaskBlt(
+    cx: &mut Ctx,
+    hdcDest: u32,
+    xDest: i32,
+    yDest: i32,
+    width: i32,
+    height: i32,
+    hdcSrc: u32,
+    xSrc: i32,
+    ySrc: i32,
+    hbmMask: u32,
+    xMask: i32,
+    yMask: i32,
+    rop: u32,
+) -> ApiResult<bool> {
+    let (fore, back) = (rop_code(rop), (rop >> 24) as u8);
+    if hbmMask == 0 {
+        return stretch_blt(
+            cx.proc,
+            hdcDest,
+            (xDest, yDest, width, height),
+            hdcSrc,
+            (xSrc, ySrc, width, height),
+            rop,
+        );
+    }
+    let Some(mbm) = bitmap(cx.proc, hbmMask) else {
+        return Ok(false);
+    };
+    if !mbm.mono() {
+        return Ok(false);
+    }
+    let Some(d) = dc::resolve(cx.proc, hdcDest) else {
+        return Ok(false);
+    };
+    let mask_src = Source {
+        w: mbm.width,
+        h: mbm.height,
+        px: read_bitmap_pixels(cx.proc, &mbm)?,
+        mono: true,
+        bk: 0xff_ffff,
+    };
+    let source = if raster::rop_uses_source(fore) || raster::rop_uses_source(back) {
+        let Some(s) = dc::resolve(cx.proc, hdcSrc) else {
+            return Ok(false);
+        };
+        let (sl, st) = s.to_dev(xSrc, ySrc);
+        Some(source_from_dc(
+            cx.proc,
+            &s,
+            Rect::new(sl, st, sl + width, st + height),
+        )?)
+    } else {
+        None
+    };
+    let (dl, dt) = d.to_dev(xDest, yDest);
+    let mask = Mask {
+        bits: &mask_src,
+        x: xMask,
+        y: yMask,
+        background: back,
+    };
+    blit_masked(
+        cx.proc,
+        &d,
+        (dl, dt, width, height),
+        source.as_ref().map(|s| (s, (0, 0, width, height))),
+        fore,
+        Some(mask),
+    )?;
+    Ok(true)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("CreateBitmap", CreateBitmap),
@@ -999,6 +1111,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SetBitmapBits", SetBitmapBits),
         stdcall("BitBlt", BitBlt),
         stdcall("StretchBlt", StretchBlt),
+        stdcall("MaskBlt", MaskBlt),
         stdcall("PatBlt", PatBlt),
         stdcall("SetDIBitsToDevice", SetDIBitsToDevice),
         stdcall("StretchDIBits", StretchDIBits),

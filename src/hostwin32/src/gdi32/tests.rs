@@ -1293,3 +1293,21 @@ fn draw_text_end_ellipsis_shortens_to_fit() {
     let (dots, _) = paint::text_extent(&h.proc, hdc, "...");
     assert!(r.width() >= dots);
 }
+
+#[test]
+fn mask_blt_picks_the_rop_by_mask_bit() {
+    let mut h = Harness::new();
+    // Source: 2x1 of value 0x112233; mask: left 1, right 0.
+    let (mdc, _, bits) = dib_dc(&mut h, 2, 1, 32, &[]);
+    h.proc.mem.write_u32(bits, 0x112233).unwrap();
+    h.proc.mem.write_u32(bits + 4, 0x112233).unwrap();
+    let mb = h.scratch(4);
+    h.proc.mem.write_bytes(mb, &[0x80, 0]).unwrap();
+    let mask = bitmap::CreateBitmap(&mut h.cx(), 2, 1, 1, 1, Ptr(mb)).unwrap();
+    let (s, wdc) = window_dc(&h);
+    paint::fill_rect(&h.proc, wdc, Rect::new(0, 0, 2, 1), rgb(0, 0, 0xff)).unwrap();
+    // Foreground SRCCOPY, background DSTCOPY (0xAA): MAKEROP4(SRCCOPY, 0x00AA0029).
+    let rop = 0x00cc_0020 | (0xaa << 24);
+    assert!(bitmap::MaskBlt(&mut h.cx(), wdc, 0, 0, 2, 1, mdc, 0, 0, mask, 0, 0, rop).unwrap());
+    assert_eq!((px(&s, 4, 3), px(&s, 5, 3)), (0x112233, 0x0000ff));
+}
