@@ -510,7 +510,7 @@ pub fn GetCurrentThreadId(cx: &mut Ctx) -> u32 {
 // ---- version and system information -------------------------------------------------------
 
 /// (major, minor, build, platform id, CSD version) of a Windows release.
-fn version_of(v: WinVersion) -> (u32, u32, u32, u32, &'static str) {
+pub(crate) fn version_of(v: WinVersion) -> (u32, u32, u32, u32, &'static str) {
     match v {
         WinVersion::Win95 => (4, 0, 950, 1, ""),
         // Windows 98 Second Edition.

@@ -1,12 +1,16 @@
-//! shell32.dll: drag-and-drop of files (HDROP) so far. Dialog-based functions
-//! (ShellAbout, the folder browser) are not provided, and report themselves as
-//! not implemented by name when called.
+//! shell32.dll: drag-and-drop of files (HDROP) and the About box. Other dialogs
+//! (the folder browser, file operations) are not provided, and report themselves
+//! as not implemented by name when called.
 
 #![allow(non_snake_case)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, HleDll, Ptr, stdcall};
+use crate::hle::{
+    ApiDef, ApiError, ApiResult, CStrPtr, Ctx, HleDll, Outcome, Ptr, WStrPtr, stdcall,
+};
 use crate::kernel32::heap::{GlobalFree, GlobalLock, GlobalSize, GlobalUnlock};
-use crate::kernel32::string::{copy_truncated_a, copy_truncated_w, encode_ansi};
+use crate::kernel32::string::{
+    copy_truncated_a, copy_truncated_w, encode_ansi, read_ansi, read_wstr,
+};
 
 pub const DLL: HleDll = HleDll {
     name: "shell32.dll",
@@ -104,12 +108,94 @@ fn DragFinish(cx: &mut Ctx, hDrop: u32) -> ApiResult<()> {
     Ok(())
 }
 
+/// The About box's title and text: `szApp` is the title ("About X"), or with a
+/// `#` the title before it and the product line after it; then the Windows
+/// version and the caller's extra text.
+pub fn about_text(app: &str, other: Option<&str>, version: (u32, u32, u32)) -> (String, String) {
+    let (title, product) = match app.split_once('#') {
+        Some((t, p)) => (t.to_string(), p.to_string()),
+        None => (format!("About {app}"), app.to_string()),
+    };
+    let (major, minor, build) = version;
+    let mut text = format!("Microsoft {product}\r\nVersion {major}.{minor} (Build {build})");
+    if let Some(o) = other.filter(|o| !o.is_empty()) {
+        text.push_str("\r\n");
+        text.push_str(o);
+    }
+    (title, text)
+}
+
+/// A constant wide string in guest memory (interned: a modal box's call may be
+/// repeated while it waits, and must not allocate each time).
+fn guest_wide(cx: &mut Ctx, s: &str) -> ApiResult<u32> {
+    // intern appends one NUL byte; the UTF-16 bytes plus one more make two.
+    let mut b: Vec<u8> = s.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    b.push(0);
+    crate::msvcrt::state::intern(cx.proc, &b)
+}
+
+/// ShellAbout shown as a modal USER32 message box with the same title, text and
+/// OK button (the custom icon is not drawn).
+fn shell_about(cx: &mut Ctx, hWnd: u32, app: String, other: Option<String>) -> ApiResult<Outcome> {
+    let (major, minor, build, _, _) = crate::kernel32::process::version_of(cx.proc.config.version);
+    let (title, text) = about_text(&app, other.as_deref(), (major, minor, build));
+    let t = guest_wide(cx, &title)?;
+    let m = guest_wide(cx, &text)?;
+    match crate::ucrtbase::call_export(cx, "user32.dll", "MessageBoxW", &[hWnd, m, t, 0])? {
+        // MessageBox gives IDOK; ShellAbout reports TRUE.
+        Outcome::Return(_) => Ok(Outcome::Return(1)),
+        o => Ok(o),
+    }
+}
+
+fn ShellAboutW(
+    cx: &mut Ctx,
+    hWnd: u32,
+    szApp: WStrPtr,
+    szOtherStuff: WStrPtr,
+    _hIcon: u32,
+) -> ApiResult<Outcome> {
+    let app = if szApp.0 == 0 {
+        String::new()
+    } else {
+        read_wstr(cx.proc, szApp.0)?
+    };
+    let other = if szOtherStuff.0 == 0 {
+        None
+    } else {
+        Some(read_wstr(cx.proc, szOtherStuff.0)?)
+    };
+    shell_about(cx, hWnd, app, other)
+}
+
+fn ShellAboutA(
+    cx: &mut Ctx,
+    hWnd: u32,
+    szApp: CStrPtr,
+    szOtherStuff: CStrPtr,
+    _hIcon: u32,
+) -> ApiResult<Outcome> {
+    let app = if szApp.0 == 0 {
+        String::new()
+    } else {
+        read_ansi(cx.proc, szApp.0)?
+    };
+    let other = if szOtherStuff.0 == 0 {
+        None
+    } else {
+        Some(read_ansi(cx.proc, szOtherStuff.0)?)
+    };
+    shell_about(cx, hWnd, app, other)
+}
+
 fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("DragAcceptFiles", DragAcceptFiles),
         stdcall("DragQueryFileW", DragQueryFileW),
         stdcall("DragQueryFileA", DragQueryFileA),
         stdcall("DragFinish", DragFinish),
+        stdcall("ShellAboutW", ShellAboutW),
+        stdcall("ShellAboutA", ShellAboutA),
     ]
 }
 
@@ -134,6 +220,21 @@ mod tests {
         }
         b.extend_from_slice(if wide { &[0, 0] } else { &[0] });
         b
+    }
+
+    // ShellAbout's documented use of szApp: "About X" without a separator; with
+    // one, the title before it and the product line after it.
+    #[test]
+    fn about_box_title_and_text() {
+        let (t, m) = super::about_text("Notepad", Some("by Wine"), (5, 1, 2600));
+        assert_eq!(t, "About Notepad");
+        assert_eq!(
+            m,
+            "Microsoft Notepad\r\nVersion 5.1 (Build 2600)\r\nby Wine"
+        );
+        let (t, m) = super::about_text("Wine Clock#Clock", None, (4, 10, 1998));
+        assert_eq!(t, "Wine Clock");
+        assert_eq!(m, "Microsoft Clock\r\nVersion 4.10 (Build 1998)");
     }
 
     #[test]
