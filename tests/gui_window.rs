@@ -38,8 +38,12 @@ fn at(f: &Frame, x: u32, y: u32) -> u32 {
 fn first_block(f: &Frame, colour: u32) -> Option<(u32, u32, u32, u32)> {
     let i = f.pixels.iter().position(|&p| p == colour)? as u32;
     let (x0, y0) = (i % f.width, i / f.width);
-    let x1 = (x0..f.width).find(|&x| at(f, x, y0) != colour).unwrap_or(f.width);
-    let y1 = (y0..f.height).find(|&y| at(f, x0, y) != colour).unwrap_or(f.height);
+    let x1 = (x0..f.width)
+        .find(|&x| at(f, x, y0) != colour)
+        .unwrap_or(f.width);
+    let y1 = (y0..f.height)
+        .find(|&y| at(f, x0, y) != colour)
+        .unwrap_or(f.height);
     Some((x0, y0, x1, y1))
 }
 
@@ -74,7 +78,13 @@ fn player_window_shows_the_guest_drawing_and_closes_cleanly() {
     let headless = dir.path().join("headless.png");
     let data = dir.path().join("data");
     let run = Command::new(env!("CARGO_BIN_EXE_winterp"))
-        .args(["--headless", "--deterministic", "--frames", "10", "--screenshot"])
+        .args([
+            "--headless",
+            "--deterministic",
+            "--frames",
+            "10",
+            "--screenshot",
+        ])
         .arg(&headless)
         .arg(root.join("tests/guest/bin/gdi_draw.exe"))
         .env("WINTERP_DATA_DIR", &data)
