@@ -559,6 +559,8 @@ fn known_cap(i: i32) -> bool {
             | BLTALIGNMENT
             | SHADEBLENDCAPS
     ) || (20..=26).contains(&i)
+        // CAPS1 (no C1_* capabilities), SCALINGFACTORX/Y (a display does not scale).
+        || matches!(i, 94 | 114 | 115)
         || (44..=46).contains(&i)
         || (60..=80).contains(&i)
 }
