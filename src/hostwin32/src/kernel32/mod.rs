@@ -2,6 +2,7 @@
 //! exports to the DLL's list.
 
 pub mod console;
+mod delayload;
 mod exception;
 pub mod file;
 pub mod heap;
@@ -46,6 +47,7 @@ fn exports() -> Vec<ApiDef> {
         exception::exports,
         locale::exports,
         system::exports,
+        delayload::exports,
     ] {
         v.extend(part());
     }
