@@ -339,7 +339,6 @@ fn screenshot(name: &str, frames: u32, dir: &Path, tag: &str) -> (Frame, Run) {
 }
 
 #[test]
-#[ignore = "GDI32 Polygon fills pixels outside its pen outline on the left edge (known pixel (56, 54)); once fixed, look at the frame and write expected/gdi_draw.png with WINTERP_BLESS=1"]
 fn gdi_draw_frame() {
     let dir = tempfile::tempdir().unwrap();
     let (first, _) = screenshot("gdi_draw", 10, dir.path(), "1");

@@ -598,9 +598,12 @@ pub fn Chord(
     arc_shape(cx, hdc, [x1, y1, x2, y2, x3, y3, x4, y4], ArcKind::Chord)
 }
 
-/// Scan-line polygon fill at pixel centres: ALTERNATE (even-odd) or WINDING.
+/// Scan-line polygon fill, ALTERNATE (even-odd) or WINDING. As GDI's polygon
+/// regions do, a pixel is sampled at its integer coordinate (its top-left corner), not
+/// its centre: rows are top-inclusive and bottom-exclusive, spans left-inclusive and
+/// right-exclusive, so the fill never reaches outside the pen's Bresenham outline.
 pub fn polygon_inside(polys: &[Vec<(i32, i32)>], winding: bool, x: i32, y: i32) -> bool {
-    let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+    let (px, py) = (x as f64, y as f64);
     let mut wn = 0i32;
     let mut crossings = 0;
     for poly in polys {
@@ -611,7 +614,7 @@ pub fn polygon_inside(polys: &[Vec<(i32, i32)>], winding: bool, x: i32, y: i32) 
             if (y0 <= py) != (y1 <= py) {
                 let t = (py - y0) / (y1 - y0);
                 let xi = x0 + t * (x1 - x0);
-                if xi < px {
+                if xi <= px {
                     crossings += 1;
                     wn += if y1 > y0 { 1 } else { -1 };
                 }
