@@ -175,9 +175,10 @@ fn button_click(cx: &mut Ctx, h: u32) -> UR<()> {
             };
             let group = group_of(cx, &sibs, h);
             for s in group {
-                let is_radio = lock_wm(cx.proc).win(s).is_some_and(|w| {
-                    button_kind(w.style) == 9 && lock_wm_class_is(cx, s, "Button")
-                });
+                let is_radio = lock_wm_class_is(cx, s, "Button")
+                    && lock_wm(cx.proc)
+                        .win(s)
+                        .is_some_and(|w| button_kind(w.style) == 9);
                 if is_radio {
                     with_ctl(cx, s, |c| c.check = (s == h) as u32);
                     redraw(cx, s);

@@ -408,7 +408,8 @@ fn modal_loop(cx: &mut Ctx, hdlg: u32, owner: u32) -> UR<u32> {
         window::destroy_window(cx, hdlg)?;
     }
     if owner != 0 && lock_wm(cx.proc).win(owner).is_some() {
-        window::set_active(cx, lock_wm(cx.proc).top_of(owner))?;
+        let top = lock_wm(cx.proc).top_of(owner);
+        window::set_active(cx, top)?;
     }
     Ok(result)
 }
@@ -661,7 +662,10 @@ pub fn def_dlg_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, unicode: boo
             let target = if lp & 0xffff != 0 {
                 wp
             } else {
-                next_tab(cx, h, lock_wm(cx.proc).focus, wp != 0)
+                {
+                    let f = lock_wm(cx.proc).focus;
+                    next_tab(cx, h, f, wp != 0)
+                }
             };
             if target != 0 {
                 set_focus(cx, target)?;
@@ -742,7 +746,8 @@ pub fn is_dialog_message(cx: &mut Ctx, hdlg: u32, m: &Msg) -> UR<bool> {
             0x09 if code & 0x6 == 0 => {
                 let q = lock_wm(cx.proc).queue(cx.thread.tid);
                 let shift = q.lock().keys.get(0x10).is_some_and(|k| k & 0x80 != 0);
-                let t = next_tab(cx, hdlg, lock_wm(cx.proc).focus, shift);
+                let f = lock_wm(cx.proc).focus;
+                let t = next_tab(cx, hdlg, f, shift);
                 if t != 0 {
                     set_focus(cx, t)?;
                 }

@@ -410,3 +410,112 @@ fn mouse_goes_to_the_child_under_the_pointer_in_client_coordinates() {
         (WM_KEYUP, 0x25, 0xc14b_0001)
     );
 }
+
+/// Appends UTF-16 units of `s` with a NUL.
+fn push_w(b: &mut Vec<u8>, s: &str) {
+    for u in s.encode_utf16().chain([0]) {
+        b.extend(u.to_le_bytes());
+    }
+}
+
+fn align4(b: &mut Vec<u8>) {
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+}
+
+#[test]
+fn dialog_template_makes_working_controls() {
+    let mut h = Harness::new();
+    let _ = setup(&mut h);
+    // DLGTEMPLATE: WS_POPUP | WS_CAPTION, three items: EDIT 10, check box 11, sorted
+    // LISTBOX 12.
+    let mut b = Vec::new();
+    for v in [0x80c0_0000u32, 0] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend(3u16.to_le_bytes());
+    for v in [0i16, 0, 100, 60] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend([0, 0, 0, 0]);
+    push_w(&mut b, "Dlg");
+    let item = |b: &mut Vec<u8>, style: u32, id: u16, atom: u16, title: &str| {
+        align4(b);
+        b.extend((style | 0x5000_0000).to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        for v in [4i16, 4, 60, 12] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(id.to_le_bytes());
+        b.extend(0xffffu16.to_le_bytes());
+        b.extend(atom.to_le_bytes());
+        push_w(b, title);
+        b.extend(0u16.to_le_bytes());
+    };
+    item(&mut b, 0x0081_0000, 10, 0x81, "");
+    item(&mut b, 0x0001_0003, 11, 0x80, "Chk");
+    item(&mut b, 0x0000_0002, 12, 0x83, "");
+    let tpl = h.scratch(0x1000);
+    h.proc.mem.write_bytes(tpl, &b).unwrap();
+    let Outcome::Return(d) =
+        super::dialog::CreateDialogIndirectParamW(&mut h.cx(), 0, tpl, 0, 0, 0).unwrap()
+    else {
+        panic!("no dialog")
+    };
+    let d = d as u32;
+    assert_ne!(d, 0);
+    assert_eq!(lock_wm(&h.proc).win(d).unwrap().text, "Dlg");
+    let edit = super::dialog::GetDlgItem(&mut h.cx(), d, 10);
+    assert_ne!(edit, 0);
+    // Dialog units: x 4 -> 6 pixels, cy 12 -> 19 pixels.
+    let r = lock_wm(&h.proc).win(edit).unwrap().rect;
+    assert_eq!((r.left, r.top, r.height()), (6, 6, 19));
+    super::dialog::SetDlgItemInt(&mut h.cx(), d, 10, 42, false).unwrap();
+    let ok = h.scratch(4);
+    let v = super::dialog::GetDlgItemInt(&mut h.cx(), d, 10, crate::hle::Ptr(ok), false).unwrap();
+    assert_eq!((v, h.u32(ok)), (Outcome::Return(42), 1));
+    // Typing goes in at the caret (start after WM_SETTEXT); a selection is replaced.
+    let send = |h: &mut Harness, w: u32, m: u32, wp: u32, lp: u32| {
+        fin(msg::send(&mut h.cx(), w, m, wp, lp, true)).unwrap()
+    };
+    send(&mut h, edit, WM_CHAR, '7' as u32, 0);
+    assert_eq!(lock_wm(&h.proc).win(edit).unwrap().text, "742");
+    send(&mut h, edit, 0xb1, 0, u32::MAX);
+    send(&mut h, edit, WM_CHAR, 'x' as u32, 0);
+    send(&mut h, edit, WM_CHAR, 'y' as u32, 0);
+    send(&mut h, edit, WM_CHAR, 8, 0);
+    assert_eq!(lock_wm(&h.proc).win(edit).unwrap().text, "x");
+    // Check box: CheckDlgButton, then a click toggles it back.
+    super::dialog::CheckDlgButton(&mut h.cx(), d, 11, 1).unwrap();
+    assert_eq!(
+        super::dialog::IsDlgButtonChecked(&mut h.cx(), d, 11).unwrap(),
+        Outcome::Return(1)
+    );
+    let chk = super::dialog::GetDlgItem(&mut h.cx(), d, 11);
+    send(&mut h, chk, 0xf5, 0, 0);
+    assert_eq!(
+        super::dialog::IsDlgButtonChecked(&mut h.cx(), d, 11).unwrap(),
+        Outcome::Return(0)
+    );
+    // Sorted list box.
+    let lb = super::dialog::GetDlgItem(&mut h.cx(), d, 12);
+    let s = h.scratch(64);
+    h.put_wstr(s, "pear");
+    send(&mut h, lb, 0x180, 0, s);
+    h.put_wstr(s, "apple");
+    assert_eq!(send(&mut h, lb, 0x180, 0, s), Outcome::Return(0));
+    assert_eq!(send(&mut h, lb, 0x18b, 0, 0), Outcome::Return(2));
+    send(&mut h, lb, 0x189, 1, s);
+    assert_eq!(h.wstr(s), "pear");
+    // Tab moves the focus between WS_TABSTOP controls (edit -> check box).
+    super::window::set_focus(&mut h.cx(), edit).unwrap_or_else(|_| panic!("focus"));
+    let m = super::wm::Msg {
+        hwnd: edit,
+        message: WM_KEYDOWN,
+        wparam: 9,
+        ..Default::default()
+    };
+    assert!(super::dialog::is_dialog_message(&mut h.cx(), d, &m).unwrap_or(false));
+    assert_eq!(lock_wm(&h.proc).focus, chk);
+}

@@ -776,22 +776,25 @@ pub fn new_surface(w: i32, h: i32) -> SurfaceRef {
     Arc::new(Mutex::new(Surface::new(w.max(0) as u32, h.max(0) as u32)))
 }
 
-/// The process clock in milliseconds (virtual in deterministic mode).
+/// The process clock in milliseconds (virtual in deterministic mode), on
+/// GetTickCount's scale: message times and TIMERPROC's dwTime are GetTickCount values.
 pub fn now_ms(cx: &crate::hle::Ctx) -> u64 {
-    if cx.proc.config.deterministic {
-        crate::scheduler::virtual_time_ms(cx)
-    } else {
-        cx.proc.host.millis()
-    }
+    crate::kernel32::time::BOOT_MILLIS
+        + if cx.proc.config.deterministic {
+            crate::scheduler::virtual_time_ms(cx)
+        } else {
+            cx.proc.host.millis()
+        }
 }
 
 /// The process clock from host code that has no thread (input injection).
 pub fn now_ms_host(proc: &Process) -> u64 {
-    if proc.config.deterministic {
-        crate::scheduler::virtual_clock(proc) / crate::scheduler::INSNS_PER_MS
-    } else {
-        proc.host.millis()
-    }
+    crate::kernel32::time::BOOT_MILLIS
+        + if proc.config.deterministic {
+            crate::scheduler::virtual_clock(proc) / crate::scheduler::INSNS_PER_MS
+        } else {
+            proc.host.millis()
+        }
 }
 
 /// Signals that `q` has something new and wakes threads waiting for it.
