@@ -419,7 +419,7 @@ fn push_w(b: &mut Vec<u8>, s: &str) {
 }
 
 fn align4(b: &mut Vec<u8>) {
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
 }
