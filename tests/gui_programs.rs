@@ -176,13 +176,11 @@ fn dialog_deterministic() {
 }
 
 #[test]
-#[ignore = "USER32 SetTimer: the TIMERPROC dwTime argument is not a GetTickCount value (it lacks GetTickCount's start offset)"]
 fn timer_normal() {
     stdout_program("timer", false);
 }
 
 #[test]
-#[ignore = "USER32 SetTimer: the TIMERPROC dwTime argument is not a GetTickCount value (it lacks GetTickCount's start offset)"]
 fn timer_deterministic() {
     stdout_program("timer", true);
 }

@@ -4,27 +4,28 @@
 
 pub mod address_space;
 pub mod advapi32;
+pub mod comctl32;
+pub mod comdlg32;
 pub mod display;
 pub mod gdi32;
 pub mod hle;
 pub mod host;
 pub mod kernel32;
+pub mod keys;
 pub mod loader;
 pub mod msvcrt;
+pub mod ntdll;
 pub mod objects;
 pub mod oleaut32;
 pub mod process;
 pub mod scheduler;
 pub mod seh;
+pub mod shell32;
+pub mod shlwapi;
 pub mod startup;
 pub mod thread;
-pub mod user32;
 pub mod ucrtbase;
-pub mod ntdll;
-pub mod shlwapi;
-pub mod shell32;
-pub mod comdlg32;
-pub mod comctl32;
+pub mod user32;
 pub mod vfs;
 
 /// The HLE DLLs every process gets, in lookup order.

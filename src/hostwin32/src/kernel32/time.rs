@@ -32,7 +32,7 @@ pub const INSNS_PER_MICRO: u64 = 100;
 pub const DETERMINISTIC_EPOCH: u64 = 125_911_584_000_000_000;
 /// GetTickCount at process start: as if Windows had been up for a minute (some
 /// programs treat a tick count of 0 as "never").
-const BOOT_MILLIS: u64 = 60_000;
+pub const BOOT_MILLIS: u64 = 60_000;
 /// QueryPerformanceFrequency: the 8254 PIT rate Windows 9x reports.
 pub const PERFORMANCE_FREQUENCY: u64 = 1_193_182;
 /// FILETIME of 1970-01-01 (100 ns units since 1601-01-01).
