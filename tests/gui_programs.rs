@@ -152,25 +152,21 @@ fn stdout_program(name: &str, deterministic: bool) {
 }
 
 #[test]
-#[ignore = "USER32 CreateWindowExA sends WM_SIZE/WM_MOVE to a hidden overlapped window at creation; Windows sends them at its first ShowWindow"]
 fn msglog_normal() {
     stdout_program("msglog", false);
 }
 
 #[test]
-#[ignore = "USER32 CreateWindowExA sends WM_SIZE/WM_MOVE to a hidden overlapped window at creation; Windows sends them at its first ShowWindow"]
 fn msglog_deterministic() {
     stdout_program("msglog", true);
 }
 
 #[test]
-#[ignore = "USER32 Edit control: WM_SETTEXT on a single-line edit sends EN_CHANGE but not EN_UPDATE (Windows sends one of each)"]
 fn dialog_normal() {
     stdout_program("dialog", false);
 }
 
 #[test]
-#[ignore = "USER32 Edit control: WM_SETTEXT on a single-line edit sends EN_CHANGE but not EN_UPDATE (Windows sends one of each)"]
 fn dialog_deterministic() {
     stdout_program("dialog", true);
 }
@@ -465,14 +461,12 @@ fn input_log(script: &str, size: Option<(u32, u32)>, want_file: &str) {
 }
 
 #[test]
-#[ignore = "USER32 mouse input: no WM_PARENTNOTIFY to the parent for a button press in a child window"]
 fn input_log_at_320x240() {
     let script = fs::read_to_string(expected("input_log.script")).unwrap();
     input_log(&script, None, "input_log.320.stdout");
 }
 
 #[test]
-#[ignore = "USER32 mouse input: no WM_PARENTNOTIFY to the parent for a button press in a child window"]
 fn input_log_at_640x480() {
     let script = fs::read_to_string(expected("input_log.script")).unwrap();
     input_log(

@@ -681,6 +681,8 @@ pub fn edit_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<
                 c.modified = false;
             });
             redraw(cx, h);
+            // As for typing: EN_UPDATE before the new text is shown, then EN_CHANGE.
+            notify(cx, h, EN_UPDATE)?;
             notify(cx, h, EN_CHANGE)?;
             Ok(r)
         }

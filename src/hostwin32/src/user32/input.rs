@@ -234,6 +234,47 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
 }
 
 /// Queues a mouse message for the capture window or the window under `p`.
+/// WM_PARENTNOTIFY for a button press in a child window: each ancestor, up to the
+/// first window that is not a child or has WS_EX_NOPARENTNOTIFY, hears of it with the
+/// point in its own client coordinates. Windows sends it just before the button
+/// message is retrieved; here, with no guest thread at hand, it is queued just
+/// before the button message on the same input queue, so window procedures see the
+/// same order.
+fn parent_notify(
+    proc: &Process,
+    wm: &mut wm::Wm,
+    child: u32,
+    message: u32,
+    p: (i32, i32),
+    time: u64,
+) {
+    let mut h = child;
+    while let Some(w) = wm.win(h) {
+        if w.style & wm::WS_CHILD == 0 || w.exstyle & wm::WS_EX_NOPARENTNOTIFY != 0 {
+            break;
+        }
+        let (parent, id) = (w.parent, w.id);
+        if parent == 0 {
+            break;
+        }
+        let (ox, oy) = wm.client_origin(parent);
+        push_input(
+            proc,
+            wm,
+            parent,
+            Msg {
+                hwnd: parent,
+                message: WM_PARENTNOTIFY,
+                wparam: (message & 0xffff) | (id << 16),
+                lparam: lohi(p.0 - ox, p.1 - oy),
+                time: time as u32,
+                pt: p,
+            },
+        );
+        h = parent;
+    }
+}
+
 fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x: u32) {
     let target = if wm.capture != 0 {
         Some(wm.capture)
@@ -267,6 +308,9 @@ fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x
         } else {
             wm.last_click = Some((time, h, msg, p));
         }
+    }
+    if matches!(message, WM_LBUTTONDOWN | WM_RBUTTONDOWN | WM_MBUTTONDOWN) {
+        parent_notify(proc, wm, h, message, p, time);
     }
     let wp = mk_flags(&wm.keys);
     push_input(

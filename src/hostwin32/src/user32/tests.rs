@@ -113,14 +113,7 @@ fn create_show_destroy_send_messages_in_windows_order() {
     let w = create(&mut h, "Logged", WS_OVERLAPPEDWINDOW, 0, (10, 10, 300, 200));
     assert_eq!(
         lg.take(&h),
-        vec![
-            WM_GETMINMAXINFO,
-            WM_NCCREATE,
-            WM_NCCALCSIZE,
-            WM_CREATE,
-            WM_SIZE,
-            WM_MOVE
-        ]
+        vec![WM_GETMINMAXINFO, WM_NCCREATE, WM_NCCALCSIZE, WM_CREATE,]
     );
     window::show_window(&mut h.cx(), w, 1).unwrap_or_else(|_| panic!("show"));
     assert_eq!(
@@ -133,6 +126,9 @@ fn create_show_destroy_send_messages_in_windows_order() {
             WM_ACTIVATE,
             WM_SETFOCUS,
             WM_WINDOWPOSCHANGED,
+            // An overlapped window's first WM_SIZE/WM_MOVE come with its first show.
+            WM_SIZE,
+            WM_MOVE,
         ]
     );
     assert_eq!(lock_wm(&h.proc).focus, w);
@@ -375,6 +371,19 @@ fn mouse_goes_to_the_child_under_the_pointer_in_client_coordinates() {
     assert_eq!(
         got,
         vec![(c, WM_LBUTTONDOWN, 5, 5, 1), (w, WM_LBUTTONDOWN, 5, 6, 1)]
+    );
+    // The press in the child also told the parent, in the parent's coordinates.
+    let n = msg::get_msg(&mut h.cx(), 0, 0, 0, true, Wait::No)
+        .unwrap_or_else(|_| panic!("get"))
+        .expect("WM_PARENTNOTIFY pending");
+    assert_eq!(
+        (n.hwnd, n.message, n.wparam & 0xffff, n.lparam),
+        (w, WM_PARENTNOTIFY, WM_LBUTTONDOWN, 25 | (15 << 16))
+    );
+    assert!(
+        msg::get_msg(&mut h.cx(), 0, 0, 0, true, Wait::No)
+            .unwrap_or_else(|_| panic!("get"))
+            .is_none_or(|m| m.message != WM_PARENTNOTIFY)
     );
     // Key lParam: scan code, extended bit, previous state, transition.
     crate::user32::input::inject(

@@ -500,6 +500,7 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
                 subclasses: Vec::new(),
                 subclass_orig: (0, false),
                 subclass_pos: Vec::new(),
+                need_size: false,
             },
         );
         if child {
@@ -613,8 +614,15 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
             w.rect.top + w.client.top,
         )
     };
-    send(cx, hwnd, WM_SIZE, 0, lohi(cw, ch), true)?;
-    send(cx, hwnd, WM_MOVE, 0, lohi(cxp, cyp), true)?;
+    let overlapped = a.style & (wm::WS_CHILD | wm::WS_POPUP) == 0;
+    if overlapped {
+        if let Some(w) = lock_wm(cx.proc).win_mut(hwnd) {
+            w.need_size = true;
+        }
+    } else {
+        send(cx, hwnd, WM_SIZE, 0, lohi(cw, ch), true)?;
+        send(cx, hwnd, WM_MOVE, 0, lohi(cxp, cyp), true)?;
+    }
     if child && a.exstyle & wm::WS_EX_NOPARENTNOTIFY == 0 {
         send(
             cx,
@@ -1013,6 +1021,38 @@ pub fn set_window_pos(
 }
 
 /// ShowWindow's work; returns whether it was visible before.
+/// The WM_SIZE/WM_MOVE an overlapped window created hidden still owes its window
+/// procedure (sent once, at its first ShowWindow).
+fn send_deferred_size(cx: &mut Ctx, hwnd: u32) -> UR<()> {
+    let owed = {
+        let mut wm = lock_wm(cx.proc);
+        wm.win_mut(hwnd).and_then(|w| {
+            std::mem::take(&mut w.need_size).then(|| {
+                (
+                    w.client.width(),
+                    w.client.height(),
+                    w.rect.left + w.client.left,
+                    w.rect.top + w.client.top,
+                    w.style & wm::WS_MAXIMIZE != 0,
+                    w.unicode,
+                )
+            })
+        })
+    };
+    if let Some((cw, ch, x, y, maximized, unicode)) = owed {
+        send(
+            cx,
+            hwnd,
+            WM_SIZE,
+            if maximized { 2 } else { 0 },
+            lohi(cw, ch),
+            unicode,
+        )?;
+        send(cx, hwnd, WM_MOVE, 0, lohi(x, y), unicode)?;
+    }
+    Ok(())
+}
+
 pub fn show_window(cx: &mut Ctx, hwnd: u32, cmd: u32) -> UR<bool> {
     let Some((visible, child)) = lock_wm(cx.proc)
         .win(hwnd)
@@ -1093,6 +1133,7 @@ pub fn show_window(cx: &mut Ctx, hwnd: u32, cmd: u32) -> UR<bool> {
             } else if activate {
                 set_active(cx, hwnd)?;
             }
+            send_deferred_size(cx, hwnd)?;
             if activate && !child && lock_wm(cx.proc).main == 0 {
                 let mut wm = lock_wm(cx.proc);
                 if wm.win(hwnd).is_some_and(|w| w.owner == 0) {

@@ -160,6 +160,9 @@ pub struct Window {
     pub subclasses: Vec<(u32, u32, u32)>,
     pub subclass_orig: (u32, bool),
     pub subclass_pos: Vec<usize>,
+    /// An overlapped window gets its first WM_SIZE/WM_MOVE when it is first shown,
+    /// not at creation (child and pop-up windows get them at creation).
+    pub need_size: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
