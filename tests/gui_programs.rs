@@ -476,6 +476,80 @@ fn input_log_at_640x480() {
     );
 }
 
+/// Rewrites every coordinate pair of an input script through `f`.
+fn map_script_points(script: &str, f: impl Fn(i32, i32) -> (i32, i32)) -> String {
+    let mut out = String::new();
+    for line in script.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let first = match w.get(1).copied() {
+            _ if line.trim_start().starts_with('#') => None,
+            Some("move") => Some(2),
+            Some("down" | "up" | "click" | "wheel") => Some(3),
+            _ => None,
+        };
+        match first {
+            Some(i) if w.len() == i + 2 => {
+                let x: i32 = w[i].parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+                let y: i32 = w[i + 1].parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+                let (mx, my) = f(x, y);
+                let mut g: Vec<String> = w[..i].iter().map(|x| x.to_string()).collect();
+                g.push(mx.to_string());
+                g.push(my.to_string());
+                out.push_str(&g.join(" "));
+            }
+            Some(_) => panic!("unexpected script line: {line}"),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The player's path for pointer input at two window scales: each scripted guest
+/// point becomes the centre of its on-screen pixel block in a player window (integer
+/// scale 2 in a 640x480 area; aspect-fit in a 1000x700 area, a fractional scale with
+/// letterbox), and is mapped back with the same `winterp_video::scale` mapping the
+/// player uses for winit's pointer events. The guest window procedure must log
+/// exactly what it logs for the unscaled script.
+#[test]
+fn input_log_through_the_player_mapping_at_two_window_scales() {
+    use winterp_video::scale::{Rect, ScaleMode, fit};
+    let script = fs::read_to_string(expected("input_log.script")).unwrap();
+    let areas = [
+        (
+            ScaleMode::Integer,
+            Rect {
+                x: 0,
+                y: 24,
+                w: 640,
+                h: 480,
+            },
+        ),
+        (
+            ScaleMode::Aspect,
+            Rect {
+                x: 0,
+                y: 24,
+                w: 1000,
+                h: 700,
+            },
+        ),
+    ];
+    for (mode, area) in areas {
+        let vp = fit(mode, 320, 240, area).expect("the guest fits the window");
+        let mapped = map_script_points(&script, |x, y| {
+            let (wx, wy) = vp.guest_centre(x as u32, y as u32);
+            vp.to_guest(wx, wy)
+                .unwrap_or_else(|| panic!("({x}, {y}) -> ({wx}, {wy}) is outside the guest"))
+        });
+        println!(
+            "input_log at {mode:?} in {}x{}: viewport {:?}",
+            area.w, area.h, vp.rect
+        );
+        input_log(&mapped, None, "input_log.320.stdout");
+    }
+}
+
 #[test]
 fn input_log_close() {
     let script = fs::read_to_string(expected("input_log.close.script")).unwrap();
