@@ -94,12 +94,44 @@ pub enum InputEvent {
     Focus(bool),
     /// The user closed the player window: the guest's main window gets WM_CLOSE.
     Close,
+    /// Game pad `index` (0-based, at most [`MAX_PADS`]) now reads `state` (gilrs in the
+    /// player, `pad` lines in input scripts). Pads reach the guest through the
+    /// joystick API and DirectInput; games that read only the keyboard get keys
+    /// from the player's per-program pad-to-key mapping instead.
+    Pad {
+        index: u8,
+        state: PadState,
+    },
+}
+
+/// How many pads the guest can see (joyGetNumDevs reports this many slots).
+pub const MAX_PADS: usize = 4;
+
+/// One pad's state in joystick-API terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PadState {
+    /// Whether a pad is plugged into this slot.
+    pub connected: bool,
+    /// Button `k` down is bit `k` (JOY_BUTTON1 is bit 0: A/south on an Xbox-style pad).
+    pub buttons: u32,
+    /// X, Y (left stick), Z (right stick X), R (right stick Y), U, V (triggers), each
+    /// 0..=65535 with 32767 centred, as joyGetPosEx reports them; Y grows downwards.
+    pub axes: [u16; 6],
+    /// Point of view hat in hundredths of a degree clockwise from up, or `None`
+    /// when centred (JOY_POVCENTERED).
+    pub pov: Option<u16>,
+}
+
+impl PadState {
+    pub const CENTRED: [u16; 6] = [32767; 6];
 }
 
 /// Process-wide display state, in [`Process::display`].
 #[derive(Default)]
 pub struct Display {
     pub mode: Mutex<DisplayMode>,
+    /// The pads as the host last reported them.
+    pub pads: Mutex<[PadState; MAX_PADS]>,
 }
 
 impl Display {
@@ -115,7 +147,23 @@ pub fn current_frame(proc: &Process) -> Option<Frame> {
 
 /// Delivers a host input event to the guest (any thread; wakes waiting guest threads).
 pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
-    crate::user32::input::inject(proc, ev)
+    // DirectInput devices keep their own state and buffers, fed from the same events.
+    crate::dinput::on_input(proc, &ev);
+    match ev {
+        InputEvent::Pad { index, state } => {
+            let mut pads = proc.display.pads.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(p) = pads.get_mut(usize::from(index)) {
+                *p = state;
+            }
+        }
+        ev => crate::user32::input::inject(proc, ev),
+    }
+}
+
+/// Pad `index` as the host last reported it (disconnected if out of range).
+pub fn pad(proc: &Process, index: usize) -> PadState {
+    let pads = proc.display.pads.lock().unwrap_or_else(|e| e.into_inner());
+    pads.get(index).copied().unwrap_or_default()
 }
 
 /// The title of the guest's main window, if it has one (the player shows it).

@@ -6,7 +6,10 @@ pub mod address_space;
 pub mod advapi32;
 pub mod comctl32;
 pub mod comdlg32;
+pub mod ddraw;
+pub mod dinput;
 pub mod display;
+pub mod dsound;
 pub mod gdi32;
 pub mod hle;
 pub mod host;
@@ -22,11 +25,13 @@ pub mod scheduler;
 pub mod seh;
 pub mod shell32;
 pub mod shlwapi;
+pub mod sound;
 pub mod startup;
 pub mod thread;
 pub mod ucrtbase;
 pub mod user32;
 pub mod vfs;
+pub mod winmm;
 
 /// The HLE DLLs every process gets, in lookup order.
 pub fn hle_dlls() -> Vec<hle::HleDll> {
@@ -43,6 +48,10 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         shell32::DLL,
         comdlg32::DLL,
         comctl32::DLL,
+        winmm::DLL,
+        ddraw::DLL,
+        dsound::DLL,
+        dinput::DLL,
     ]
 }
 pub mod teb;

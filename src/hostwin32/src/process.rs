@@ -121,6 +121,12 @@ pub struct Process {
     pub user32: crate::user32::State,
     /// GDI32's device contexts and objects.
     pub gdi32: crate::gdi32::State,
+    pub com: crate::hle::com::ComState,
+    pub sound: crate::sound::Sound,
+    pub winmm: crate::winmm::State,
+    pub ddraw: crate::ddraw::State,
+    pub dsound: crate::dsound::State,
+    pub dinput: crate::dinput::State,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -173,6 +179,12 @@ impl Process {
             display: Default::default(),
             user32: Default::default(),
             gdi32: Default::default(),
+            com: Default::default(),
+            sound: Default::default(),
+            winmm: Default::default(),
+            ddraw: Default::default(),
+            dsound: Default::default(),
+            dinput: Default::default(),
         }))
     }
 

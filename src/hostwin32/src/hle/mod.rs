@@ -6,6 +6,7 @@
 //! addresses; reaching one stops the executor and [`crate::thread`] dispatches here.
 
 pub mod args;
+pub mod com;
 pub mod thunks;
 
 pub use args::{Arg, CStrPtr, Ptr, Ret, VarArgs, WStrPtr};

@@ -57,6 +57,17 @@ pub fn micros(cx: &Ctx) -> u64 {
     clock.now_us.fetch_max(t, Ordering::SeqCst).max(t)
 }
 
+/// [`micros`] for host-side callers between time slices (the headless runner's
+/// refresh hook, the player's audio pump): in deterministic mode the clock as of the
+/// last slice boundary, never behind a time a guest thread was already given.
+pub fn micros_at_slice_boundary(proc: &crate::process::Process) -> u64 {
+    if !proc.config.deterministic {
+        return proc.host.micros();
+    }
+    let t = crate::scheduler::virtual_clock(proc) * 1000 / crate::scheduler::INSNS_PER_MS;
+    proc.k32.clock.now_us.fetch_max(t, Ordering::SeqCst).max(t)
+}
+
 /// GetTickCount's value (also for winmm's timeGetTime).
 pub fn tick_count(cx: &Ctx) -> u32 {
     (BOOT_MILLIS + micros(cx) / 1000) as u32

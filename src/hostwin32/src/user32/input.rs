@@ -228,6 +228,9 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
                 return;
             }
         }
+        // Pads are not window input: display::inject keeps their state for winmm and
+        // DirectInput.
+        InputEvent::Pad { .. } => {}
     }
     drop(wm);
     wm::wake_all(proc);

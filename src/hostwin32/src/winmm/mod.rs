@@ -1,0 +1,32 @@
+//! winmm.dll: multimedia timers, waveOut, the joystick API, MCI and MIDI.
+//! Each area lives in its own module with its own export list.
+
+#![allow(non_snake_case)]
+
+use crate::hle::{ApiDef, HleDll};
+
+pub mod joy;
+pub mod mci;
+pub mod timer;
+pub mod wave;
+
+pub const DLL: HleDll = HleDll {
+    name: "winmm.dll",
+    exports,
+};
+
+/// Per-process winmm state, in [`crate::process::Process::winmm`].
+#[derive(Default)]
+pub struct State {
+    pub wave: wave::State,
+    pub timer: timer::State,
+    pub joy: joy::State,
+}
+
+fn exports() -> Vec<ApiDef> {
+    let mut v = timer::exports();
+    v.extend(wave::exports());
+    v.extend(joy::exports());
+    v.extend(mci::exports());
+    v
+}

@@ -1,0 +1,10 @@
+//! winmm: wave. Arrives with issue 5.
+
+use crate::hle::ApiDef;
+
+#[derive(Default)]
+pub struct State {}
+
+pub fn exports() -> Vec<ApiDef> {
+    vec![]
+}
