@@ -19,10 +19,11 @@ OBJDUMP=${OBJDUMP:-i686-w64-mingw32-objdump}
 WINDRES=${WINDRES:-i686-w64-mingw32-windres}
 CFLAGS="-O2 -s -std=gnu11 -Wall -Wextra -D__USE_MINGW_ANSI_STDIO=0"
 LDFLAGS="-Wl,--no-insert-timestamp"
-# Windows GUI programs (tests/gui_programs.rs): the GUI subsystem (-mwindows,
-# WinMain) and, besides KERNEL32 and msvcrt, USER32 and GDI32. A src/NAME.rc
-# next to one is compiled with windres and linked in.
-GUI_PROGRAMS="dialog gdi_draw input_log msglog timer"
+# Windows GUI programs (a source that defines WinMain): the GUI subsystem
+# (-mwindows) and, besides KERNEL32 and msvcrt, USER32 and GDI32 and the DirectX
+# and multimedia DLLs (import libraries a program does not use add no import).
+# A src/NAME.rc next to one is compiled with windres and linked in.
+GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm"
 
 mkdir -p bin
 status=0
@@ -33,7 +34,7 @@ for src in src/*.c; do
     name=$(basename "$src" .c)
     echo "building bin/$name.exe"
     gui=no
-    case " $GUI_PROGRAMS " in *" $name "*) gui=yes ;; esac
+    if grep -q 'WinMain' "$src"; then gui=yes; fi
     if [ $gui = yes ]; then
         res=
         if [ -f "src/$name.rc" ]; then
@@ -41,7 +42,7 @@ for src in src/*.c; do
             (cd src && $WINDRES -O coff -o "$tmp/$name.res.o" "$name.rc")
             res="$tmp/$name.res.o"
         fi
-        $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS
+        $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS
     else
         $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS
     fi
@@ -51,6 +52,7 @@ for src in src/*.c; do
         case "$gui:$dll" in
             *:KERNEL32.dll|*:msvcrt.dll) ;;
             yes:USER32.dll|yes:GDI32.dll) ;;
+            yes:DDRAW.dll|yes:DSOUND.dll|yes:DINPUT.dll|yes:WINMM.dll) ;;
             *) echo "error: bin/$name.exe imports $dll" >&2; status=1 ;;
         esac
     done
