@@ -14,7 +14,7 @@ pub mod misc;
 pub mod module;
 pub mod process;
 pub mod string;
-mod sync;
+pub mod sync;
 pub mod system;
 mod thread;
 pub mod time;
