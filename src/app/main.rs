@@ -1,8 +1,10 @@
 //! winterp: plays 32-bit Windows programs. `winterp [PROGRAM.EXE]` opens the desktop
-//! player, `winterp --headless PROGRAM.EXE` runs a program without a window and
-//! `winterp bench` measures the interpreter.
+//! player (plain `winterp` plays the bundled demo, see demo.rs), `winterp --headless
+//! PROGRAM.EXE` runs a program without a window and `winterp bench` measures the
+//! interpreter.
 
 mod bench_cmd;
+mod demo;
 mod gui;
 mod headless;
 mod input_script;
@@ -89,8 +91,11 @@ fn main() -> Result<()> {
                 matches.value_source("winver"),
                 Some(clap::parser::ValueSource::CommandLine)
             );
+            // Without a program the bundled demo plays (the welcome screen when it
+            // is not installed).
+            let program = cli.program.or_else(demo::find);
             let code = gui::run(gui::GuiArgs {
-                program: cli.program,
+                program,
                 args: cli.args,
                 deterministic: cli.deterministic,
                 winver: winver_given.then(|| cli.winver.into()),
