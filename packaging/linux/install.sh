@@ -5,7 +5,9 @@
 #   packaging/linux/install.sh [path/to/winterp]    (default: target/release/winterp)
 #
 # Installs to ~/.local/bin, $XDG_DATA_HOME (default ~/.local/share)/applications and
-# .../icons/hicolor. No root needed. Undo with --uninstall.
+# .../icons/hicolor, and the bundled demo game (what `winterp` plays without a program)
+# to ~/.local/share/winterp, where the binary looks for it (<bindir>/../share/winterp).
+# No root needed. Undo with --uninstall.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,6 +31,8 @@ if [[ "${1:-}" == "--uninstall" ]]; then
     rm -f "$bindir/winterp" "$appdir/winterp.desktop"
     for s in 48 128 256; do rm -f "$icondir/${s}x${s}/apps/winterp.png"; done
     rm -f "$icondir/scalable/apps/winterp.svg"
+    rm -f "$HOME/.local/share/winterp/demo.exe"
+    rmdir "$HOME/.local/share/winterp" 2>/dev/null || true
     refresh
     echo "winterp removed"
     exit 0
@@ -41,6 +45,7 @@ if [[ ! -x "$bin" ]]; then
 fi
 
 install -Dm755 "$bin" "$bindir/winterp"
+install -Dm644 "$root/assets/demo/demo.exe" "$HOME/.local/share/winterp/demo.exe"
 # ~/.local/bin is not on every desktop session's PATH: point the entry at the binary.
 mkdir -p "$appdir"
 sed -e "s|^Exec=winterp |Exec=$bindir/winterp |" -e "s|^TryExec=winterp\$|TryExec=$bindir/winterp|" \

@@ -30,6 +30,7 @@ check() { # description, command...
 "$here/install.sh" "$bin"
 
 check "binary installed" test -x "$HOME/.local/bin/winterp"
+check "demo installed where the binary looks for it" test -f "$HOME/.local/share/winterp/demo.exe"
 check "desktop file installed" test -f "$XDG_DATA_HOME/applications/winterp.desktop"
 for s in 48 128 256; do
     check "${s}px icon installed" test -f "$XDG_DATA_HOME/icons/hicolor/${s}x${s}/apps/winterp.png"
@@ -53,5 +54,6 @@ check "installed binary runs" "$HOME/.local/bin/winterp" --version
 
 "$here/install.sh" --uninstall >/dev/null
 check "uninstall removes the binary" test ! -e "$HOME/.local/bin/winterp"
+check "uninstall removes the demo" test ! -e "$HOME/.local/share/winterp/demo.exe"
 
 exit $fail
