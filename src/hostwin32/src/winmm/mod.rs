@@ -9,6 +9,7 @@ pub mod joy;
 pub mod mci;
 pub mod timer;
 pub mod wave;
+pub mod wave_service;
 
 pub const DLL: HleDll = HleDll {
     name: "winmm.dll",
