@@ -85,7 +85,7 @@ static LPDIRECTDRAW g_dd;
 static LPDIRECTDRAWSURFACE g_primary, g_back, g_tiles, g_sprites;
 static LPDIRECTDRAWPALETTE g_pal;
 static PALETTEENTRY g_palette[256];
-static BYTE g_shadow[256], g_remap[256];
+static BYTE g_shadow[256], g_remap[256], g_glow[256];
 static BYTE g_keys[256];
 static int g_quit;
 
@@ -128,6 +128,13 @@ static int g_cam;       /* map scroll in pixels */
 static unsigned g_tick; /* game ticks */
 static unsigned g_score;
 static int g_coin_taken[MAP_W];
+
+/* Lava sparks: world x, screen y, velocities and life, x87 floats. */
+#define SPARKS 64
+static struct {
+    float x, y, vx, vy;
+    int life;
+} g_spark[SPARKS];
 
 /* ------------------------------------------------------------ palette */
 
@@ -203,6 +210,26 @@ static void build_tables(void)
         }
         g_shadow[i] = (BYTE)best;
         g_remap[i] = (BYTE)i;
+    }
+    /* Glow table: each colour lit by a spark (brighter, toward orange). */
+    for (i = 0; i < 256; i++) {
+        int r = g_palette[i].peRed + 120, g = g_palette[i].peGreen + 60,
+            b = g_palette[i].peBlue / 2;
+        int best = C_BLACK, bestd = 0x7fffffff;
+        for (j = 1; j < 256; j++) {
+            int dr, dg, db, d;
+            if (j >= C_WATER && j < C_LAVA + 8)
+                continue;
+            dr = g_palette[j].peRed - (r > 255 ? 255 : r);
+            dg = g_palette[j].peGreen - (g > 255 ? 255 : g);
+            db = g_palette[j].peBlue - b;
+            d = dr * dr * 3 + dg * dg * 4 + db * db * 2;
+            if (d < bestd) {
+                bestd = d;
+                best = j;
+            }
+        }
+        g_glow[i] = (BYTE)best;
     }
     g_remap[C_BIRD] = C_BIRD2;
     g_remap[C_BIRD_DARK] = C_BIRD2_DARK;
@@ -893,6 +920,29 @@ static void update(int in)
         }
     }
 
+    /* Sparks rise from the lava pits in view and fall back. */
+    for (i = 0; i < SPARKS; i++) {
+        if (g_spark[i].life <= 0) {
+            int pit = (g_cam / (16 * TILE)) * 16 + 6; /* first pit column at or before */
+            if ((rnd() & 3) != 0)
+                continue;
+            if ((pit + 3) * TILE < g_cam)
+                pit += 16;
+            g_spark[i].x = (float)(pit * TILE + (int)(rnd() % (3 * TILE)));
+            g_spark[i].y = (float)(13 * TILE + 2);
+            g_spark[i].vx = ((int)(rnd() % 64) - 32) / 64.0f;
+            g_spark[i].vy = -1.5f - (rnd() % 64) / 48.0f;
+            g_spark[i].life = 40 + rnd() % 40;
+            continue;
+        }
+        g_spark[i].vy += 0.08f;
+        g_spark[i].x += g_spark[i].vx;
+        g_spark[i].y += g_spark[i].vy;
+        g_spark[i].life--;
+        if (g_spark[i].y > 13 * TILE + 14)
+            g_spark[i].life = 0;
+    }
+
     /* Coins hang over every 4th map column; the player takes one by touching it. */
     {
         int px0 = (int)g_px - PLAYER_W / 2, py0 = (int)g_py - PLAYER_H;
@@ -1045,6 +1095,17 @@ static void render(void)
         return;
     {
         int i;
+        for (i = 0; i < SPARKS; i++) { /* sparks light 2x2 pixels through the glow table */
+            int sx = (int)g_spark[i].x - g_cam, sy = (int)g_spark[i].y;
+            if (g_spark[i].life > 0 && sx >= 0 && sx < SCREEN_W - 1 && sy >= STATUS_H &&
+                sy < SCREEN_H - 1) {
+                BYTE *d = p + sy * pitch + sx;
+                d[0] = g_glow[d[0]];
+                d[1] = g_glow[d[1]];
+                d[pitch] = g_glow[d[pitch]];
+                d[pitch + 1] = g_glow[d[pitch + 1]];
+            }
+        }
         for (i = 0; i < 2; i++) /* bird shadows on the grass */
             draw_shadow(p, pitch, (int)g_bird_x[i] + BIRD_W / 2, GROUND_Y + 3, 7, 2);
         /* Player shadow shrinks as he jumps. */
