@@ -1,6 +1,7 @@
 //! `winterp --headless PROGRAM.EXE [ARGS...]`: runs a Windows console program with
 //! its standard streams on the host's, and exits with the guest's exit code.
 
+use crate::audio_pump::AudioDump;
 use crate::input_script::InputScript;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub struct HeadlessArgs {
     pub screenshot: Option<PathBuf>,
     /// Inject the events of this script at their ticks.
     pub input: Option<PathBuf>,
+    /// Write what the guest's voices played as a 44100 Hz 16-bit stereo WAV.
+    pub audio_dump: Option<PathBuf>,
 }
 
 /// `--winver` values.
@@ -96,10 +99,32 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     winterp_hostwin32::startup::initialize(&proc, &mut main)
         .with_context(|| format!("cannot start {}", program.display()))?;
     let captured = frames.as_ref().map(|f| f.captured.clone());
-    let ticker = frames.map(|f| f.install(&proc));
+    let audio = match &a.audio_dump {
+        Some(path) => {
+            let mut dump = AudioDump::create(path)?;
+            // The first drain switches capturing on, from guest time 0.
+            dump.pump(&proc);
+            Some(Arc::new(Mutex::new(Some(dump))))
+        }
+        None => None,
+    };
+    let audio_pump = audio
+        .as_ref()
+        .and_then(|d| audio_thread(&proc, d, frames.is_some()));
+    let ticker = frames.map(|mut f| {
+        f.audio = audio.clone();
+        f.install(&proc)
+    });
     let end = winterp_hostwin32::scheduler::run_process(&proc, main);
     if let Some(t) = ticker {
         let _ = t.join();
+    }
+    if let Some(t) = audio_pump {
+        let _ = t.join();
+    }
+    // The refresh hook keeps its handle, so the dump is taken out of the shared slot.
+    if let Some(dump) = audio.and_then(|d| lock(&d).take()) {
+        dump.finish(&proc)?;
     }
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
@@ -134,12 +159,45 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// `--frames`, `--screenshot` and `--input`: what happens at each refresh tick.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `--audio-dump` without `--frames` in OS-thread mode: a host thread drains the
+/// guest every 10 ms (with `--frames` the refresh ticks do it). A deterministic run
+/// without `--frames` drains only at its start and end, so its voices' queue (about
+/// 12 s of sound) bounds what the dump holds.
+fn audio_thread(
+    proc: &Arc<Process>,
+    dump: &SharedDump,
+    ticked: bool,
+) -> Option<std::thread::JoinHandle<()>> {
+    if ticked || proc.config.deterministic {
+        return None;
+    }
+    let (proc, dump) = (proc.clone(), dump.clone());
+    Some(std::thread::spawn(move || {
+        while proc.exited().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            if let Some(d) = lock(&dump).as_mut() {
+                d.pump(&proc);
+            }
+        }
+    }))
+}
+
+/// `--frames`, `--screenshot`, `--input` and `--audio-dump`: what happens at each
+/// refresh tick.
 struct FrameRun {
     last: Option<u64>,
     script: InputScript,
     captured: Arc<Mutex<Option<Frame>>>,
+    audio: Option<SharedDump>,
 }
+
+/// The `--audio-dump` writer, shared by the refresh ticks or the pump thread and the
+/// end of the run (which takes it out).
+type SharedDump = Arc<Mutex<Option<AudioDump>>>;
 
 impl FrameRun {
     fn new(a: &HeadlessArgs) -> Result<Option<FrameRun>> {
@@ -155,12 +213,18 @@ impl FrameRun {
             last: Some(n),
             script,
             captured: Arc::new(Mutex::new(None)),
+            audio: None,
         }))
     }
 
     /// Tick `k`: inject its scripted events; at the last tick capture the frame and
     /// end the run.
     fn tick(&mut self, proc: &Arc<Process>, k: u64) {
+        if let Some(a) = &self.audio
+            && let Some(d) = lock(a).as_mut()
+        {
+            d.pump(proc);
+        }
         for ev in self.script.at(k) {
             display::inject(proc, ev.clone());
         }

@@ -3,6 +3,7 @@
 //! PROGRAM.EXE` runs a program without a window and `winterp bench` measures the
 //! interpreter.
 
+mod audio_pump;
 mod bench_cmd;
 mod demo;
 mod gui;
@@ -54,6 +55,10 @@ struct Cli {
     /// Headless: inject the keyboard and mouse events of this script (see the README).
     #[arg(long, value_name = "SCRIPT")]
     input: Option<std::path::PathBuf>,
+    /// Headless: write what the program played (DirectSound, waveOut) as a 44100 Hz
+    /// 16-bit stereo WAV file, on the guest's clock.
+    #[arg(long, value_name = "OUT.wav")]
+    audio_dump: Option<std::path::PathBuf>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -81,10 +86,11 @@ fn main() -> Result<()> {
                 || cli.frames.is_some()
                 || cli.screenshot.is_some()
                 || cli.input.is_some()
+                || cli.audio_dump.is_some()
             {
                 eprintln!(
-                    "winterp: --stats, --frames, --screenshot and --input need --headless; \
-                     ignored in the player"
+                    "winterp: --stats, --frames, --screenshot, --input and --audio-dump need \
+                     --headless; ignored in the player"
                 );
             }
             let winver_given = matches!(
@@ -119,6 +125,7 @@ fn main() -> Result<()> {
                     frames: cli.frames,
                     screenshot: cli.screenshot,
                     input: cli.input,
+                    audio_dump: cli.audio_dump,
                 })?;
                 std::process::exit(code);
             }
