@@ -77,6 +77,8 @@
 #define C_LAVA 88       /* 8, cycling */
 #define C_CLOUD 96      /* 4 */
 #define C_GREY 100      /* 16 greys, the shadow table's targets */
+#define C_TREE 116      /* 4 */
+#define C_TRUNK 120
 
 /* ---------------------------------------------------------------- state */
 
@@ -116,6 +118,14 @@ static unsigned rnd(void)
 #define SKY_W 512
 #define SKY_STRIDE (SKY_W + SCREEN_W)
 static BYTE g_sky[GROUND_Y * SKY_STRIDE];
+
+/* The near forest: a transparent layer scrolled at 3/4 speed, same wrap trick. */
+#define FOREST_H 64
+#define FOREST_Y (GROUND_Y - FOREST_H)
+static BYTE g_forest[FOREST_H * SKY_STRIDE];
+
+/* Water ripple: horizontal offsets in pixels, one sine period over 64 entries. */
+static signed char g_ripple[64];
 
 static BYTE g_map[MAP_H][MAP_W];
 enum { T_EMPTY, T_GRASS, T_DIRT, T_BRICK, T_WATER, T_LAVA, T_CLOUD_L, T_CLOUD_R, T_COUNT };
@@ -181,7 +191,10 @@ static void build_palette(void)
     }
     for (i = 0; i < 16; i++)
         set_rgb(C_GREY + i, i * 8, i * 8, i * 9);
-    for (i = C_GREY + 16; i < 256; i++)
+    for (i = 0; i < 4; i++)
+        set_rgb(C_TREE + i, 16 + i * 14, 64 + i * 18, 40 + i * 10);
+    set_rgb(C_TRUNK, 72, 48, 24);
+    for (i = C_TRUNK + 1; i < 256; i++)
         set_rgb(i, 0, 0, 0);
 }
 
@@ -553,6 +566,39 @@ static void build_sky(void)
                 row[x] = (BYTE)(C_SKY + shade);
         }
         memcpy(row + SKY_W, row, SCREEN_W);
+    }
+}
+
+static void build_forest(void)
+{
+    int x, y, t;
+    memset(g_forest, C_KEY, sizeof g_forest);
+    /* Pines: a trunk and a stack of widening triangles, left to right. */
+    for (x = 8; x < SKY_W - 8; x += 14 + rnd() % 22) {
+        int h = 24 + rnd() % 36, top = FOREST_H - h, shade = rnd() & 3;
+        for (y = FOREST_H - 8; y < FOREST_H; y++)
+            for (t = -1; t <= 1; t++)
+                g_forest[y * SKY_STRIDE + x + t] = C_TRUNK;
+        for (y = top; y < FOREST_H - 6; y++) {
+            int hw = 1 + ((y - top) % 10) * (y - top + 10) / 40;
+            for (t = -hw; t <= hw; t++) {
+                int c = C_TREE + ((shade + (t < 0) + ((x + t + y) & 1)) & 3);
+                if (x + t >= 0 && x + t < SKY_W)
+                    g_forest[y * SKY_STRIDE + x + t] = (BYTE)c;
+            }
+        }
+    }
+    for (y = 0; y < FOREST_H; y++)
+        memcpy(g_forest + y * SKY_STRIDE + SKY_W, g_forest + y * SKY_STRIDE, SCREEN_W);
+    /* One sine period by the rotation recurrence, x87 doubles: no libm. */
+    {
+        double c = 1.0, sn = 0.0, k = 2.0 * 3.14159265358979 / 64;
+        for (t = 0; t < 64; t++) {
+            double nc = c - sn * k, ns = sn + nc * k;
+            g_ripple[t] = (signed char)(sn * 2.5 + (sn < 0 ? -0.5 : 0.5));
+            c = nc;
+            sn = ns;
+        }
     }
 }
 
@@ -1062,6 +1108,21 @@ static void render(void)
         for (y = STATUS_H; y < GROUND_Y; y++)
             copy_row(p + y * pitch, g_sky + y * SKY_STRIDE + off, SCREEN_W / 4);
     }
+    /* The near forest, transparent, a byte loop per row. */
+    {
+        int off = (g_cam * 3 / 4) % SKY_W;
+        for (y = 0; y < FOREST_H; y++) {
+            const BYTE *s = g_forest + y * SKY_STRIDE + off;
+            BYTE *d = p + (FOREST_Y + y) * pitch;
+            int n = SCREEN_W;
+            do {
+                BYTE c = *s++;
+                if (c)
+                    *d = c;
+                d++;
+            } while (--n);
+        }
+    }
     IDirectDrawSurface_Unlock(g_back, NULL);
 
     /* 2. The tile map. */
@@ -1095,6 +1156,21 @@ static void render(void)
         return;
     {
         int i;
+        /* Water ripple: each row of the bottom tile row shifted by a moving sine. */
+        {
+            static BYTE tmp[SCREEN_W * 2];
+            for (y = SCREEN_H - TILE; y < SCREEN_H; y++) {
+                int sh = g_ripple[(y * 4 + g_tick) & 63], n = SCREEN_W;
+                BYTE *d = p + y * pitch;
+                const BYTE *src;
+                copy_row(tmp, d, SCREEN_W / 4);
+                copy_row(tmp + SCREEN_W, d, SCREEN_W / 4);
+                src = tmp + (sh + SCREEN_W) % SCREEN_W;
+                do {
+                    *d++ = *src++;
+                } while (--n);
+            }
+        }
         for (i = 0; i < SPARKS; i++) { /* sparks light 2x2 pixels through the glow table */
             int sx = (int)g_spark[i].x - g_cam, sy = (int)g_spark[i].y;
             if (g_spark[i].life > 0 && sx >= 0 && sx < SCREEN_W - 1 && sy >= STATUS_H &&
@@ -1296,6 +1372,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     build_palette();
     build_tables();
     build_sky();
+    build_forest();
     build_map();
     for (f = 0; f < 2; f++)
         rle_encode(player_art[f], PLAYER_W, PLAYER_H, g_player_rle[f]);
