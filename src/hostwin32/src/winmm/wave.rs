@@ -753,14 +753,25 @@ fn error_text(e: u32) -> Option<&'static str> {
         WAVERR_BADFORMAT => {
             "The specified format is not supported or cannot be translated.  Use the Capabilities function to determine the supported formats."
         }
-        WAVERR_STILLPLAYING => "Cannot perform this operation while media data is still playing.  Reset the device, or wait until the data is finished playing.",
-        WAVERR_UNPREPARED => "The wave header was not prepared.  Use the Prepare function to prepare the header, and then try again.",
-        WAVERR_SYNC => "Cannot open the device without using the WAVE_ALLOWSYNC flag.  Use the flag, and then try again.",
+        WAVERR_STILLPLAYING => {
+            "Cannot perform this operation while media data is still playing.  Reset the device, or wait until the data is finished playing."
+        }
+        WAVERR_UNPREPARED => {
+            "The wave header was not prepared.  Use the Prepare function to prepare the header, and then try again."
+        }
+        WAVERR_SYNC => {
+            "Cannot open the device without using the WAVE_ALLOWSYNC flag.  Use the flag, and then try again."
+        }
         _ => return None,
     })
 }
 
-pub fn waveOutGetErrorTextA(cx: &mut Ctx, mmrError: u32, pszText: Ptr, cchText: u32) -> ApiResult<u32> {
+pub fn waveOutGetErrorTextA(
+    cx: &mut Ctx,
+    mmrError: u32,
+    pszText: Ptr,
+    cchText: u32,
+) -> ApiResult<u32> {
     let Some(t) = error_text(mmrError) else {
         return Ok(MMSYSERR_BADERRNUM);
     };
@@ -771,7 +782,12 @@ pub fn waveOutGetErrorTextA(cx: &mut Ctx, mmrError: u32, pszText: Ptr, cchText: 
     Ok(MMSYSERR_NOERROR)
 }
 
-pub fn waveOutGetErrorTextW(cx: &mut Ctx, mmrError: u32, pszText: Ptr, cchText: u32) -> ApiResult<u32> {
+pub fn waveOutGetErrorTextW(
+    cx: &mut Ctx,
+    mmrError: u32,
+    pszText: Ptr,
+    cchText: u32,
+) -> ApiResult<u32> {
     let Some(t) = error_text(mmrError) else {
         return Ok(MMSYSERR_BADERRNUM);
     };

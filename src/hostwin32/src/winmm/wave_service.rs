@@ -28,9 +28,19 @@ pub enum Action {
     /// Calls a guest stdcall function with these arguments.
     Call { addr: u32, args: Vec<u32> },
     /// PostMessage to a window.
-    Post { hwnd: u32, msg: u32, wp: u32, lp: u32 },
+    Post {
+        hwnd: u32,
+        msg: u32,
+        wp: u32,
+        lp: u32,
+    },
     /// PostThreadMessage.
-    PostThread { tid: u32, msg: u32, wp: u32, lp: u32 },
+    PostThread {
+        tid: u32,
+        msg: u32,
+        wp: u32,
+        lp: u32,
+    },
 }
 
 /// A voice with work due at guest times.
