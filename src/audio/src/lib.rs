@@ -12,11 +12,12 @@
 
 pub mod gain;
 pub mod mixer;
-
+pub mod output;
 pub mod resample;
 pub mod wav;
 
 pub use mixer::{MIX_RATE, Mixer, MixerStats, PcmFormat, VoiceChunk};
+pub use output::{Output, OutputKind, OutputStats};
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -123,6 +123,16 @@ pub struct DeviceResampler {
 const BLOCK: usize = 441;
 
 impl DeviceResampler {
+    /// A converter for a device at the mix's own rate.
+    pub fn passthrough() -> DeviceResampler {
+        DeviceResampler {
+            inner: None,
+            pending: Vec::new(),
+            out: Vec::new(),
+            skip: 0,
+        }
+    }
+
     pub fn new(from: u32, to: u32) -> Result<DeviceResampler, ResampleError> {
         if from == 0 || to == 0 {
             return Err(ResampleError::Setup {
