@@ -228,15 +228,35 @@ impl FrameRun {
         for ev in self.script.at(k) {
             display::inject(proc, ev.clone());
         }
-        if Some(k) == self.last {
+        // Once a program presents through DirectDraw its frames are its presents, and
+        // the present hook ends the run; one that stops presenting short of N ends a
+        // minute of refresh ticks later with its last picture.
+        let ddraw = display::presents(proc) > 0;
+        let give_up = self.last.map(|n| n + 3600);
+        if (Some(k) == self.last && !ddraw) || (ddraw && Some(k) == give_up) {
             *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = display::current_frame(proc);
             scheduler::end_process(proc, 0);
         }
     }
 
+    /// DirectDraw's present `count`: the Nth is captured and ends the run.
+    fn install_present_hook(&self, proc: &Arc<Process>) {
+        let (captured, last) = (self.captured.clone(), self.last);
+        display::set_present_hook(
+            proc,
+            Box::new(move |p, count, frame| {
+                if Some(count) == last {
+                    *captured.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame.clone());
+                    scheduler::end_process(p, 0);
+                }
+            }),
+        );
+    }
+
     /// Deterministic mode: the scheduler runs the ticks on virtual time. OS-thread
     /// mode: a host thread ticks at 60 Hz of wall-clock time until the process ends.
     fn install(mut self, proc: &Arc<Process>) -> std::thread::JoinHandle<()> {
+        self.install_present_hook(proc);
         if proc.config.deterministic {
             scheduler::set_frame_hook(proc, Box::new(move |p, k| self.tick(p, k)));
             return std::thread::spawn(|| {});

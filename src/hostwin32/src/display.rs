@@ -126,12 +126,19 @@ impl PadState {
     pub const CENTRED: [u16; 6] = [32767; 6];
 }
 
+/// Called at each DirectDraw present with the count of presents so far (this one
+/// included) and the presented frame.
+pub type PresentHook = Box<dyn FnMut(&Arc<Process>, u64, &Frame) + Send>;
+
 /// Process-wide display state, in [`Process::display`].
 #[derive(Default)]
 pub struct Display {
     pub mode: Mutex<DisplayMode>,
     /// The pads as the host last reported them.
     pub pads: Mutex<[PadState; MAX_PADS]>,
+    /// Frames presented through DirectDraw.
+    presents: std::sync::atomic::AtomicU64,
+    present_hook: Mutex<Option<PresentHook>>,
 }
 
 impl Display {
@@ -142,7 +149,46 @@ impl Display {
 
 /// The guest's current picture, or `None` while it shows nothing (no visible window).
 pub fn current_frame(proc: &Process) -> Option<Frame> {
+    // Exclusive full-screen DirectDraw shows its primary surface instead of windows.
+    if let Some(f) = crate::ddraw::present::fullscreen_frame(proc) {
+        return Some(f);
+    }
     crate::user32::present::compose_frame(proc)
+}
+
+/// How many frames the guest has presented through DirectDraw (Flip, or a blit into
+/// the primary surface).
+pub fn presents(proc: &Process) -> u64 {
+    proc.display
+        .presents
+        .load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Installs the hook DirectDraw calls at each present (the headless runner counts
+/// presented frames with it).
+pub fn set_present_hook(proc: &Process, hook: PresentHook) {
+    *proc
+        .display
+        .present_hook
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(hook);
+}
+
+/// DirectDraw presented `frame`: counts it and runs the hook.
+pub fn note_present(proc: &Arc<Process>, frame: &Frame) {
+    let n = proc
+        .display
+        .presents
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        + 1;
+    let mut hook = proc
+        .display
+        .present_hook
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = hook.as_mut() {
+        h(proc, n, frame);
+    }
 }
 
 /// Delivers a host input event to the guest (any thread; wakes waiting guest threads).

@@ -112,3 +112,58 @@ pub fn main_window_title(proc: &Process) -> Option<String> {
     let h = wm.main_window()?;
     wm.win(h).map(|w| w.text.clone())
 }
+
+/// Windowed DirectDraw: a top-level window's client area in screen coordinates
+/// (`hwnd` 0: the main window), or `None` if there is no such visible window.
+pub fn client_on_screen(proc: &Process, hwnd: u32) -> Option<Rect> {
+    let wm = lock_wm(proc);
+    let h = if hwnd == 0 { wm.main_window()? } else { hwnd };
+    let w = wm.win(h)?;
+    let (x, y) = wm.client_origin(h);
+    Some(Rect::new(
+        x,
+        y,
+        x + w.client.width().max(0),
+        y + w.client.height().max(0),
+    ))
+}
+
+/// Windowed DirectDraw: the primary surface is the screen, so the pixels `px` of
+/// screen rectangle `screen` show in a top-level window (`hwnd` 0: the main window)
+/// where they overlap its client area: they are copied into its backing store.
+pub fn show_on_screen(proc: &Process, hwnd: u32, screen: Rect, px: &[u32]) {
+    let wm = lock_wm(proc);
+    let Some(h) = (if hwnd == 0 { wm.main_window() } else { Some(hwnd) }) else {
+        return;
+    };
+    let Some(w) = wm.win(h) else { return };
+    if w.parent != 0 {
+        return;
+    }
+    let Some(sref) = &w.surface else { return };
+    let (wx, wy) = wm.window_origin(h);
+    // The client area in the window's surface coordinates, and the part of the
+    // screen rectangle that falls in it.
+    let client = w.client;
+    let on_screen = client.offset(wx, wy).intersect(&screen);
+    if on_screen.is_empty() || px.len() < (screen.width() * screen.height()).max(0) as usize {
+        return;
+    }
+    let mut s = sref.lock().unwrap_or_else(|e| e.into_inner());
+    let sw = s.width as i32;
+    let sh = s.height as i32;
+    for y in on_screen.top..on_screen.bottom {
+        let ty = y - wy;
+        if ty < 0 || ty >= sh {
+            continue;
+        }
+        for x in on_screen.left..on_screen.right {
+            let tx = x - wx;
+            if tx < 0 || tx >= sw {
+                continue;
+            }
+            s.pixels[(ty * sw + tx) as usize] =
+                px[((y - screen.top) * screen.width() + (x - screen.left)) as usize];
+        }
+    }
+}
