@@ -116,3 +116,139 @@ impl AudioDump {
         self.wav.finish().context("--audio-dump")
     }
 }
+
+/// What the player shows about its sound output.
+#[derive(Clone, Debug, Default)]
+pub struct AudioStatus {
+    /// The line printed when the output started (device and rate, or why none).
+    pub device: String,
+    pub output: winterp_audio::OutputStats,
+    pub mixer: MixerStats,
+}
+
+impl AudioStatus {
+    /// One line for the debug overlay.
+    pub fn summary(&self) -> String {
+        let o = &self.output;
+        format!(
+            "{}\n{} voices, {} frames played, {} underruns, {} dropped",
+            self.device.trim_start_matches("audio: "),
+            self.mixer.active_voices,
+            o.frames_played,
+            o.underruns,
+            o.dropped_frames
+        )
+    }
+}
+
+pub type AudioStatusHandle = Arc<std::sync::Mutex<AudioStatus>>;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Deterministic player runs: the refresh hook drains the guest on the scheduler's
+/// thread (between time slices, where the virtual clock is consistent) and hands
+/// the mix to the output thread.
+pub struct Feeder {
+    pump: Pump,
+    tx: std::sync::mpsc::Sender<Vec<[i16; 2]>>,
+    status: AudioStatusHandle,
+}
+
+impl Feeder {
+    pub fn feed(&mut self, proc: &Arc<Process>) {
+        let frames = self.pump.pump(proc);
+        lock(&self.status).mixer = self.pump.stats();
+        if !frames.is_empty() {
+            let _ = self.tx.send(frames);
+        }
+    }
+}
+
+/// The player's sound: a host thread that owns the output device (a cpal stream
+/// need not be movable between threads) and, in OS-thread mode, drains the guest
+/// every 10 ms itself. The guest never waits for it.
+pub struct PlayerAudio {
+    status: AudioStatusHandle,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    feeder: Option<Feeder>,
+}
+
+/// How often the OS-thread player drains the guest.
+const PUMP_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
+
+impl PlayerAudio {
+    /// Starts the output for a session; `deterministic` runs are fed through
+    /// [`PlayerAudio::take_feeder`] from the refresh hook instead.
+    pub fn start(proc: &Arc<Process>, deterministic: bool) -> PlayerAudio {
+        use std::sync::atomic::Ordering;
+        let status = AudioStatusHandle::default();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<[i16; 2]>>();
+        let (st, stp, p) = (status.clone(), stop.clone(), proc.clone());
+        // WINTERP_AUDIO_DEVICE picks a cpal device id (e.g. alsa:null) over the default.
+        let device = std::env::var("WINTERP_AUDIO_DEVICE").ok();
+        let thread = std::thread::Builder::new()
+            .name("winterp-audio".into())
+            .spawn(move || {
+                let mut out = winterp_audio::Output::open(device.as_deref());
+                let line = out.kind().describe();
+                eprintln!("{line}");
+                lock(&st).device = line;
+                let mut pump = Pump::new();
+                while !stp.load(Ordering::Relaxed) && p.exited().is_none() {
+                    if deterministic {
+                        match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+                            Ok(frames) => out.write(&frames),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                        }
+                    } else {
+                        let frames = pump.pump(&p);
+                        out.write(&frames);
+                        lock(&st).mixer = pump.stats();
+                        std::thread::sleep(PUMP_EVERY);
+                    }
+                    lock(&st).output = out.stats();
+                }
+            })
+            .map_err(|e| {
+                let line = format!("audio: no output device, using a null sink (no thread: {e})");
+                eprintln!("{line}");
+                lock(&status).device = line;
+            })
+            .ok();
+        let feeder = deterministic.then(|| Feeder {
+            pump: Pump::new(),
+            tx,
+            status: status.clone(),
+        });
+        PlayerAudio {
+            status,
+            stop,
+            thread,
+            feeder,
+        }
+    }
+
+    /// The deterministic run's feeder, for the refresh hook (once).
+    pub fn take_feeder(&mut self) -> Option<Feeder> {
+        self.feeder.take()
+    }
+
+    pub fn status(&self) -> AudioStatusHandle {
+        self.status.clone()
+    }
+}
+
+impl Drop for PlayerAudio {
+    /// Stops the output with the session.
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -854,6 +854,11 @@ impl App {
                     vp.rect.h
                 ),
             }),
+            audio: s
+                .shared
+                .audio
+                .get()
+                .map(|a| a.lock().unwrap_or_else(|e| e.into_inner()).summary()),
         };
     }
 

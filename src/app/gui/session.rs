@@ -195,6 +195,8 @@ pub struct Shared {
     frame: Mutex<Option<Arc<Frame>>>,
     /// Guest frames published so far (the overlay's guest FPS).
     pub frames: AtomicU64,
+    /// The sound output's device and counters, once it started.
+    pub audio: OnceLock<crate::audio_pump::AudioStatusHandle>,
     title: Mutex<Option<String>>,
     input: Mutex<Vec<InputEvent>>,
     paused: AtomicBool,
@@ -237,6 +239,7 @@ impl Session {
             deterministic: launch.deterministic,
             frame: Mutex::new(None),
             frames: AtomicU64::new(0),
+            audio: OnceLock::new(),
             title: Mutex::new(None),
             input: Mutex::new(Vec::new()),
             paused: AtomicBool::new(false),
@@ -380,9 +383,13 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
             return Ending::LoadFailed(format!("cannot set up the program's file system: {e}"));
         }
     }
+    // Started and stopped with the session (dropped when this function returns).
+    let mut audio = crate::audio_pump::PlayerAudio::start(&proc, s.deterministic);
+    let _ = s.audio.set(audio.status());
     if s.deterministic {
         let shared = s.clone();
         let mut pace = Pacer::new();
+        let mut feeder = audio.take_feeder();
         scheduler::set_frame_hook(
             &proc,
             Box::new(move |p, k| {
@@ -395,6 +402,9 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 shared.tick(p);
+                if let Some(f) = feeder.as_mut() {
+                    f.feed(p);
+                }
                 pace.wait_for_frame(k);
             }),
         );

@@ -48,6 +48,8 @@ pub struct Stats {
     pub display_mode: Option<String>,
     pub frame_size: Option<(u32, u32)>,
     pub scale_text: Option<String>,
+    /// The sound output (device, counters).
+    pub audio: Option<String>,
 }
 
 /// What the UI shows about the current program.
@@ -559,6 +561,11 @@ impl Ui {
                         if let Some(t) = &s.scale_text {
                             ui.label("Scale");
                             ui.monospace(t);
+                            ui.end_row();
+                        }
+                        if let Some(a) = &s.audio {
+                            ui.label("Audio");
+                            ui.monospace(a);
                             ui.end_row();
                         }
                     }
