@@ -1,0 +1,319 @@
+//! Guest sound programs run by the `winterp` binary with `--audio-dump`: the WAV it
+//! writes (44100 Hz, 16-bit, stereo, sample 0 at guest time 0) is compared with
+//! samples generated here from the formulas the programs document, and the
+//! programs' stdout (API results) with `tests/guest/expected/`.
+//!
+//! - `dsound_play`: DirectSound one-shot, streaming through wrapped Locks,
+//!   SetFrequency/SetVolume/SetPan, an 8-bit resampled buffer, notifications.
+//! - `waveout_stream`: waveOut blocks through CALLBACK_FUNCTION, a looped header
+//!   at half volume through CALLBACK_EVENT, window and thread callbacks.
+//!
+//! Exactness: the 44100 Hz 16-bit paths must match bit for bit (stereo passes
+//! through; mono is duplicated); with a volume or pan the mixer's gain
+//! `10^(-attenuation/2000)` may round either way (1 LSB); the 8-bit 22050 Hz sine
+//! is resampled, so it is compared with the ideal sine within 400 LSB (8-bit
+//! quantisation is 128, interpolation error of a 50-sample-period sine is small).
+//! Timing: each part starts when the guest's clock reaches a documented time and
+//! its first frame must land at `round(t * 44100)` for that `t` (plus at most two
+//! frames: the program spins on the counter and calls Play a few µs later).
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+const RATE: f64 = 44100.0;
+
+fn guest_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
+}
+
+fn exe(name: &str) -> String {
+    guest_dir()
+        .join("bin")
+        .join(format!("{name}.exe"))
+        .display()
+        .to_string()
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+fn winterp(args: &[String]) -> Run {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .args(args)
+        .env("WINTERP_DATA_DIR", data.path())
+        .env_remove("RUST_LOG")
+        .current_dir(guest_dir().join("bin"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start the winterp binary");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out.read_to_end(&mut v).map(|_| v)
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err.read_to_end(&mut v).map(|_| v)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for winterp") {
+            break s;
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("winterp {args:?} did not finish within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        stdout: String::from_utf8_lossy(&out_t.join().unwrap().expect("stdout"))
+            .replace("\r\n", "\n"),
+        stderr: String::from_utf8_lossy(&err_t.join().unwrap().expect("stderr")).into_owned(),
+        code: status.code(),
+    }
+}
+
+/// Runs `name` headless and deterministic with `--audio-dump`; checks its stdout
+/// and exit status; returns the WAV's frames as (left, right).
+fn run_with_audio(name: &str) -> (Vec<(i16, i16)>, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("out.wav");
+    let args: Vec<String> = [
+        "--headless",
+        "--deterministic",
+        "--frames",
+        "150",
+        "--audio-dump",
+        wav.to_str().unwrap(),
+        &exe(name),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let r = winterp(&args);
+    check_stdout(name, &r);
+    let bytes = fs::read(&wav).unwrap_or_else(|e| panic!("{name}: no WAV written: {e}"));
+    (parse_wav(&bytes), bytes)
+}
+
+fn check_stdout(name: &str, r: &Run) {
+    let want = fs::read_to_string(guest_dir().join("expected").join(format!("{name}.stdout")))
+        .unwrap()
+        .replace("\r\n", "\n");
+    assert!(
+        r.stdout == want && r.code == Some(0),
+        "{name}: exit {:?}\n--- expected\n{want}\n--- got\n{}\n--- stderr\n{}",
+        r.code,
+        r.stdout,
+        r.stderr
+    );
+}
+
+/// A canonical PCM WAV's frames; asserts the format is 44100 Hz 16-bit stereo.
+fn parse_wav(b: &[u8]) -> Vec<(i16, i16)> {
+    assert!(
+        b.len() >= 12 && &b[0..4] == b"RIFF" && &b[8..12] == b"WAVE",
+        "not a WAV"
+    );
+    let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut i = 12;
+    let mut fmt_ok = false;
+    while i + 8 <= b.len() {
+        let len = u32_at(i + 4) as usize;
+        let body = i + 8;
+        match &b[i..i + 4] {
+            b"fmt " => {
+                assert_eq!(u16_at(body), 1, "PCM");
+                assert_eq!(u16_at(body + 2), 2, "channels");
+                assert_eq!(u32_at(body + 4), 44100, "rate");
+                assert_eq!(u16_at(body + 14), 16, "bits");
+                fmt_ok = true;
+            }
+            b"data" => {
+                assert!(fmt_ok, "data before fmt");
+                let end = (body + len).min(b.len());
+                return b[body..end]
+                    .chunks_exact(4)
+                    .map(|c| {
+                        (
+                            i16::from_le_bytes([c[0], c[1]]),
+                            i16::from_le_bytes([c[2], c[3]]),
+                        )
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+        i = body + len + (len & 1);
+    }
+    panic!("WAV without a data chunk");
+}
+
+/// The programs' LCG: x = x * 1103515245 + 12345 (mod 2^32), sample (short)(x >> 16).
+fn lcg(seed: u32, n: usize) -> Vec<i16> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as u16 as i16
+        })
+        .collect()
+}
+
+/// The first frame at or after `from` that is not silent.
+fn first_sound(w: &[(i16, i16)], from: usize) -> usize {
+    (from..w.len())
+        .find(|&k| w[k] != (0, 0))
+        .unwrap_or_else(|| panic!("no sound after frame {from}"))
+}
+
+/// The frame a sound started at guest time `ms` lands on.
+fn frame_at_ms(ms: f64) -> usize {
+    (ms / 1000.0 * RATE).round() as usize
+}
+
+fn assert_starts_near(what: &str, got: usize, ms: f64) {
+    let want = frame_at_ms(ms);
+    assert!(
+        got >= want && got <= want + 2,
+        "{what}: first frame at {got}, expected {want}..={} (guest time {ms} ms)",
+        want + 2
+    );
+}
+
+fn gain(centibels: i32) -> f64 {
+    10f64.powf(-f64::from(centibels) / 2000.0)
+}
+
+fn assert_silent(w: &[(i16, i16)], from: usize, to: usize, what: &str) {
+    if let Some(k) = (from..to.min(w.len())).find(|&k| w[k] != (0, 0)) {
+        panic!("{what}: frame {k} is {:?}, expected silence", w[k]);
+    }
+}
+
+#[test]
+fn dsound_play_audio_matches_its_formulas_on_the_guest_clock() {
+    let (w, bytes) = run_with_audio("dsound_play");
+
+    // 1: one-shot at 200 ms, 11025 stereo frames of LCG(1), exact.
+    let k1 = first_sound(&w, 0);
+    assert_starts_near("one-shot", k1, 200.0);
+    let g = lcg(1, 2 * 11025);
+    for j in 0..11025 {
+        assert_eq!(w[k1 + j], (g[2 * j], g[2 * j + 1]), "one-shot frame {j}");
+    }
+    assert_silent(&w, k1 + 11025, frame_at_ms(600.0), "after the one-shot");
+
+    // 2: streamed through wrapped Locks from 600 ms: 22050 frames of LCG(2), exact,
+    // then the zeros the program wrote.
+    let k2 = first_sound(&w, k1 + 11025);
+    assert_starts_near("stream", k2, 600.0);
+    let g = lcg(2, 2 * 22050);
+    for j in 0..22050 {
+        assert_eq!(w[k2 + j], (g[2 * j], g[2 * j + 1]), "stream frame {j}");
+    }
+    assert_silent(&w, k2 + 22050, frame_at_ms(1400.0), "after the stream");
+
+    // 3: 16-bit mono 22050 Hz buffer played at 44100 Hz (SetFrequency): 4410 output
+    // frames, volume -602 and pan 602: left -12.04 dB, right -6.02 dB.
+    let k3 = first_sound(&w, k2 + 22050);
+    assert_starts_near("frequency/volume/pan", k3, 1400.0);
+    let g = lcg(3, 4410);
+    let (gl, gr) = (gain(1204), gain(602));
+    for j in 0..4410 {
+        let (l, r) = w[k3 + j];
+        let (el, er) = (f64::from(g[j]) * gl, f64::from(g[j]) * gr);
+        assert!(
+            (f64::from(l) - el).abs() <= 1.0 && (f64::from(r) - er).abs() <= 1.0,
+            "frame {j}: got ({l}, {r}), expected ({el:.1}, {er:.1})"
+        );
+    }
+    assert_silent(
+        &w,
+        k3 + 4410,
+        frame_at_ms(1600.0),
+        "after the controlled buffer",
+    );
+
+    // 4: 8-bit mono 22050 Hz sine, resampled to 44100: 100 ms at 1600 ms.
+    let want = frame_at_ms(1600.0);
+    let sine = |j: usize| 25600.0 * (2.0 * std::f64::consts::PI * 441.0 * j as f64 / RATE).sin();
+    let err_at = |start: usize| {
+        (2..4400)
+            .map(|j| {
+                let (l, r) = w[start + j];
+                (f64::from(l) - sine(j))
+                    .abs()
+                    .max((f64::from(r) - sine(j)).abs())
+            })
+            .fold(0.0, f64::max)
+    };
+    let (start, err) = (want..=want + 2)
+        .map(|s| (s, err_at(s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert!(
+        err <= 400.0,
+        "resampled sine: best start {start} still {err:.0} LSB off"
+    );
+    assert_silent(&w, start + 4420, frame_at_ms(1900.0), "after the sine");
+
+    // A second run writes the same file.
+    let (_, again) = run_with_audio("dsound_play");
+    assert!(
+        bytes == again,
+        "two deterministic runs wrote different WAVs"
+    );
+}
+
+#[test]
+fn waveout_stream_audio_matches_its_formulas_on_the_guest_clock() {
+    let (w, _) = run_with_audio("waveout_stream");
+
+    // 1: 44100 stereo frames of LCG(4) from 300 ms, through ten headers, exact.
+    let k1 = first_sound(&w, 0);
+    assert_starts_near("waveOut stream", k1, 300.0);
+    let g = lcg(4, 2 * 44100);
+    for j in 0..44100 {
+        assert_eq!(w[k1 + j], (g[2 * j], g[2 * j + 1]), "stream frame {j}");
+    }
+    assert_silent(&w, k1 + 44100, frame_at_ms(1500.0), "after the stream");
+
+    // 2: a 2205-frame mono header looped 3 times from 1500 ms at half volume on both
+    // channels (waveOutSetVolume 0x80008000 = -6.02 dB).
+    let k2 = first_sound(&w, k1 + 44100);
+    assert_starts_near("looped header", k2, 1500.0);
+    let g = lcg(5, 2205);
+    let h = gain(602);
+    for j in 0..3 * 2205 {
+        let e = f64::from(g[j % 2205]) * h;
+        let (l, r) = w[k2 + j];
+        assert!(
+            (f64::from(l) - e).abs() <= 1.0 && (f64::from(r) - e).abs() <= 1.0,
+            "loop frame {j}: got ({l}, {r}), expected {e:.1}"
+        );
+    }
+    assert_silent(&w, k2 + 3 * 2205, w.len(), "after the loop");
+}
+
+#[test]
+fn sound_programs_behave_alike_with_os_threads() {
+    for name in ["dsound_play", "waveout_stream"] {
+        let r = winterp(&["--headless".to_string(), exe(name)]);
+        check_stdout(name, &r);
+    }
+}
