@@ -646,10 +646,9 @@ fn write_cursor(st: &BufState, t: u64) -> u32 {
 fn Play(cx: &mut Ctx, this: u32, _r1: u32, _priority: u32, dwFlags: u32) -> ApiResult<u32> {
     let r = with(cx, this, |_, st, _, t| {
         let looping = dwFlags & DSBPLAY_LOOPING != 0;
-        if st.primary {
-            if !looping {
-                return Ok(DSERR_INVALIDPARAM);
-            }
+        // The primary buffer only plays looping.
+        if st.primary && !looping {
+            return Ok(DSERR_INVALIDPARAM);
         }
         if st.run.is_some() {
             st.reanchor(t, Some(looping));
