@@ -249,3 +249,117 @@ impl Timed for Buffer {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::CaptureHost;
+    use crate::process::ProcessConfig;
+    use winterp_core::mem::Prot;
+
+    fn process() -> Arc<Process> {
+        let cfg = ProcessConfig::new("t.exe".into(), "C:\\T\\t.exe".into());
+        Process::new(cfg, Arc::new(CaptureHost::default()), &crate::hle_dlls()).unwrap()
+    }
+
+    /// A 1000-frame 8-bit mono buffer at 1000 Hz (a frame per millisecond) whose byte
+    /// k holds k % 251.
+    fn buffer(proc: &Process) -> BufState {
+        let addr = proc
+            .vm
+            .lock()
+            .unwrap()
+            .alloc(None, 0x1_0000, Prot::RW, "samples")
+            .unwrap();
+        let bytes: Vec<u8> = (0..1000u32).map(|k| (k % 251) as u8).collect();
+        proc.mem.write_bytes(addr, &bytes).unwrap();
+        let fmt = PcmFormat {
+            channels: 1,
+            bits_per_sample: 8,
+            samples_per_sec: 1000,
+        };
+        BufState {
+            primary: false,
+            flags: 0,
+            fmt,
+            freq: 1000,
+            bytes: 1000,
+            mem: Arc::new(Memory { addr }),
+            volume: -300,
+            pan: 200,
+            run: None,
+            pos: 0,
+            captured: 0,
+            notified: 0,
+            notifies: Vec::new(),
+            audible: true,
+            refs: 1,
+            notify_iface: 0,
+        }
+    }
+
+    #[test]
+    fn looping_capture_splits_at_the_wrap_and_keeps_guest_times() {
+        let proc = process();
+        crate::sound::drain(&proc); // switches capturing on
+        let mut b = buffer(&proc);
+        b.pos = 900;
+        b.start_run(5_000_000, 900, true);
+        // 250 ms later: frames 900..1000 then 0..150.
+        b.capture(&proc, 7, 5_250_000);
+        let chunks = crate::sound::drain(&proc);
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[0].start_us, 5_000_000);
+        assert_eq!(chunks[0].data.len(), 100);
+        assert_eq!(chunks[0].data[0], (900 % 251) as u8);
+        assert_eq!(chunks[1].start_us, 5_100_000);
+        assert_eq!(
+            chunks[1].data,
+            (0..150u32).map(|k| (k % 251) as u8).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (chunks[1].volume, chunks[1].pan, chunks[1].voice),
+            (-300, 200, 7)
+        );
+        assert_eq!(b.position(5_250_000), 150);
+        // Nothing twice: a capture at the same time pushes nothing.
+        b.capture(&proc, 7, 5_250_000);
+        assert!(crate::sound::drain(&proc).is_empty());
+    }
+
+    #[test]
+    fn notifications_and_the_one_shot_end_come_due_on_the_guest_clock() {
+        let proc = process();
+        let mut b = buffer(&proc);
+        b.notifies = vec![(0, 10), (500, 11), (DSBPN_OFFSETSTOP, 12)];
+        b.start_run(1_000_000, 0, false);
+        // Offset 0 passes once its frame starts playing: 1 ms after Play.
+        assert_eq!(b.next_due(), Some(1_001_000));
+        assert_eq!(b.advance(&proc, 1, 1_000_999), Vec::<u32>::new());
+        assert_eq!(b.advance(&proc, 1, 1_001_000), vec![10]);
+        assert_eq!(b.next_due(), Some(1_501_000));
+        assert_eq!(b.advance(&proc, 1, 1_501_000), vec![11]);
+        // The end of the buffer at 2 s: stopped at 0, the stop event signalled.
+        assert_eq!(b.next_due(), Some(2_000_000));
+        assert!(b.playing(1_999_999));
+        assert_eq!(b.advance(&proc, 1, 2_000_000), vec![12]);
+        assert!(b.run.is_none());
+        assert_eq!(b.position(2_100_000), 0);
+        assert_eq!(b.next_due(), None);
+    }
+
+    #[test]
+    fn looping_notifications_fire_every_lap_and_follow_frequency_changes() {
+        let proc = process();
+        let mut b = buffer(&proc);
+        b.notifies = vec![(500, 20)];
+        b.start_run(0, 0, true);
+        assert_eq!(b.advance(&proc, 1, 3_000_000), vec![20]);
+        assert_eq!(b.next_due(), Some(3_501_000));
+        // Twice as fast from 3 s: frame 3500 (offset 500) starts 250 ms later.
+        b.reanchor(3_000_000, None);
+        b.freq = 2000;
+        assert_eq!(b.next_due(), Some(3_250_500));
+        assert_eq!(b.advance(&proc, 1, 3_250_500), vec![20]);
+    }
+}
