@@ -153,3 +153,21 @@ fn mmtimer_normal() {
 fn mmtimer_deterministic() {
     mmtimer(true);
 }
+
+#[test]
+fn dinput_log_scripted() {
+    let args = vec![
+        s("--headless"),
+        s("--deterministic"),
+        // More ticks than the script needs: the program ends itself (Escape
+        // through DirectInput), so there is no screenshot to ask for.
+        s("--frames"),
+        s("200"),
+        s("--input"),
+        expected("dinput_log.script").display().to_string(),
+        exe("dinput_log").display().to_string(),
+    ];
+    let first = check_stdout("dinput_log", &args, "dinput_log.stdout");
+    let second = winterp(&args);
+    assert_eq!(first, second.stdout, "a second deterministic run differs");
+}

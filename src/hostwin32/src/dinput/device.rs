@@ -273,8 +273,8 @@ pub struct Device {
     pub objs: Vec<Obj>,
     pub format: Option<Format>,
     pub acquired: bool,
-    /// Acquisition was lost (focus, unplugging): the next read says
-    /// DIERR_INPUTLOST once.
+    /// Acquisition was lost (focus, unplugging): reads say DIERR_INPUTLOST until
+    /// the program acquires or unacquires the device.
     pub lost: bool,
     pub coop: u32,
     pub buffer_size: u32,

@@ -753,6 +753,7 @@ fn Dev_Acquire(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
 
 fn Dev_Unacquire(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     with_dev(cx, this, |d| {
+        d.lost = false;
         if !d.acquired {
             return DI_NOEFFECT;
         }
@@ -761,10 +762,12 @@ fn Dev_Unacquire(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     })
 }
 
-/// The error for reading an unacquired device: DIERR_INPUTLOST once after the
-/// acquisition was lost, DIERR_NOTACQUIRED after that.
+/// The error for reading an unacquired device: DIERR_INPUTLOST while the
+/// acquisition is lost (focus, unplugging) until the program acquires or
+/// unacquires it, as the documentation tells programs to reacquire on that
+/// error only; DIERR_NOTACQUIRED otherwise.
 fn not_acquired(d: &mut Device) -> u32 {
-    if std::mem::take(&mut d.lost) {
+    if d.lost {
         DIERR_INPUTLOST
     } else {
         DIERR_NOTACQUIRED
