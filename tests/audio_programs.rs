@@ -4,7 +4,8 @@
 //! programs' stdout (API results) with `tests/guest/expected/`.
 //!
 //! - `dsound_play`: DirectSound one-shot, streaming through wrapped Locks,
-//!   SetFrequency/SetVolume/SetPan, an 8-bit resampled buffer, notifications.
+//!   SetFrequency/SetVolume/SetPan, an 8-bit resampled buffer, notifications, a
+//!   duplicated buffer.
 //! - `waveout_stream`: waveOut blocks through CALLBACK_FUNCTION, a looped header
 //!   at half volume through CALLBACK_EVENT, window and thread callbacks.
 //!
@@ -95,7 +96,7 @@ fn run_with_audio(name: &str) -> (Vec<(i16, i16)>, Vec<u8>) {
         "--headless",
         "--deterministic",
         "--frames",
-        "150",
+        "180",
         "--audio-dump",
         wav.to_str().unwrap(),
         &exe(name),
@@ -270,7 +271,16 @@ fn dsound_play_audio_matches_its_formulas_on_the_guest_clock() {
         err <= 400.0,
         "resampled sine: best start {start} still {err:.0} LSB off"
     );
-    assert_silent(&w, start + 4420, frame_at_ms(1900.0), "after the sine");
+    assert_silent(&w, start + 4420, frame_at_ms(2150.0), "after the sine");
+
+    // 6: a duplicate of the first buffer plays its samples again at 2150 ms.
+    let k6 = first_sound(&w, start + 4420);
+    assert_starts_near("duplicate", k6, 2150.0);
+    let g = lcg(1, 2 * 11025);
+    for j in 0..11025 {
+        assert_eq!(w[k6 + j], (g[2 * j], g[2 * j + 1]), "duplicate frame {j}");
+    }
+    assert_silent(&w, k6 + 11025, w.len(), "after the duplicate");
 
     // A second run writes the same file.
     let (_, again) = run_with_audio("dsound_play");

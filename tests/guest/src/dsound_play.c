@@ -20,6 +20,7 @@
  *    128 + round(100 * sin(2 pi 441 k / 22050)), one-shot (resampled).
  * 5. At 1900 ms: position notifications (offsets 0, half, DSBPN_OFFSETSTOP)
  *    on a silent 200 ms one-shot buffer, timed from Play.
+ * 6. At 2150 ms: a DuplicateSoundBuffer of the first buffer plays it again.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -185,6 +186,18 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
            (status & DSBSTATUS_LOOPING) != 0);
     IDirectSoundBuffer_GetCurrentPosition(one, &play, &write);
     printf("write cursor leads by %lu bytes (10 ms)\n", (write - play + 11025 * 4) % (11025 * 4));
+    {
+        /* DSBLOCK_FROMWRITECURSOR locks at the write cursor. */
+        void *base, *at;
+        DWORD lb, la, w2;
+        IDirectSoundBuffer_Lock(one, 0, 0, &base, &lb, NULL, NULL, DSBLOCK_ENTIREBUFFER);
+        IDirectSoundBuffer_Unlock(one, base, lb, NULL, 0);
+        IDirectSoundBuffer_GetCurrentPosition(one, NULL, &w2);
+        IDirectSoundBuffer_Lock(one, 0, 4, &at, &la, NULL, NULL, DSBLOCK_FROMWRITECURSOR);
+        IDirectSoundBuffer_Unlock(one, at, la, NULL, 0);
+        printf("FROMWRITECURSOR locks at the write cursor: %d, ENTIREBUFFER length %lu\n",
+               (DWORD)((char *)at - (char *)base) == w2, lb);
+    }
     wait_until(330.0);
     IDirectSoundBuffer_GetCurrentPosition(one, &play, &write);
     /* 130 ms exactly in deterministic mode; a host under load may be late. */
@@ -297,6 +310,18 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
            times[1] >= 100.0 && times[1] < 110.0, times[2] >= 200.0 && times[2] < 210.0);
     IDirectSoundNotify_Release(notify);
 
+    /* 6. At 2150 ms: a duplicate of the one-shot buffer plays the same samples. */
+    {
+        IDirectSoundBuffer *dup = NULL;
+        hr = IDirectSound_DuplicateSoundBuffer(ds, one, &dup);
+        printf("DuplicateSoundBuffer = %08lx\n", hr);
+        wait_until(2150.0);
+        IDirectSoundBuffer_Play(dup, 0, 0, 0);
+        IDirectSoundBuffer_GetStatus(one, &status);
+        printf("original stays stopped: %d\n", status == 0);
+        wait_until(2450.0);
+        IDirectSoundBuffer_Release(dup);
+    }
 
     IDirectSoundBuffer_Release(c4);
     IDirectSoundBuffer_Release(c3);
