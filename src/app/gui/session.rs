@@ -197,6 +197,9 @@ pub struct Shared {
     pub frames: AtomicU64,
     /// The sound output's device and counters, once it started.
     pub audio: OnceLock<crate::audio_pump::AudioStatusHandle>,
+    /// DirectDraw's present count when first seen non-zero and when last seen to
+    /// change, with the times: the present rate printed when the program ends.
+    presents: Mutex<Option<((u64, Instant), (u64, Instant))>>,
     title: Mutex<Option<String>>,
     input: Mutex<Vec<InputEvent>>,
     paused: AtomicBool,
@@ -217,6 +220,16 @@ impl Shared {
         let frame = display::current_frame(proc).map(Arc::new);
         if frame.is_some() {
             self.frames.fetch_add(1, Ordering::Relaxed);
+        }
+        let n = display::presents(proc);
+        if n > 0 {
+            let now = Instant::now();
+            let mut p = lock(&self.presents);
+            match p.as_mut() {
+                None => *p = Some(((n, now), (n, now))),
+                Some((_, last)) if last.0 != n => *last = (n, now),
+                Some(_) => {}
+            }
         }
         *lock(&self.frame) = frame;
         *lock(&self.title) = display::main_window_title(proc);
@@ -240,6 +253,7 @@ impl Session {
             frame: Mutex::new(None),
             frames: AtomicU64::new(0),
             audio: OnceLock::new(),
+            presents: Mutex::new(None),
             title: Mutex::new(None),
             input: Mutex::new(Vec::new()),
             paused: AtomicBool::new(false),
@@ -252,6 +266,17 @@ impl Session {
             .name("winterp-guest".into())
             .spawn(move || {
                 let ending = run_guest(&s, &l);
+                // How fast a DirectDraw program presented (tests/demo.rs reads it).
+                if let Some(((n0, t0), (n1, t1))) = *lock(&s.presents)
+                    && n1 > n0
+                {
+                    let secs = (t1 - t0).as_secs_f64().max(1e-6);
+                    eprintln!(
+                        "winterp: {} DirectDraw presents in {secs:.2} s ({:.2} per second)",
+                        n1 - n0,
+                        (n1 - n0) as f64 / secs
+                    );
+                }
                 s.stop.store(true, Ordering::SeqCst);
                 *lock(&s.ending) = Some(ending);
                 s.host.close();
