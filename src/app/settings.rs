@@ -27,6 +27,34 @@ pub struct ProgramSettings {
     pub winver: WinVer,
     /// Run all guest threads on one host thread with instruction-driven clocks.
     pub deterministic: bool,
+    /// Keys the player presses for pad input, for games that read only the keyboard.
+    pub pad_keys: PadKeys,
+}
+
+/// The pad-to-key mapping of one program (`[programs."...".pad_keys]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PadKeys {
+    /// Pad input also presses keys (the guest still sees the pads).
+    pub enabled: bool,
+    /// The d-pad and the left stick press the arrow keys.
+    pub arrows: bool,
+    /// Pad button (A, B, X, Y, LB, RB, SELECT, START, LS, RS) to the key it presses,
+    /// by its `VK_` name without the prefix (SPACE, CONTROL, RETURN, ...).
+    pub buttons: BTreeMap<String, String>,
+}
+
+impl Default for PadKeys {
+    fn default() -> Self {
+        PadKeys {
+            enabled: false,
+            arrows: true,
+            buttons: [("A", "SPACE"), ("B", "CONTROL"), ("START", "RETURN")]
+                .into_iter()
+                .map(|(b, k)| (b.to_string(), k.to_string()))
+                .collect(),
+        }
+    }
 }
 
 impl Default for ProgramSettings {
@@ -35,6 +63,7 @@ impl Default for ProgramSettings {
             scale: Scale::Integer,
             winver: WinVer::Win98,
             deterministic: false,
+            pad_keys: PadKeys::default(),
         }
     }
 }
@@ -206,6 +235,11 @@ mod tests {
                 scale: Scale::Aspect,
                 winver: WinVer::WinXp,
                 deterministic: true,
+                pad_keys: PadKeys {
+                    enabled: true,
+                    arrows: false,
+                    buttons: [("X".to_string(), "Z".to_string())].into_iter().collect(),
+                },
             },
         );
         s.show_debug = true;
@@ -245,6 +279,26 @@ deterministic = true
         let s = Settings::from_toml("[programs.\"/x\"]\nscale = \"aspect\"\n").unwrap();
         assert_eq!(s.program(Path::new("/x")).winver, WinVer::Win98);
         assert!(Settings::from_toml("[programs.\"/x\"]\nwinver = \"3.11\"\n").is_err());
+    }
+
+    #[test]
+    fn pad_key_mappings_read_from_toml() {
+        let text = r#"
+[programs."/g/A.EXE".pad_keys]
+enabled = true
+buttons = { A = "SPACE", START = "RETURN", Y = "ESCAPE" }
+"#;
+        let s = Settings::from_toml(text).unwrap();
+        let m = s.program(Path::new("/g/A.EXE")).pad_keys;
+        assert!(m.enabled);
+        // Not given: the default (arrows on).
+        assert!(m.arrows);
+        assert_eq!(m.buttons.get("Y").map(String::as_str), Some("ESCAPE"));
+        assert_eq!(m.buttons.get("B"), None);
+        // A program without a mapping has it off, with the default keys ready.
+        let d = s.program(Path::new("/other.exe")).pad_keys;
+        assert!(!d.enabled);
+        assert_eq!(d.buttons.get("START").map(String::as_str), Some("RETURN"));
     }
 
     #[test]

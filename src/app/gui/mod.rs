@@ -8,6 +8,7 @@
 //! `about_to_wait`.
 
 mod keymap;
+mod pads;
 mod render;
 mod screenshot;
 mod session;
@@ -125,6 +126,7 @@ struct App {
     dirty: bool,
     last_redraw: Instant,
     gilrs: Option<gilrs::Gilrs>,
+    pads: pads::Pads,
     meter: Meter,
 }
 
@@ -187,6 +189,7 @@ impl App {
             dirty: true,
             last_redraw: Instant::now(),
             gilrs: init_gamepads(),
+            pads: pads::Pads::default(),
             meter: Meter::new(),
         };
         if let Some(p) = program {
@@ -242,6 +245,7 @@ impl App {
         // winterp's exit code is about the last program run.
         self.exit_code = 0;
         self.viewport = None;
+        self.pads.new_session();
         self.session = Some(Session::start(launch, self.waker.clone()));
     }
 
@@ -538,6 +542,8 @@ impl App {
         match ps {
             Some(ps) => {
                 self.program_settings.scale = ps.scale;
+                // The pad mapping applies at once, like the scaling.
+                self.program_settings.pad_keys = ps.pad_keys.clone();
                 saved = ps;
             }
             None => saved.scale = self.program_settings.scale,
@@ -577,6 +583,9 @@ impl App {
                     down: false,
                 });
             }
+        }
+        for ev in self.pads.release_keys() {
+            self.send(ev);
         }
         let (x, y) = self.guest_pointer_clamped().unwrap_or((0, 0));
         let buttons: Vec<MouseButton> = std::mem::take(&mut self.held_buttons);
@@ -896,17 +905,16 @@ impl App {
         }
     }
 
+    /// Pad changes (and the keys the program's pad mapping presses) to the guest;
+    /// while it takes no input they wait in gilrs's queue.
     fn poll_gamepads(&mut self) {
+        if !self.guest_accepts_input() {
+            return;
+        }
         let Some(g) = self.gilrs.as_mut() else { return };
-        while let Some(ev) = g.next_event() {
-            match ev.event {
-                gilrs::EventType::Connected => {
-                    log::info!("gamepad connected: {}", g.gamepad(ev.id).name());
-                }
-                gilrs::EventType::Disconnected => log::info!("gamepad {} disconnected", ev.id),
-                // Pads reach the guest with joystick support (another issue).
-                _ => {}
-            }
+        let events = self.pads.poll(g, &self.program_settings.pad_keys);
+        for ev in events {
+            self.send(ev);
         }
     }
 }

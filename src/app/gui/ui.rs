@@ -383,6 +383,8 @@ impl Ui {
                 ui.weak(
                     "The Windows version and deterministic mode apply when the program restarts.",
                 );
+                ui.separator();
+                pad_keys_editor(ui, &mut edit.pad_keys);
                 ui.horizontal(|ui| {
                     if ui.button("Save").clicked() {
                         actions.push(Action::SaveProgramSettings(edit.clone()));
@@ -610,4 +612,43 @@ impl Ui {
                 }
             });
     }
+}
+
+/// The pad-to-key mapping: on/off, arrows, and a key name per pad button (empty for
+/// none; names the player does not know are shown as such and press nothing).
+fn pad_keys_editor(ui: &mut egui::Ui, m: &mut crate::settings::PadKeys) {
+    ui.checkbox(
+        &mut m.enabled,
+        "Game pad also presses keys (for games that read only the keyboard)",
+    );
+    ui.add_enabled_ui(m.enabled, |ui| {
+        ui.checkbox(&mut m.arrows, "D-pad and left stick: arrow keys");
+        egui::Grid::new("pad_keys").num_columns(3).show(ui, |ui| {
+            for b in super::pads::BUTTON_NAMES {
+                ui.label(b);
+                let mut text = m.buttons.get(b).cloned().unwrap_or_default();
+                let edit = egui::TextEdit::singleline(&mut text)
+                    .desired_width(90.0)
+                    .hint_text("no key");
+                if ui.add(edit).changed() {
+                    let t = text.trim().to_ascii_uppercase();
+                    if t.is_empty() {
+                        m.buttons.remove(b);
+                    } else {
+                        m.buttons.insert(b.to_string(), t);
+                    }
+                }
+                match m.buttons.get(b) {
+                    Some(k) if winterp_hostwin32::keys::vk_from_name(k).is_none() => {
+                        ui.colored_label(egui::Color32::RED, "unknown key");
+                    }
+                    _ => {
+                        ui.label("");
+                    }
+                }
+                ui.end_row();
+            }
+        });
+        ui.weak("Key names as in input scripts: SPACE, RETURN, CONTROL, SHIFT, A, F1, ...");
+    });
 }
