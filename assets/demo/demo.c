@@ -763,12 +763,12 @@ static void fill_music(short *out, int n)
         int v = 0;
         if (m && (g_music_pos % 2756) < 2200) {
             g_ph_mel += note_step(m);
-            v += (g_ph_mel & 0x80000000u) ? 2400 : -2400;
+            v += (g_ph_mel & 0x80000000u) ? 5000 : -5000;
         }
         g_ph_bass += note_step(b);
         {
             int t = (int)(g_ph_bass >> 16);
-            v += (t & 0x8000 ? 0xffff - t : t) / 8 - 2048;
+            v += (t & 0x8000 ? 0xffff - t : t) / 4 - 4096;
         }
         out[i] = (short)v;
         g_music_pos++;
