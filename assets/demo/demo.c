@@ -1332,8 +1332,10 @@ static HRESULT init_ddraw(void)
 
 static void shutdown_all(void)
 {
-    if (g_timer)
+    if (g_timer) {
         timeKillEvent(g_timer);
+        timeEndPeriod(1);
+    }
     g_timer = 0;
     music_stop();
     if (g_snd_jump)
@@ -1440,7 +1442,6 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
         music_pump();
         render();
     }
-    timeEndPeriod(1);
     shutdown_all();
     return 0;
 }
