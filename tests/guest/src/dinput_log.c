@@ -60,6 +60,14 @@ static BOOL CALLBACK enum_all(LPCDIDEVICEINSTANCEA inst, LPVOID ref)
     return DIENUM_CONTINUE;
 }
 
+static BOOL CALLBACK enum_axis(LPCDIDEVICEOBJECTINSTANCEA o, LPVOID ref)
+{
+    (void)ref;
+    printf("EnumObjects(DIDFT_AXIS): ofs %lu, absolute axis %d, instance %u, \"%s\"\n", o->dwOfs,
+           (o->dwType & DIDFT_ABSAXIS) != 0, (unsigned)DIDFT_GETINSTANCE(o->dwType), o->tszName);
+    return DIENUM_CONTINUE;
+}
+
 static void set_dword(LPDIRECTINPUTDEVICEA d, REFGUID prop, DWORD how, DWORD obj, DWORD v, const char *what)
 {
     DIPROPDWORD p;
@@ -206,6 +214,18 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     set_dword(joy, DIPROP_DEADZONE, DIPH_BYOFFSET, DIJOFS_X, 1000, "dead zone 10% on X");
     set_dword(joy, DIPROP_DEADZONE, DIPH_BYOFFSET, DIJOFS_SLIDER(0), 1000, "dead zone on an absent slider");
     set_dword(joy, DIPROP_BUFFERSIZE, DIPH_DEVICE, 0, 16, "joystick buffer 16");
+    printf("EnumObjects = 0x%08lx\n",
+           (unsigned long)IDirectInputDevice_EnumObjects(joy, enum_axis, NULL, DIDFT_AXIS));
+    {
+        DIDEVICEOBJECTINSTANCEA oi;
+        memset(&oi, 0, sizeof oi);
+        oi.dwSize = sizeof oi;
+        hr = IDirectInputDevice_GetObjectInfo(joy, &oi, DIJOFS_POV(0), DIPH_BYOFFSET);
+        printf("GetObjectInfo(POV 0) = 0x%08lx: \"%s\", POV %d\n", (unsigned long)hr, oi.tszName,
+               (oi.dwType & DIDFT_POV) != 0);
+        hr = IDirectInputDevice_GetObjectInfo(joy, &oi, DIJOFS_POV(1), DIPH_BYOFFSET);
+        printf("GetObjectInfo(POV 1) = 0x%08lx\n", (unsigned long)hr);
+    }
     IDirectInputDevice_SetCooperativeLevel(joy, win, DISCL_NONEXCLUSIVE | DISCL_BACKGROUND);
     printf("joystick Acquire = 0x%08lx\n", (unsigned long)IDirectInputDevice_Acquire(joy));
     {

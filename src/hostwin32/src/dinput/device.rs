@@ -290,6 +290,8 @@ pub struct Device {
     pub abs_axes: bool,
     pub axes: [AxisProps; 6],
     pub pad: PadState,
+    /// The DirectInput version the program asked for (structure sizes).
+    pub version: u32,
 }
 
 impl Device {
@@ -313,6 +315,7 @@ impl Device {
             abs_axes: kind != Kind::Mouse,
             axes: [AxisProps::default(); 6],
             pad: PadState::default(),
+            version: 0x0700,
         }
     }
 
@@ -439,6 +442,40 @@ impl Device {
         }
         self.mouse_rel = [0; 3];
         b
+    }
+}
+
+/// Where an object's data lies in the device's native format (the layout of
+/// c_dfDIKeyboard, c_dfDIMouse and c_dfDIJoystick), for EnumObjects.
+pub fn native_offset(what: What) -> u32 {
+    match what {
+        What::Key(k) => u32::from(k),
+        What::MouseAxis(a) => 4 * a as u32,
+        What::MouseButton(b) => 12 + b as u32,
+        // DIJOYSTATE: lX, lY, lZ, lRx, lRy, lRz.
+        What::PadAxis(a) => [0, 4, 8, 20, 12, 16][a],
+        What::PadPov => 32,
+        What::PadButton(b) => 48 + b as u32,
+    }
+}
+
+/// An object's name as EnumObjects reports it.
+pub fn object_name(what: What) -> String {
+    match what {
+        What::Key(k) => format!("Key {k:#04x}"),
+        What::MouseAxis(a) => ["X Axis", "Y Axis", "Wheel"][a].to_string(),
+        What::MouseButton(b) => ["Button 0", "Button 1", "Button 2"][b].to_string(),
+        What::PadAxis(a) => [
+            "X Axis",
+            "Y Axis",
+            "Z Axis",
+            "Z Rotation",
+            "X Rotation",
+            "Y Rotation",
+        ][a]
+            .to_string(),
+        What::PadPov => "Hat Switch".to_string(),
+        What::PadButton(b) => format!("Button {b}"),
     }
 }
 

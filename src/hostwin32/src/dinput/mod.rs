@@ -428,7 +428,9 @@ fn create_device(cx: &mut Ctx, this: u32, rguid: Ptr, out: Ptr, outer: u32) -> A
     };
     let vt = com::vtable(cx.proc, DLL_NAME, iface, DEVICE_METHODS)?;
     let obj = com::new_object(cx.proc, vt, 0, 8)?;
+    let version = di_of(cx, this)?.1;
     let mut d = Device::new(kind, wide);
+    d.version = version;
     if let Kind::Joystick(n) = kind {
         d.pad = crate::display::pad(cx.proc, n);
     }
@@ -1072,6 +1074,118 @@ fn Dev_GetDeviceInfo(cx: &mut Ctx, this: u32, pdidi: Ptr) -> ApiResult<u32> {
     Ok(DI_OK)
 }
 
+/// DIDEVICEOBJECTINSTANCE of object `i` in `size` bytes (DirectX 3 or 5 layout,
+/// A or W): the offset in the program's data format when it has the object, else
+/// in the device's native format.
+fn object_instance(d: &Device, i: usize, size: u32) -> Vec<u8> {
+    let o = d.objs[i];
+    let unit = if d.wide { 2 } else { 1 };
+    let ofs = d
+        .format
+        .as_ref()
+        .and_then(|f| f.offsets[i])
+        .unwrap_or_else(|| device::native_offset(o.what));
+    let mut b = vec![0u8; size as usize];
+    b[0..4].copy_from_slice(&size.to_le_bytes());
+    b[4..20].copy_from_slice(&o.guid.0);
+    b[20..24].copy_from_slice(&ofs.to_le_bytes());
+    b[24..28].copy_from_slice(&o.id().to_le_bytes());
+    for (k, c) in device::object_name(o.what)
+        .encode_utf16()
+        .take(259)
+        .enumerate()
+    {
+        let at = 32 + k * unit;
+        if d.wide {
+            b[at..at + 2].copy_from_slice(&c.to_le_bytes());
+        } else {
+            b[at] = c as u8;
+        }
+    }
+    b
+}
+
+/// sizeof(DIDEVICEOBJECTINSTANCE): DirectX 3, or 5 with the force-feedback and
+/// HID fields.
+fn object_instance_sizes(wide: bool) -> [u32; 2] {
+    if wide { [552, 576] } else { [292, 316] }
+}
+
+fn Dev_EnumObjects(
+    cx: &mut Ctx,
+    this: u32,
+    lpCallback: u32,
+    pvRef: u32,
+    dwFlags: u32,
+) -> ApiResult<Outcome> {
+    if lpCallback == 0 {
+        return Ok(Outcome::Return(u64::from(DIERR_INVALIDPARAM)));
+    }
+    let want = dwFlags & 0xFF;
+    let blocks: Vec<Vec<u8>> = with_dev(cx, this, |d| {
+        let size = object_instance_sizes(d.wide)[usize::from(d.version >= 0x0500)];
+        (0..d.objs.len())
+            .filter(|&i| want == 0 || d.objs[i].ty & want != 0)
+            .map(|i| object_instance(d, i, size))
+            .collect()
+    })?;
+    let Some(size) = blocks.first().map(|b| b.len() as u32) else {
+        return Ok(Outcome::Return(u64::from(DI_OK)));
+    };
+    let heap = crate::kernel32::heap::process_heap(cx.proc)?;
+    let buf = heap.alloc(size, true)?;
+    let mut result = Outcome::Return(u64::from(DI_OK));
+    for b in blocks {
+        cx.proc.mem.write_bytes(buf, &b)?;
+        match crate::msvcrt::state::call_guest(cx, lpCallback, &[buf, pvRef])? {
+            // DIENUM_STOP.
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(end) => {
+                result = end;
+                break;
+            }
+        }
+    }
+    heap.free(buf);
+    Ok(result)
+}
+
+fn Dev_GetObjectInfo(
+    cx: &mut Ctx,
+    this: u32,
+    pdidoi: Ptr,
+    dwObj: u32,
+    dwHow: u32,
+) -> ApiResult<u32> {
+    if pdidoi.is_null() {
+        return Ok(DIERR_INVALIDPARAM);
+    }
+    let size = cx.proc.mem.read_u32(pdidoi.0)?;
+    let r = with_dev(cx, this, |d| {
+        if !object_instance_sizes(d.wide).contains(&size) {
+            return Err(DIERR_INVALIDPARAM);
+        }
+        let i = match dwHow {
+            DIPH_BYOFFSET => {
+                let f = d.format.as_ref().ok_or(DIERR_INVALIDPARAM)?;
+                f.offsets.iter().position(|o| *o == Some(dwObj))
+            }
+            DIPH_BYID => d.objs.iter().position(|o| o.id() == dwObj & 0x00FF_FFFF),
+            _ => return Err(DIERR_INVALIDPARAM),
+        };
+        i.map(|i| object_instance(d, i, size))
+            .ok_or(DIERR_OBJECTNOTFOUND)
+    })?;
+    match r {
+        Ok(b) => {
+            cx.proc.mem.write_bytes(pdidoi.0, &b)?;
+            Ok(DI_OK)
+        }
+        Err(e) => Ok(e),
+    }
+}
+
 /// Already initialised by CreateDevice.
 fn Dev_Initialize(
     cx: &mut Ctx,
@@ -1143,12 +1257,12 @@ fn exports() -> Vec<ApiDef> {
     both!(v, "GetDeviceInfo", Dev_GetDeviceInfo);
     both!(v, "Initialize", Dev_Initialize);
     both!(v, "Poll", Dev_Poll);
+    both!(v, "EnumObjects", Dev_EnumObjects);
+    both!(v, "GetObjectInfo", Dev_GetObjectInfo);
     both_missing!(
         v,
         "IDirectInputDevice7",
-        "EnumObjects",
         "SetEventNotification",
-        "GetObjectInfo",
         "RunControlPanel",
         "CreateEffect",
         "EnumEffects",
