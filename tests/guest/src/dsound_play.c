@@ -161,10 +161,34 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
                IDirectSoundBuffer_Play(prim, 0, 0, DSBPLAY_LOOPING));
     }
 
+    /* IDirectSoundBuffer8 comes from an IDirectSound8 only. */
+    {
+        IDirectSound8 *ds8;
+        IDirectSoundBuffer *b;
+        IDirectSoundBuffer8 *b8 = NULL;
+        hr = DirectSoundCreate8(NULL, &ds8, NULL);
+        printf("DirectSoundCreate8 = %08lx\n", hr);
+        IDirectSound8_SetCooperativeLevel(ds8, hwnd, DSSCL_NORMAL);
+        b = make((IDirectSound *)ds8, 0, 2, 16, 44100, 4410 * 4);
+        hr = IDirectSoundBuffer_QueryInterface(b, &IID_IDirectSoundBuffer8, (void **)&b8);
+        printf("QueryInterface(IDirectSoundBuffer8) = %08lx\n", hr);
+        if (b8) {
+            printf("SetFX = %08lx\n", IDirectSoundBuffer8_SetFX(b8, 0, NULL, NULL));
+            IDirectSoundBuffer8_Release(b8);
+        }
+        IDirectSoundBuffer_Release(b);
+        printf("IDirectSound8_Release = %lu\n", IDirectSound8_Release(ds8));
+    }
+
     /* 1: one-shot. */
     one = make(ds, 0, 2, 16, 44100, 11025 * 4);
     lcg_state = 1;
     fill_lcg(one, 11025 * 4);
+    {
+        void *b8 = NULL;
+        hr = IDirectSoundBuffer_QueryInterface(one, &IID_IDirectSoundBuffer8, &b8);
+        printf("QueryInterface(IDirectSoundBuffer8) from IDirectSound = %08lx\n", hr);
+    }
     caps.dwSize = sizeof caps;
     IDirectSoundBuffer_GetCaps(one, &caps);
     printf("GetCaps: bytes %lu, LOCSOFTWARE %d\n", caps.dwBufferBytes,

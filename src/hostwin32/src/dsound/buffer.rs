@@ -15,6 +15,7 @@ const DSBCAPS_CTRLPAN: u32 = 0x40;
 const DSBCAPS_CTRLVOLUME: u32 = 0x80;
 const DSBCAPS_CTRLPOSITIONNOTIFY: u32 = 0x100;
 const DSBCAPS_CTRLFX: u32 = 0x200;
+const DSBCAPS_LOCDEFER: u32 = 0x4_0000;
 
 const DSBPLAY_LOOPING: u32 = 0x1;
 const DSBSTATUS_PLAYING: u32 = 0x1;
@@ -35,6 +36,9 @@ const DSBCAPS_SIZE: u32 = 20;
 /// sizeof(WAVEFORMATEX).
 const WAVEFORMATEX_SIZE: u32 = 18;
 
+/// IDirectSoundBuffer8's methods: IDirectSoundBuffer's and three for effects. Every
+/// buffer gets this table (an IDirectSoundBuffer caller never reaches the last
+/// three), so QueryInterface for IDirectSoundBuffer8 hands out the same pointer.
 const BUFFER_METHODS: &[&str] = &[
     "QueryInterface",
     "AddRef",
@@ -57,6 +61,9 @@ const BUFFER_METHODS: &[&str] = &[
     "Stop",
     "Unlock",
     "Restore",
+    "SetFX",
+    "AcquireResources",
+    "GetObjectInPath",
 ];
 
 const NOTIFY_METHODS: &[&str] = &[
@@ -160,11 +167,12 @@ fn write_format(cx: &Ctx, p: u32, f: &PcmFormat) -> ApiResult<()> {
 }
 
 fn new_buffer(cx: &mut Ctx, dev_iface: u32, st: BufState) -> ApiResult<u32> {
-    let vt = com::vtable(cx.proc, "dsound.dll", "IDirectSoundBuffer", BUFFER_METHODS)?;
+    let is8 = super::device(cx, dev_iface).is_some_and(|d| d.is8);
+    let vt = com::vtable(cx.proc, "dsound.dll", "IDirectSoundBuffer8", BUFFER_METHODS)?;
     let obj = com::new_object(cx.proc, vt, 0, 8)?;
     let b = Arc::new(Buffer {
         voice: new_voice_id(cx.proc),
-        st: Mutex::new(st),
+        st: Mutex::new(BufState { is8, ..st }),
     });
     let src: Arc<dyn Source> = b.clone();
     crate::sound::register(cx.proc, &src);
@@ -239,6 +247,7 @@ pub fn create(
                 audible: level == DSSCL_WRITEPRIMARY,
                 refs: 1,
                 notify_iface: 0,
+                is8: false,
             },
         )?;
         lock(&dev.st).primary = obj;
@@ -283,6 +292,7 @@ pub fn create(
             audible: true,
             refs: 1,
             notify_iface: 0,
+            is8: false,
         },
     )?;
     cx.proc.mem.write_u32(ppBuf.0, obj)?;
@@ -331,6 +341,7 @@ pub fn duplicate(cx: &mut Ctx, dev_iface: u32, orig: u32, ppDup: Ptr) -> ApiResu
             audible: true,
             refs: 1,
             notify_iface: 0,
+            is8: false,
         }
     };
     let obj = new_buffer(cx, dev_iface, st)?;
@@ -387,7 +398,11 @@ fn QueryInterface(cx: &mut Ctx, this: u32, riid: Ptr, ppv: Ptr) -> ApiResult<u32
         return Ok(com::E_POINTER);
     }
     let g = Guid::read(cx.proc, riid.0)?;
-    if g == com::IID_IUNKNOWN || g == IID_IDIRECTSOUNDBUFFER {
+    let is8 = b.lock().is8;
+    if g == com::IID_IUNKNOWN
+        || g == IID_IDIRECTSOUNDBUFFER
+        || (g == IID_IDIRECTSOUNDBUFFER8 && is8)
+    {
         b.lock().refs += 1;
         cx.proc.mem.write_u32(ppv.0, this)?;
         return Ok(DS_OK);
@@ -822,6 +837,53 @@ fn Restore(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     })
 }
 
+/// No effects processing: a buffer never has DSBCAPS_CTRLFX (CreateSoundBuffer refuses
+/// it), which is what SetFX reports.
+fn SetFX(cx: &mut Ctx, this: u32, _count: u32, _desc: Ptr, _results: Ptr) -> ApiResult<u32> {
+    Ok(if get(cx, this).is_some() {
+        DSERR_CONTROLUNAVAIL
+    } else {
+        DSERR_INVALIDPARAM
+    })
+}
+
+fn AcquireResources(
+    cx: &mut Ctx,
+    this: u32,
+    _flags: u32,
+    count: u32,
+    _results: Ptr,
+) -> ApiResult<u32> {
+    let Some(b) = get(cx, this) else {
+        return Ok(DSERR_INVALIDPARAM);
+    };
+    // Only DSBCAPS_LOCDEFER buffers defer their resources; software mixing has
+    // them from the start, and there are no effects whose results to report.
+    Ok(if b.lock().flags & DSBCAPS_LOCDEFER == 0 {
+        DSERR_INVALIDCALL
+    } else if count != 0 {
+        DSERR_INVALIDPARAM
+    } else {
+        DS_OK
+    })
+}
+
+fn GetObjectInPath(
+    cx: &mut Ctx,
+    this: u32,
+    _guid: Ptr,
+    _index: u32,
+    _iid: Ptr,
+    ppObject: Ptr,
+) -> ApiResult<u32> {
+    if get(cx, this).is_none() || ppObject.is_null() {
+        return Ok(DSERR_INVALIDPARAM);
+    }
+    cx.proc.mem.write_u32(ppObject.0, 0)?;
+    // No effects in any buffer's path.
+    Ok(DSERR_OBJECTNOTFOUND)
+}
+
 /// The buffer behind an IDirectSoundNotify pointer.
 fn notify_target(cx: &Ctx, this: u32) -> Option<u32> {
     match lock(&state(cx.proc).objects).get(&this) {
@@ -898,7 +960,7 @@ fn SetNotificationPositions(cx: &mut Ctx, this: u32, count: u32, p: Ptr) -> ApiR
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("IDirectSoundBuffer::QueryInterface", QueryInterface),
         stdcall("IDirectSoundBuffer::AddRef", AddRef),
         stdcall("IDirectSoundBuffer::Release", Release),
@@ -927,5 +989,43 @@ pub fn exports() -> Vec<ApiDef> {
             "IDirectSoundNotify::SetNotificationPositions",
             SetNotificationPositions,
         ),
+    ];
+    v.extend(buffer8_exports());
+    v
+}
+
+/// The buffer methods under IDirectSoundBuffer8's names (the vtable every buffer gets).
+fn buffer8_exports() -> Vec<ApiDef> {
+    vec![
+        stdcall("IDirectSoundBuffer8::QueryInterface", QueryInterface),
+        stdcall("IDirectSoundBuffer8::AddRef", AddRef),
+        stdcall("IDirectSoundBuffer8::Release", Release),
+        stdcall("IDirectSoundBuffer8::GetCaps", GetCaps),
+        stdcall(
+            "IDirectSoundBuffer8::GetCurrentPosition",
+            GetCurrentPosition,
+        ),
+        stdcall("IDirectSoundBuffer8::GetFormat", GetFormat),
+        stdcall("IDirectSoundBuffer8::GetVolume", GetVolume),
+        stdcall("IDirectSoundBuffer8::GetPan", GetPan),
+        stdcall("IDirectSoundBuffer8::GetFrequency", GetFrequency),
+        stdcall("IDirectSoundBuffer8::GetStatus", GetStatus),
+        stdcall("IDirectSoundBuffer8::Initialize", Initialize),
+        stdcall("IDirectSoundBuffer8::Lock", Lock),
+        stdcall("IDirectSoundBuffer8::Play", Play),
+        stdcall(
+            "IDirectSoundBuffer8::SetCurrentPosition",
+            SetCurrentPosition,
+        ),
+        stdcall("IDirectSoundBuffer8::SetFormat", SetFormat),
+        stdcall("IDirectSoundBuffer8::SetVolume", SetVolume),
+        stdcall("IDirectSoundBuffer8::SetPan", SetPan),
+        stdcall("IDirectSoundBuffer8::SetFrequency", SetFrequency),
+        stdcall("IDirectSoundBuffer8::Stop", Stop),
+        stdcall("IDirectSoundBuffer8::Unlock", Unlock),
+        stdcall("IDirectSoundBuffer8::Restore", Restore),
+        stdcall("IDirectSoundBuffer8::SetFX", SetFX),
+        stdcall("IDirectSoundBuffer8::AcquireResources", AcquireResources),
+        stdcall("IDirectSoundBuffer8::GetObjectInPath", GetObjectInPath),
     ]
 }

@@ -51,6 +51,7 @@ pub const DSERR_BADFORMAT: u32 = dserr(100);
 pub const DSERR_NODRIVER: u32 = dserr(120);
 pub const DSERR_ALREADYINITIALIZED: u32 = dserr(130);
 pub const DSERR_NOAGGREGATION: u32 = com::CLASS_E_NOAGGREGATION;
+pub const DSERR_OBJECTNOTFOUND: u32 = dserr(4449);
 
 pub const DSSCL_NORMAL: u32 = 1;
 pub const DSSCL_PRIORITY: u32 = 2;
@@ -73,6 +74,12 @@ pub const IID_IDIRECTSOUNDBUFFER: Guid = Guid::new(
     0x4981,
     0x11CE,
     [0xA5, 0x21, 0x00, 0x20, 0xAF, 0x0B, 0xE5, 0x60],
+);
+pub const IID_IDIRECTSOUNDBUFFER8: Guid = Guid::new(
+    0x6825_A449,
+    0x7524,
+    0x4D82,
+    [0x92, 0x0F, 0x50, 0xE3, 0x6A, 0xB3, 0xAB, 0x1E],
 );
 pub const IID_IDIRECTSOUNDNOTIFY: Guid = Guid::new(
     0xB021_0783,

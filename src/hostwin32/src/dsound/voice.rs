@@ -44,6 +44,8 @@ pub struct BufState {
     pub refs: u32,
     /// Its IDirectSoundNotify interface once asked for.
     pub notify_iface: u32,
+    /// Made by an IDirectSound8 (answers QueryInterface for IDirectSoundBuffer8).
+    pub is8: bool,
 }
 
 pub struct Buffer {
@@ -295,6 +297,7 @@ mod tests {
             audible: true,
             refs: 1,
             notify_iface: 0,
+            is8: false,
         }
     }
 
