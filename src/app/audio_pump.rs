@@ -213,6 +213,12 @@ impl PlayerAudio {
                     }
                     lock(&st).output = out.stats();
                 }
+                let (o, m) = (out.stats(), lock(&st).mixer);
+                eprintln!(
+                    "audio: stopped: {} mix frames from {} chunks, {} device frames played, \
+                     {} underruns, {} frames dropped",
+                    m.frames_out, m.chunks, o.frames_played, o.underruns, o.dropped_frames
+                );
             })
             .map_err(|e| {
                 let line = format!("audio: no output device, using a null sink (no thread: {e})");
