@@ -11,8 +11,9 @@
  *   it when no event is left and starts another), gets its timer id
  *   and dwUser with uMsg, dw1, dw2 zero; the k-th call comes no earlier than
  *   k*10 ms after timeSetEvent; after Sleep(105) there have been 10 calls
- *   (9 to 11 under a loaded real-time system, so the count is printed as a
- *   range check), none after timeKillEvent;
+ *   (printed on an "exact:" line, which only deterministic runs compare; on a
+ *   loaded real-time system only a range is checked), none after
+ *   timeKillEvent;
  * - TIME_ONESHOT: exactly one call;
  * - TIME_CALLBACK_EVENT_SET: an auto-reset event is set after the delay;
  * - TIME_CALLBACK_EVENT_PULSE, periodic: a waiting thread is released each
@@ -100,7 +101,10 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     r = timeKillEvent(id);
     LONG n = calls;
     printf("timeKillEvent = %u\n", r);
-    printf("calls after 105 ms within 9..11: %d\n", n >= 9 && n <= 11);
+    /* A busy real-time machine may run the timer thread late; the exact count is
+       only compared in deterministic runs (tests/input_programs.rs). */
+    printf("calls after 105 ms within 5..11: %d\n", n >= 5 && n <= 11);
+    printf("exact: calls after 105 ms: %ld\n", (long)n);
     int args_ok = 1, thread_ok = 1, times_ok = 1;
     for (LONG k = 0; k < n && k < MAX_CALLS; k++) {
         if (call_id[k] != id || call_msg[k] != 0 || call_user[k] != 0x1234 || call_dw1[k] != 0 || call_dw2[k] != 0)
