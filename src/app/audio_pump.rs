@@ -181,8 +181,14 @@ const PUMP_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
 
 impl PlayerAudio {
     /// Starts the output for a session; `deterministic` runs are fed through
-    /// [`PlayerAudio::take_feeder`] from the refresh hook instead.
-    pub fn start(proc: &Arc<Process>, deterministic: bool) -> PlayerAudio {
+    /// [`PlayerAudio::take_feeder`] from the refresh hook instead. While `paused`
+    /// says so the OS-thread pump keeps draining (the guest's clock runs on) but
+    /// sends nothing: a paused game is silent.
+    pub fn start(
+        proc: &Arc<Process>,
+        deterministic: bool,
+        paused: Box<dyn Fn() -> bool + Send>,
+    ) -> PlayerAudio {
         use std::sync::atomic::Ordering;
         let status = AudioStatusHandle::default();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -207,7 +213,9 @@ impl PlayerAudio {
                         }
                     } else {
                         let frames = pump.pump(&p);
-                        out.write(&frames);
+                        if !paused() {
+                            out.write(&frames);
+                        }
                         lock(&st).mixer = pump.stats();
                         std::thread::sleep(PUMP_EVERY);
                     }
@@ -256,5 +264,44 @@ impl Drop for PlayerAudio {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use winterp_hostwin32::sound::{Chunk, PcmFormat as GuestFormat, VoiceKind};
+
+    #[test]
+    fn guest_chunks_keep_every_field() {
+        let c = Chunk {
+            voice: 7,
+            kind: VoiceKind::DirectSound,
+            format: GuestFormat {
+                channels: 1,
+                bits_per_sample: 8,
+                samples_per_sec: 22050,
+            },
+            volume: -600,
+            pan: 1200,
+            start_us: 123_456,
+            data: vec![1, 2, 3],
+        };
+        let v = convert(c);
+        assert_eq!(
+            v,
+            VoiceChunk {
+                voice: 7,
+                format: PcmFormat {
+                    channels: 1,
+                    bits_per_sample: 8,
+                    samples_per_sec: 22050,
+                },
+                volume: -600,
+                pan: 1200,
+                start_us: 123_456,
+                data: vec![1, 2, 3],
+            }
+        );
     }
 }

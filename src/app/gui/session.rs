@@ -409,7 +409,12 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
         }
     }
     // Started and stopped with the session (dropped when this function returns).
-    let mut audio = crate::audio_pump::PlayerAudio::start(&proc, s.deterministic);
+    let paused = s.clone();
+    let mut audio = crate::audio_pump::PlayerAudio::start(
+        &proc,
+        s.deterministic,
+        Box::new(move || paused.paused.load(Ordering::SeqCst)),
+    );
     let _ = s.audio.set(audio.status());
     if s.deterministic {
         let shared = s.clone();
