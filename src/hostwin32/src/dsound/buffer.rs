@@ -118,18 +118,24 @@ fn with<R>(
         return Ok(None);
     };
     let t = now(cx);
-    let (r, events) = {
+    let (r, events, replan) = {
         let mut st = b.lock();
         let mut events = st.advance(cx.proc, b.voice, t);
-        let was = st.run.is_some();
+        let before = (st.run, st.freq);
         let r = f(cx, &mut st, b.voice, t)?;
-        if was && st.run.is_none() && !events.iter().any(|e| st.stop_events().contains(e)) {
+        if before.0.is_some()
+            && st.run.is_none()
+            && !events.iter().any(|e| st.stop_events().contains(e))
+        {
             events.extend(st.stop_events());
         }
-        (r, events)
+        // The service thread re-plans only when the cursor's course changed (not
+        // for every GetCurrentPosition a game polls with).
+        let replan = !st.notifies.is_empty() && before != (st.run, st.freq);
+        (r, events, replan)
     };
     signal(cx, events)?;
-    if !b.lock().notifies.is_empty() {
+    if replan {
         wave_service::kick(cx)?;
     }
     Ok(Some(r))

@@ -579,9 +579,10 @@ pub fn waveOutWrite(cx: &mut Ctx, hwo: u32, pwh: Ptr, cbwh: u32) -> ApiResult<u3
     cx.proc
         .mem
         .write_u32(h + HDR_FLAGS, (f | WHDR_INQUEUE) & !WHDR_DONE)?;
-    {
+    let was_empty = {
         let mut st = lock(&dev.st);
-        if st.queue.is_empty() {
+        let was_empty = st.queue.is_empty();
+        if was_empty {
             // A paused handle starts it at the pause time; Restart shifts it to then.
             st.head_start = st.paused_at.unwrap_or(now);
         }
@@ -593,8 +594,12 @@ pub fn waveOutWrite(cx: &mut Ctx, hwo: u32, pwh: Ptr, cbwh: u32) -> ApiResult<u3
             write_us: now,
             captured: 0,
         });
+        was_empty
+    };
+    // Only a new head changes when the service thread is next due.
+    if was_empty {
+        wave_service::kick(cx)?;
     }
-    wave_service::kick(cx)?;
     Ok(MMSYSERR_NOERROR)
 }
 
