@@ -231,7 +231,7 @@ impl FrameRun {
         // Once a program presents through DirectDraw its frames are its presents, and
         // the present hook ends the run; one that stops presenting short of N ends a
         // minute of refresh ticks later with its last picture.
-        let ddraw = display::presents(proc) > 0;
+        let ddraw = display::uses_directdraw(proc);
         let give_up = self.last.map(|n| n + 3600);
         if (Some(k) == self.last && !ddraw) || (ddraw && Some(k) == give_up) {
             *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = display::current_frame(proc);

@@ -164,6 +164,18 @@ pub fn presents(proc: &Process) -> u64 {
         .load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// Whether the program shows its picture through DirectDraw: it has presented, or
+/// it has ddraw.dll loaded (the headless runner then counts presents, not ticks).
+pub fn uses_directdraw(proc: &Process) -> bool {
+    presents(proc) > 0
+        || proc
+            .modules
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|m| m.name.eq_ignore_ascii_case("ddraw.dll"))
+}
+
 /// Installs the hook DirectDraw calls at each present (the headless runner counts
 /// presented frames with it).
 pub fn set_present_hook(proc: &Process, hook: PresentHook) {

@@ -11,6 +11,12 @@
  * Before the last flip it prints what Lock reads back at sample points and a hash
  * of the back buffer outside the GDI text box, so the same run under Wine can be
  * compared line by line.
+ *
+ * With a second argument "offscreen" it does the same drawing in a windowed
+ * (DDSCL_NORMAL) program into an off-screen surface of the given depth, without
+ * changing the display mode, and prints the same samples: that runs under Wine on
+ * a display whose depth cannot change (Xvfb), which is how the 8 and 16 bpp
+ * samples were cross-checked.
  */
 #include <windows.h>
 #include <ddraw.h>
@@ -38,6 +44,7 @@ static const unsigned char COLORS[][3] = {
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 
 static int bpp = 8;
+static int offscreen;
 static LPDIRECTDRAW dd;
 static LPDIRECTDRAWSURFACE primary, back, sprite;
 
@@ -122,6 +129,23 @@ static void draw_sprite(void)
     check(IDirectDrawSurface_Unlock(sprite, NULL), "Unlock sprite");
 }
 
+/* Off-screen mode: surfaces get the test's depth explicitly (the display's may
+ * differ). */
+static void set_format(DDSURFACEDESC *d)
+{
+    d->dwFlags |= DDSD_PIXELFORMAT;
+    d->ddpfPixelFormat.dwSize = sizeof d->ddpfPixelFormat;
+    d->ddpfPixelFormat.dwRGBBitCount = bpp;
+    if (bpp == 8) {
+        d->ddpfPixelFormat.dwFlags = DDPF_RGB | DDPF_PALETTEINDEXED8;
+    } else {
+        d->ddpfPixelFormat.dwFlags = DDPF_RGB;
+        d->ddpfPixelFormat.dwRBitMask = bpp == 16 ? 0xf800 : 0xff0000;
+        d->ddpfPixelFormat.dwGBitMask = bpp == 16 ? 0x07e0 : 0x00ff00;
+        d->ddpfPixelFormat.dwBBitMask = bpp == 16 ? 0x001f : 0x0000ff;
+    }
+}
+
 static const int SAMPLES[][2] = {
     {0, 0}, {5, 5}, {10, 10}, {59, 39}, {60, 40},          /* background, red fill */
     {70, 10}, {77, 15}, {78, 15}, {85, 20}, {84, 20},     /* BltFast keyed */
@@ -164,6 +188,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
 
     if (cmd && atoi(cmd))
         bpp = atoi(cmd);
+    offscreen = cmd && strstr(cmd, "offscreen") != NULL;
 
     memset(&wc, 0, sizeof wc);
     wc.lpfnWndProc = wndproc;
@@ -179,21 +204,35 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     printf("IDirectDraw2 AddRef -> %lu\n", refs);
     refs = IDirectDraw2_Release(dd2);
     printf("IDirectDraw2 Release -> %lu\n", refs);
-    check(IDirectDraw_SetCooperativeLevel(dd, hwnd, DDSCL_EXCLUSIVE | DDSCL_FULLSCREEN),
-          "SetCooperativeLevel");
-    check(IDirectDraw2_SetDisplayMode(dd2, W, H, bpp, 0, 0), "SetDisplayMode");
-    IDirectDraw2_Release(dd2);
-    printf("GetSystemMetrics %d x %d\n", GetSystemMetrics(SM_CXSCREEN),
-           GetSystemMetrics(SM_CYSCREEN));
+    if (offscreen) {
+        check(IDirectDraw_SetCooperativeLevel(dd, hwnd, DDSCL_NORMAL), "SetCooperativeLevel");
+        IDirectDraw2_Release(dd2);
+        memset(&d, 0, sizeof d);
+        d.dwSize = sizeof d;
+        d.dwFlags = DDSD_CAPS | DDSD_WIDTH | DDSD_HEIGHT | DDSD_PIXELFORMAT;
+        d.dwWidth = W;
+        d.dwHeight = H;
+        d.ddsCaps.dwCaps = DDSCAPS_OFFSCREENPLAIN;
+        set_format(&d);
+        check(IDirectDraw_CreateSurface(dd, &d, &back, NULL), "CreateSurface offscreen");
+    } else {
+        check(IDirectDraw_SetCooperativeLevel(dd, hwnd, DDSCL_EXCLUSIVE | DDSCL_FULLSCREEN),
+              "SetCooperativeLevel");
+        check(IDirectDraw2_SetDisplayMode(dd2, W, H, bpp, 0, 0), "SetDisplayMode");
+        IDirectDraw2_Release(dd2);
+        printf("GetSystemMetrics %d x %d\n", GetSystemMetrics(SM_CXSCREEN),
+               GetSystemMetrics(SM_CYSCREEN));
 
-    memset(&d, 0, sizeof d);
-    d.dwSize = sizeof d;
-    d.dwFlags = DDSD_CAPS | DDSD_BACKBUFFERCOUNT;
-    d.ddsCaps.dwCaps = DDSCAPS_PRIMARYSURFACE | DDSCAPS_FLIP | DDSCAPS_COMPLEX;
-    d.dwBackBufferCount = 1;
-    check(IDirectDraw_CreateSurface(dd, &d, &primary, NULL), "CreateSurface primary");
-    caps.dwCaps = DDSCAPS_BACKBUFFER;
-    check(IDirectDrawSurface_GetAttachedSurface(primary, &caps, &back), "GetAttachedSurface");
+        memset(&d, 0, sizeof d);
+        d.dwSize = sizeof d;
+        d.dwFlags = DDSD_CAPS | DDSD_BACKBUFFERCOUNT;
+        d.ddsCaps.dwCaps = DDSCAPS_PRIMARYSURFACE | DDSCAPS_FLIP | DDSCAPS_COMPLEX;
+        d.dwBackBufferCount = 1;
+        check(IDirectDraw_CreateSurface(dd, &d, &primary, NULL), "CreateSurface primary");
+        caps.dwCaps = DDSCAPS_BACKBUFFER;
+        check(IDirectDrawSurface_GetAttachedSurface(primary, &caps, &back),
+              "GetAttachedSurface");
+    }
 
     memset(&d, 0, sizeof d);
     d.dwSize = sizeof d;
@@ -204,8 +243,10 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
            (unsigned long)d.ddpfPixelFormat.dwRBitMask,
            (unsigned long)d.ddpfPixelFormat.dwGBitMask,
            (unsigned long)d.ddpfPixelFormat.dwBBitMask);
-    printf("back buffer caps: backbuffer %d flip %d\n",
-           (d.ddsCaps.dwCaps & DDSCAPS_BACKBUFFER) != 0, (d.ddsCaps.dwCaps & DDSCAPS_FLIP) != 0);
+    if (!offscreen)
+        printf("back buffer caps: backbuffer %d flip %d\n",
+               (d.ddsCaps.dwCaps & DDSCAPS_BACKBUFFER) != 0,
+               (d.ddsCaps.dwCaps & DDSCAPS_FLIP) != 0);
 
     if (bpp == 8) {
         memset(pe, 0, sizeof pe);
@@ -216,7 +257,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
         }
         check(IDirectDraw_CreatePalette(dd, DDPCAPS_8BIT | DDPCAPS_ALLOW256, pe, &pal, NULL),
               "CreatePalette");
-        check(IDirectDrawSurface_SetPalette(primary, pal), "SetPalette");
+        check(IDirectDrawSurface_SetPalette(offscreen ? back : primary, pal), "SetPalette");
     }
 
     /* Background and a red rectangle. */
@@ -229,6 +270,8 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     d.dwWidth = 16;
     d.dwHeight = 16;
     d.ddsCaps.dwCaps = DDSCAPS_OFFSCREENPLAIN;
+    if (offscreen)
+        set_format(&d);
     check(IDirectDraw_CreateSurface(dd, &d, &sprite, NULL), "CreateSurface sprite");
     draw_sprite();
     key.dwColorSpaceLowValue = key.dwColorSpaceHighValue = pix(6);
@@ -317,10 +360,11 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     }
     check(IDirectDrawSurface_ReleaseDC(back, hdc), "ReleaseDC");
 
-    check(IDirectDrawSurface_Flip(primary, NULL, DDFLIP_WAIT), "Flip 1");
-
-    /* The picture is now in the front buffer: copy it back and animate. */
-    check(IDirectDrawSurface_Blt(back, NULL, primary, NULL, DDBLT_WAIT, NULL), "Blt copy");
+    if (!offscreen) {
+        check(IDirectDrawSurface_Flip(primary, NULL, DDFLIP_WAIT), "Flip 1");
+        /* The picture is now in the front buffer: copy it back and animate. */
+        check(IDirectDrawSurface_Blt(back, NULL, primary, NULL, DDBLT_WAIT, NULL), "Blt copy");
+    }
     if (pal) {
         PALETTEENTRY orange = {255, 128, 0, 0}, got;
         check(IDirectDrawPalette_SetEntries(pal, 0, 1, 1, &orange), "SetEntries");
@@ -355,12 +399,15 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     printf("hash %08lx\n", hash);
     fflush(stdout);
 
-    check(IDirectDrawSurface_Flip(primary, NULL, DDFLIP_WAIT), "Flip 2");
+    if (!offscreen)
+        check(IDirectDrawSurface_Flip(primary, NULL, DDFLIP_WAIT), "Flip 2");
 
     IDirectDrawSurface_Release(sprite);
-    IDirectDrawSurface_Release(back);
-    refs = IDirectDrawSurface_Release(primary);
-    printf("primary Release -> %lu\n", refs);
+    refs = IDirectDrawSurface_Release(back);
+    if (!offscreen) {
+        refs = IDirectDrawSurface_Release(primary);
+        printf("primary Release -> %lu\n", refs);
+    }
     if (pal)
         IDirectDrawPalette_Release(pal);
     IDirectDraw_RestoreDisplayMode(dd);
