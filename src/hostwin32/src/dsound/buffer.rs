@@ -159,7 +159,8 @@ fn read_format(cx: &Ctx, p: u32) -> ApiResult<Option<PcmFormat>> {
     Ok(ok.then_some(f))
 }
 
-fn write_format(cx: &Ctx, p: u32, f: &PcmFormat) -> ApiResult<()> {
+/// A WAVEFORMATEX (WAVE_FORMAT_PCM, cbSize 0) as it lies in memory.
+fn format_bytes(f: &PcmFormat) -> Vec<u8> {
     let mut b = Vec::with_capacity(18);
     b.extend_from_slice(&1u16.to_le_bytes());
     b.extend_from_slice(&f.channels.to_le_bytes());
@@ -168,8 +169,7 @@ fn write_format(cx: &Ctx, p: u32, f: &PcmFormat) -> ApiResult<()> {
     b.extend_from_slice(&(f.block_align() as u16).to_le_bytes());
     b.extend_from_slice(&f.bits_per_sample.to_le_bytes());
     b.extend_from_slice(&0u16.to_le_bytes());
-    cx.proc.mem.write_bytes(p, &b)?;
-    Ok(())
+    b
 }
 
 fn new_buffer(cx: &mut Ctx, dev_iface: u32, st: BufState) -> ApiResult<u32> {
@@ -515,16 +515,10 @@ fn GetFormat(cx: &mut Ctx, this: u32, pwfx: Ptr, size: u32, pWritten: Ptr) -> Ap
     if size < WAVEFORMATEX_SIZE - 2 {
         return Ok(DSERR_INVALIDPARAM);
     }
-    let mut tmp = [0u8; 18];
-    let scratch = crate::kernel32::heap::process_heap(cx.proc)?.alloc(18, true)?;
-    if scratch == 0 {
-        return Ok(DSERR_OUTOFMEMORY);
-    }
-    write_format(cx, scratch, &fmt)?;
-    cx.proc.mem.read_bytes(scratch, &mut tmp)?;
-    crate::kernel32::heap::process_heap(cx.proc)?.free(scratch);
+    let bytes = format_bytes(&fmt);
+    // A PCMWAVEFORMAT-sized (16-byte) buffer gets the format without cbSize.
     let n = size.min(WAVEFORMATEX_SIZE);
-    cx.proc.mem.write_bytes(pwfx.0, &tmp[..n as usize])?;
+    cx.proc.mem.write_bytes(pwfx.0, &bytes[..n as usize])?;
     if !pWritten.is_null() {
         cx.proc.mem.write_u32(pWritten.0, n)?;
     }
