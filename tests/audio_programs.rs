@@ -7,7 +7,8 @@
 //!   SetFrequency/SetVolume/SetPan, an 8-bit resampled buffer, notifications, a
 //!   duplicated buffer.
 //! - `waveout_stream`: waveOut blocks through CALLBACK_FUNCTION, a looped header
-//!   at half volume through CALLBACK_EVENT, window and thread callbacks.
+//!   at half volume through CALLBACK_EVENT, a paused and restarted header, window
+//!   and thread callbacks.
 //!
 //! Exactness: the 44100 Hz 16-bit paths must match bit for bit (stereo passes
 //! through; mono is duplicated); with a volume or pan the mixer's gain
@@ -317,7 +318,35 @@ fn waveout_stream_audio_matches_its_formulas_on_the_guest_clock() {
             "loop frame {j}: got ({l}, {r}), expected {e:.1}"
         );
     }
-    assert_silent(&w, k2 + 3 * 2205, w.len(), "after the loop");
+    assert_silent(&w, k2 + 3 * 2205, frame_at_ms(1800.0), "after the loop");
+
+    // 4: 4410 stereo frames of LCG(6) written at 1800 ms, paused at 1825 ms (after
+    // 1102 whole frames: 25 ms is 1102.5), restarted at 1900 ms, exact either side.
+    let k4 = first_sound(&w, k2 + 3 * 2205);
+    assert_starts_near("paused header", k4, 1800.0);
+    let g = lcg(6, 2 * 4410);
+    let n1 = (0..4410)
+        .take_while(|&j| w[k4 + j] == (g[2 * j], g[2 * j + 1]))
+        .count();
+    assert!(
+        (1102..=1104).contains(&n1),
+        "{n1} frames played before the pause at 1825 ms, expected 1102..=1104"
+    );
+    let resume = frame_at_ms(1900.0);
+    assert_silent(&w, k4 + n1, resume - 1, "while paused");
+    let k5 = first_sound(&w, k4 + n1);
+    assert!(
+        k5 + 1 >= resume && k5 <= resume + 2,
+        "restart: the rest starts at frame {k5}, expected about {resume}"
+    );
+    for j in n1..4410 {
+        assert_eq!(
+            w[k5 + j - n1],
+            (g[2 * j], g[2 * j + 1]),
+            "frame {j} after the restart"
+        );
+    }
+    assert_silent(&w, k5 + 4410 - n1, w.len(), "after the paused header");
 }
 
 /// Lines of the programs' stdout that measure real time in OS-thread mode (where a
@@ -329,6 +358,7 @@ const TIMING_LINES: &[&str] = &[
     "position at 50 ms",
     "all blocks done by",
     "looped header done",
+    "position while paused",
 ];
 
 #[test]

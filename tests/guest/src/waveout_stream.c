@@ -15,8 +15,10 @@
  * 2. At 1500 ms, 44100 Hz 16-bit mono, CALLBACK_EVENT, volume 0x80008000
  *    (half on both channels): one header of 2205 frames (LCG seed 5) with
  *    WHDR_BEGINLOOP | WHDR_ENDLOOP and dwLoops 3 (plays three times).
+ * 4. At 1800 ms, 44100 Hz 16-bit stereo: one header of 4410 frames (LCG seed
+ *    6), paused at 1825 ms and restarted at 1900 ms.
  * 3. CALLBACK_WINDOW and CALLBACK_THREAD devices play 10 ms of silence; their
- *    MM_WOM_* messages are counted.
+ *    MM_WOM_* messages are counted (after part 4, in time).
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -224,6 +226,38 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
         printf("looped header done after 150 ms: %d, WHDR_DONE %d\n", t0 >= 149.5 && t0 < 160.0,
                (lh.dwFlags & WHDR_DONE) != 0);
         waveOutUnprepareHeader(hwo, &lh, sizeof lh);
+        waveOutClose(hwo);
+        CloseHandle(ev);
+    }
+
+    /* 4: pause and restart: 4410 stereo frames of LCG(6) written at 1800 ms,
+     * paused at 1825 ms, restarted at 1900 ms. */
+    {
+        HANDLE ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+        f = fmt(2, 16, 44100);
+        waveOutOpen(&hwo, WAVE_MAPPER, &f, (DWORD_PTR)ev, 0, CALLBACK_EVENT);
+        WaitForSingleObject(ev, 0);
+        lcg_state = 6;
+        for (j = 0; j < BLOCK * 2; j++)
+            data[0][j] = lcg();
+        memset(&hdr[0], 0, sizeof hdr[0]);
+        hdr[0].lpData = (LPSTR)data[0];
+        hdr[0].dwBufferLength = BLOCK * 4;
+        waveOutPrepareHeader(hwo, &hdr[0], sizeof(WAVEHDR));
+        wait_until(1800.0);
+        waveOutWrite(hwo, &hdr[0], sizeof(WAVEHDR));
+        wait_until(1825.0);
+        printf("waveOutPause = %u\n", waveOutPause(hwo));
+        wait_until(1890.0);
+        mt.wType = TIME_SAMPLES;
+        waveOutGetPosition(hwo, &mt, sizeof mt);
+        printf("position while paused: 1102..1104 samples: %d, WHDR_DONE %d\n",
+               mt.u.sample >= 1102 && mt.u.sample <= 1104, (hdr[0].dwFlags & WHDR_DONE) != 0);
+        wait_until(1900.0);
+        printf("waveOutRestart = %u\n", waveOutRestart(hwo));
+        WaitForSingleObject(ev, 1000);
+        printf("paused header done: %d\n", (hdr[0].dwFlags & WHDR_DONE) != 0);
+        waveOutUnprepareHeader(hwo, &hdr[0], sizeof(WAVEHDR));
         waveOutClose(hwo);
         CloseHandle(ev);
     }
