@@ -357,3 +357,91 @@ fn ddraw_blit_normal_mode_matches_the_golden() {
     let want = winterp_video::png_file::read(&expected("ddraw_blit_32.png")).unwrap();
     assert!(frame == want, "normal-mode frame differs from the golden");
 }
+
+// ---- ddraw_iface: interfaces, results, windowed presentation -----------------------
+
+fn ddraw_iface_stdout(deterministic: bool) -> String {
+    let mut args = vec!["--headless".to_string()];
+    if deterministic {
+        args.push("--deterministic".into());
+    }
+    args.push(exe("ddraw_iface").display().to_string());
+    let run = winterp(&args);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "ddraw_iface.exe: exit status {:?}\n{}",
+        run.code,
+        tail(&run.stderr, 30)
+    );
+    run.stdout
+}
+
+/// Every result line equals what the program printed under Wine, except the vertical
+/// blank timing: Wine on Xvfb does not wait for a refresh at all, winterp paces on
+/// 60 Hz (six blanks take 100 ms of virtual time).
+#[test]
+fn ddraw_iface_results_deterministic() {
+    let want = fs::read_to_string(expected("ddraw_iface.stdout")).unwrap();
+    assert_eq!(ddraw_iface_stdout(true), want);
+}
+
+/// OS-thread mode: the same results; the real-time vertical blank line is only
+/// required to be there (its range depends on the host's load).
+#[test]
+fn ddraw_iface_results_normal() {
+    let want = fs::read_to_string(expected("ddraw_iface.stdout")).unwrap();
+    let got = ddraw_iface_stdout(false);
+    let strip = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| {
+                if l.starts_with("6 vertical blanks:") {
+                    "6 vertical blanks:".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect()
+    };
+    assert_eq!(strip(&got), strip(&want));
+}
+
+/// Windowed DirectDraw: blits into the primary surface at the window's client area
+/// show in the window. Present 2 is the green square over the red fill.
+#[test]
+fn ddraw_iface_windowed_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("iface.png");
+    let run = winterp(&[
+        "--headless".into(),
+        "--deterministic".into(),
+        "--frames".into(),
+        "2".into(),
+        "--screenshot".into(),
+        png.display().to_string(),
+        exe("ddraw_iface").display().to_string(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", tail(&run.stderr, 30));
+    let f = winterp_video::png_file::read(&png).unwrap();
+    assert_eq!((f.width, f.height), (160, 120));
+    let mut wrong = Vec::new();
+    for y in 0..120u32 {
+        for x in 0..160u32 {
+            let want = if (68..92).contains(&x) && (48..72).contains(&y) {
+                0x00ff00
+            } else {
+                0xff0000
+            };
+            let got = f.pixels[(y * 160 + x) as usize];
+            if got != want {
+                wrong.push(format!("({x}, {y}): {got:06x}, expected {want:06x}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong pixels: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(10)]
+    );
+}
