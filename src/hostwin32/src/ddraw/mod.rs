@@ -26,6 +26,8 @@ pub mod ops;
 pub mod palette;
 pub mod present;
 pub mod surface;
+#[cfg(test)]
+mod tests;
 
 use crate::display::Frame;
 use crate::hle::{ApiDef, ApiError, ApiResult, HleDll};
