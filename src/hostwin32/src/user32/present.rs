@@ -133,7 +133,11 @@ pub fn client_on_screen(proc: &Process, hwnd: u32) -> Option<Rect> {
 /// where they overlap its client area: they are copied into its backing store.
 pub fn show_on_screen(proc: &Process, hwnd: u32, screen: Rect, px: &[u32]) {
     let wm = lock_wm(proc);
-    let Some(h) = (if hwnd == 0 { wm.main_window() } else { Some(hwnd) }) else {
+    let Some(h) = (if hwnd == 0 {
+        wm.main_window()
+    } else {
+        Some(hwnd)
+    }) else {
         return;
     };
     let Some(w) = wm.win(h) else { return };
