@@ -103,6 +103,23 @@ fn run(code: &[u8], on: bool, slice: u64, zero_at: u32) -> (End, Arc<Tiers>) {
     )
 }
 
+/// `equivalent`, and the page-chunk kernel ran most iterations.
+fn equivalent_bulk(code: &[u8], tier: Tier, zero_at: u32) -> winterp_core::tiers::StatsSnapshot {
+    let s = equivalent(code, tier, zero_at);
+    assert!(
+        s.bulk * 10 >= s.iterations * 8,
+        "kernel ran too little: {s:?}"
+    );
+    s
+}
+
+/// `equivalent`, and the kernel declined the body (the exact step loop ran it all).
+fn equivalent_steps(code: &[u8], tier: Tier, zero_at: u32) -> winterp_core::tiers::StatsSnapshot {
+    let s = equivalent(code, tier, zero_at);
+    assert_eq!(s.bulk, 0, "kernel ran: {s:?}");
+    s
+}
+
 /// Off and on must agree for every slice size; returns the on-arm stats of `tier`.
 fn equivalent(code: &[u8], tier: Tier, zero_at: u32) -> winterp_core::tiers::StatsSnapshot {
     let mut snap = None;
@@ -233,23 +250,23 @@ fn lut_bounded(n: u32, jbe: bool) -> Vec<u8> {
 
 #[test]
 fn lut_counted_movzx_matches_and_is_exact() {
-    let s = equivalent(&lut_movzx(5000), Tier::Lut, 0x1_0000);
+    let s = equivalent_bulk(&lut_movzx(5000), Tier::Lut, 0x1_0000);
     assert!(s.iterations >= 4000, "most iterations run folded: {s:?}");
 }
 
 #[test]
 fn lut_heroes_shape_with_mirror_stores_and_xor_zeroing() {
-    equivalent(&lut_heroes(3000), Tier::Lut, 0x1_0000);
+    equivalent_steps(&lut_heroes(3000), Tier::Lut, 0x1_0000);
 }
 
 #[test]
 fn lut16_wide_entries_other_registers() {
-    equivalent(&lut16(2500), Tier::Lut, 0x1_0000);
+    equivalent_bulk(&lut16(2500), Tier::Lut, 0x1_0000);
 }
 
 #[test]
 fn lut_bounded_jb() {
-    equivalent(&lut_bounded(4100, false), Tier::Lut, 0x1_0000);
+    equivalent_bulk(&lut_bounded(4100, false), Tier::Lut, 0x1_0000);
 }
 
 // ---- COPY_RUN -----------------------------------------------------------------------
@@ -289,17 +306,17 @@ fn copy_dwords_indexed(n: u32) -> Vec<u8> {
 
 #[test]
 fn copy_forward_bytes() {
-    equivalent(&copy_bytes(6000, false), Tier::Copy, 0x1_0000);
+    equivalent_bulk(&copy_bytes(6000, false), Tier::Copy, 0x1_0000);
 }
 
 #[test]
 fn copy_overlapping_replicates_like_the_guest_loop() {
-    equivalent(&copy_bytes(6000, true), Tier::Copy, 0x1_0000);
+    equivalent_bulk(&copy_bytes(6000, true), Tier::Copy, 0x1_0000);
 }
 
 #[test]
 fn copy_backward_dwords_counter_as_index() {
-    equivalent(&copy_dwords_indexed(3000), Tier::Copy, 0x1_0000);
+    equivalent_bulk(&copy_dwords_indexed(3000), Tier::Copy, 0x1_0000);
 }
 
 // ---- FILL_RUN -----------------------------------------------------------------------
@@ -335,12 +352,12 @@ fn fill_dwords_bounded(n: u32) -> Vec<u8> {
 
 #[test]
 fn fill_bytes_counted() {
-    equivalent(&fill_bytes(9000), Tier::Fill, 0x1_0000);
+    equivalent_bulk(&fill_bytes(9000), Tier::Fill, 0x1_0000);
 }
 
 #[test]
 fn fill_dwords_imm_bounded() {
-    equivalent(&fill_dwords_bounded(3000), Tier::Fill, 0x1_0000);
+    equivalent_bulk(&fill_dwords_bounded(3000), Tier::Fill, 0x1_0000);
 }
 
 // ---- SCAN_RUN -----------------------------------------------------------------------
@@ -374,12 +391,12 @@ fn scan_for_key() -> Vec<u8> {
 
 #[test]
 fn scan_strlen() {
-    equivalent(&strlen_loop(), Tier::Scan, 0x3456);
+    equivalent_bulk(&strlen_loop(), Tier::Scan, 0x3456);
 }
 
 #[test]
 fn scan_cmp_key_other_registers() {
-    equivalent(&scan_for_key(), Tier::Scan, 0x2345);
+    equivalent_bulk(&scan_for_key(), Tier::Scan, 0x2345);
 }
 
 // ---- faults, SMC, switching ---------------------------------------------------------
@@ -795,4 +812,99 @@ fn near_misses_stay_unfolded() {
         let (b, _) = run(&code, true, 13, 0x1_0000);
         assert_eq!(a, b, "{name}");
     }
+}
+
+/// The bench shapes end in the same state with every tier on and off, each loop shape
+/// is folded by the tier it is named after, and `null` is folded by none.
+#[test]
+fn bench_shapes_end_identically_and_fold_where_named() {
+    use winterp_core::bench;
+    let shapes = [
+        (bench::lut(0x2_0000), Some(Tier::Lut)),
+        (bench::lut16(0x2_0000), Some(Tier::Lut)),
+        (bench::lut_bounded(0x2_0000), Some(Tier::Lut)),
+        (bench::copy(0x2_0000), Some(Tier::Copy)),
+        (bench::mem_copy(0x2_0000), Some(Tier::Copy)),
+        (bench::fill(0x2_0000), Some(Tier::Fill)),
+        (bench::scan(0x2_0000), Some(Tier::Scan)),
+        (bench::null(10_000), None),
+    ];
+    for (shape, tier) in shapes {
+        let off = bench::end_state(&shape, Arc::new(Tiers::all(false))).unwrap();
+        let on_tiers = Arc::new(Tiers::all(true));
+        let on = bench::end_state(&shape, on_tiers.clone()).unwrap();
+        assert_eq!(off.0, on.0, "{}: registers", shape.name);
+        assert_eq!(off.1, on.1, "{}: flags", shape.name);
+        assert_eq!(off.2, on.2, "{}: memory", shape.name);
+        assert_eq!(
+            (off.3.insns, off.3.blocks),
+            (on.3.insns, on.3.blocks),
+            "{}: pacing counters",
+            shape.name
+        );
+        let matched: u64 = ALL
+            .iter()
+            .map(|t| on_tiers.stats(*t).snapshot().matches)
+            .sum();
+        match tier {
+            Some(t) => {
+                let s = on_tiers.stats(t).snapshot();
+                assert_eq!(s.matches, matched, "{}: only {t:?} matches", shape.name);
+                assert!(
+                    s.matches > 0 && s.iterations as f64 >= 0.9 * shape.iters as f64,
+                    "{}: {s:?}",
+                    shape.name
+                );
+                assert!(
+                    on.3.dispatches * 20 < off.3.dispatches,
+                    "{}: dispatches",
+                    shape.name
+                );
+            }
+            None => assert_eq!(matched, 0, "{}: a tier fired on the null shape", shape.name),
+        }
+    }
+}
+
+/// Kernel hazards: the table index rewritten between the byte load and the lookup
+/// (the index is then not the loaded byte), and a copy whose loaded register is
+/// rewritten before the store. Both still fold (the exact step loop runs them) and
+/// must agree with the interpreter.
+#[test]
+fn kernel_declines_rewritten_index_and_value() {
+    let lut_rezeroed = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebx, TABLE)?;
+        a.mov(ecx, 3000u32)?;
+        a.set_label(&mut top)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.xor(eax, eax)?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent_steps(&lut_rezeroed, Tier::Lut, 0x1_0000);
+    let copy_pipelined = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 3000u32)?;
+        a.set_label(&mut top)?;
+        a.mov(byte_ptr(edi), al)?; // stores the previous iteration's byte
+        a.mov(al, byte_ptr(esi))?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    // The store precedes the load: not a COPY (the stored value is not loaded yet).
+    let (m, _) = matches_all(&copy_pipelined);
+    assert_eq!(m, 0);
 }

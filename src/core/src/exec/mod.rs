@@ -241,6 +241,7 @@ impl Executor {
             if let (false, Some(f)) = (PROF, block.fold.as_deref()) {
                 let n = block.ninsn as u64;
                 let allowed = (target - cpu.retired).div_ceil(n).min(RUN_CAP);
+                let bulk0 = f.bulk_iters.get();
                 let end = f.run(cpu, allowed);
                 let (iters, partial_insns, partial) = match end {
                     FoldEnd::Continue { iters } | FoldEnd::Exited { iters } => (iters, 0, 0),
@@ -257,6 +258,8 @@ impl Executor {
                     st.iterations.fetch_add(iters, Ordering::Relaxed);
                     st.elements
                         .fetch_add(iters * f.elems as u64, Ordering::Relaxed);
+                    st.bulk
+                        .fetch_add(f.bulk_iters.get() - bulk0, Ordering::Relaxed);
                 }
                 if let FoldEnd::Fault { .. } = end {
                     let e = cpu

@@ -162,6 +162,86 @@ pub struct Fold {
     pub fall: u32,
     /// Elements per iteration, for the stats (stream stores, or loads for SCAN).
     pub elems: u32,
+    /// The bulk kernel, when the body has the canonical single-stream form.
+    pub kernel: Option<Kernel>,
+    /// Iterations the kernel ran (read by the executor into the tier stats).
+    pub bulk_iters: std::cell::Cell<u64>,
+}
+
+/// A stream access as a function of the iteration: the address at the start of the
+/// body is `ea(regs) + pre`, and it moves by `stride` bytes per iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    pub m: Mem,
+    pub pre: i64,
+    pub stride: i64,
+    pub bytes: u32,
+}
+
+impl Stream {
+    #[inline(always)]
+    fn addr(&self, cpu: &Cpu) -> u32 {
+        self.m.ea(cpu).wrapping_add(self.pre as u32)
+    }
+
+    /// Iterations (from now) whose access stays inside the page it starts in, and
+    /// whether that page takes the fast path.
+    fn room(&self, cpu: &Cpu, write: bool) -> u64 {
+        let a = self.addr(cpu);
+        if !cpu.mem.fast_page(a, write) {
+            return 0;
+        }
+        let off = (a & 0xfff) as i64;
+        let z = self.bytes as i64;
+        if off + z > 0x1000 {
+            return 0;
+        }
+        match self.stride {
+            0 => u64::MAX,
+            s if s > 0 => ((0x1000 - z - off) / s + 1) as u64,
+            s => (off / -s + 1) as u64,
+        }
+    }
+}
+
+/// The bulk form of a fold: the memory effect of an iteration without the register
+/// and flag bookkeeping, run over a page-verified chunk. Value registers and flags
+/// are left to the exact iteration that always follows a chunk (see [`Fold::run`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    pub kind: KernelKind,
+    pub load: Option<Stream>,
+    pub store: Option<Stream>,
+    /// Induction registers and their stride per iteration.
+    pub inductions: Vec<(u8, i64)>,
+    /// For a bounded loop: the cursor's advance before the compare.
+    pub cmp_pre: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelKind {
+    /// `store = table[load]`: table at `disp + other register (<< oshift)`, indexed by
+    /// the loaded byte `<< ishift`, entries of `bytes`.
+    Lut {
+        disp: u32,
+        other: u8,
+        oshift: u8,
+        ishift: u8,
+        seg: u8,
+        bytes: u32,
+    },
+    Copy,
+    /// Stores an immediate or an invariant register (`src` of `bits`).
+    Fill {
+        imm: Option<u32>,
+        src: u8,
+        bits: u8,
+    },
+    /// Continues while the loaded byte `== k` (eq) or `!= k`.
+    Scan {
+        k: u8,
+        eq: bool,
+    },
 }
 
 /// Result of one fast-path invocation.
@@ -542,7 +622,10 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
     } else {
         return Err((None, Decline::Shape));
     };
+    let kernel = kernel_of(&steps, tier, term, cc, &stride);
     Ok(Fold {
+        bulk_iters: Default::default(),
+        kernel,
         tier,
         term,
         elems: if tier == Tier::Scan {
@@ -557,6 +640,231 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
         start: 0,
         fall: 0,
     })
+}
+
+/// The bulk kernel for the canonical forms: one stream load (none for FILL), at most
+/// one table load, one stream store (none for SCAN), no mirror stores, the store's
+/// value produced earlier in the body than the store. Anything else runs on the
+/// exact step loop only.
+fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) -> Option<Kernel> {
+    let mut delta = [0i64; 8];
+    let mut load: Option<(usize, Stream, u8, u8)> = None; // (step, stream, dst, bits written)
+    let mut table: Option<(usize, Mem, u8, u8, u32)> = None; // (step, mem, dst, bits, bytes)
+    let mut store: Option<(usize, Stream, Step)> = None;
+    let mut cmp_pre = 0i64;
+    let stream_of = |m: &Mem, bytes: u32, delta: &[i64; 8]| {
+        let mut pre = 0i64;
+        let mut st = 0i64;
+        if m.base != NOREG {
+            pre += delta[m.base as usize];
+            st += stride[m.base as usize];
+        }
+        if m.index != NOREG {
+            pre += delta[m.index as usize] << m.scale;
+            st += stride[m.index as usize] << m.scale;
+        }
+        Stream {
+            m: *m,
+            pre,
+            stride: st,
+            bytes,
+        }
+    };
+    for (k, s) in steps.iter().enumerate() {
+        match *s {
+            Step::Load {
+                dst,
+                bits,
+                mbits,
+                zx,
+                m,
+            } => {
+                let is_table = load.is_some()
+                    && [m.base, m.index].contains(&load.unwrap().2)
+                    && tier == Tier::Lut;
+                if is_table {
+                    if table.is_some() || mbits != bits || zx {
+                        return None;
+                    }
+                    table = Some((k, m, dst, bits, mbits as u32 / 8));
+                } else {
+                    if load.is_some() || (mbits != 8 && tier == Tier::Lut) {
+                        return None;
+                    }
+                    let (p, written) = if zx {
+                        (dst, 32)
+                    } else {
+                        (parent(dst, bits), bits)
+                    };
+                    load = Some((k, stream_of(&m, mbits as u32 / 8, &delta), p, written));
+                }
+            }
+            Step::Store { m, .. } | Step::StoreImm { m, .. } => {
+                if store.is_some() || m.absolute() {
+                    return None;
+                }
+                let bytes = match *s {
+                    Step::Store { bits, .. } | Step::StoreImm { bits, .. } => bits as u32 / 8,
+                    _ => unreachable!(),
+                };
+                store = Some((k, stream_of(&m, bytes, &delta), *s));
+            }
+            Step::IncDec { r, inc } => delta[r as usize] += if inc { 1 } else { -1 },
+            Step::AddImm { r, imm, sub } => {
+                let v = imm as i32 as i64;
+                delta[r as usize] += if sub { -v } else { v };
+            }
+            Step::CmpRR { .. } => {
+                if let Term::Bounded { cursor, .. } = term {
+                    cmp_pre = delta[cursor as usize];
+                }
+            }
+            _ => {}
+        }
+    }
+    let inductions: Vec<(u8, i64)> = (0..8u8)
+        .filter(|r| {
+            stride[*r as usize] != 0
+                || steps.iter().any(|s| {
+                    s.written() == Some(*r)
+                        && matches!(s, Step::IncDec { .. } | Step::AddImm { .. })
+                })
+        })
+        .map(|r| (r, stride[r as usize]))
+        .collect();
+    if let Term::Bounded { cursor, .. } = term
+        && (cc != 2 || stride[cursor as usize] <= 0)
+    {
+        return None; // only `jb` with a rising cursor has a computable trip count
+    }
+    let kind = match tier {
+        Tier::Lut => {
+            let (li, _, ldst, _) = load?;
+            let (ti, tm, tdst, tbits, tbytes) = table?;
+            let (si, ss, st) = store?;
+            // The index register is the one the stream load zero-extended into.
+            let ldst32 = ldst & 7;
+            let (other, oshift, ishift) = if tm.index == ldst32 {
+                (tm.base, 0, tm.scale)
+            } else if tm.base == ldst32 && tm.index != ldst32 {
+                (tm.index, tm.scale, 0)
+            } else {
+                return None;
+            };
+            // The index is the loaded byte and the stored value the looked-up entry
+            // only if nothing rewrites them in between.
+            if !untouched(steps, li, ti, ldst32) || !untouched(steps, ti, si, parent(tdst, tbits)) {
+                return None;
+            }
+            match st {
+                Step::Store { src, bits, .. }
+                    if src == tdst
+                        && bits == tbits
+                        && li < ti
+                        && ti < si
+                        && (bits != 8 || src < 4) => {}
+                _ => return None,
+            }
+            KernelKind::Lut {
+                disp: tm.disp,
+                other,
+                oshift,
+                ishift,
+                seg: tm.seg,
+                bytes: tbytes,
+            }
+            .with_store_bytes(ss.bytes)?
+        }
+        Tier::Copy => {
+            let (li, ls, ldst, lbits) = load?;
+            let (si, ss, st) = store?;
+            if !untouched(steps, li, si, ldst) {
+                return None;
+            }
+            match st {
+                Step::Store { src, bits, .. }
+                    if li < si
+                        && ls.bytes == ss.bytes
+                        && bits == lbits
+                        && parent(src, bits) == ldst
+                        && (bits != 8 || src < 4) => {}
+                _ => return None,
+            }
+            if table.is_some() {
+                return None;
+            }
+            KernelKind::Copy
+        }
+        Tier::Fill => {
+            let (_, _, st) = store?;
+            if load.is_some() {
+                return None;
+            }
+            match st {
+                Step::StoreImm { imm, bits, .. } => KernelKind::Fill {
+                    imm: Some(imm),
+                    src: 0,
+                    bits,
+                },
+                Step::Store { src, bits, .. } => KernelKind::Fill {
+                    imm: None,
+                    src,
+                    bits,
+                },
+                _ => return None,
+            }
+        }
+        Tier::Scan => {
+            let (li, ls, _, lbits) = load?;
+            if store.is_some() || ls.bytes != 1 || lbits != 8 {
+                return None;
+            }
+            let lastw = steps.iter().rposition(|s| s.writes_flags())?;
+            let (a, k) = match steps[lastw] {
+                Step::CmpRI { a, imm, bits: 8 } => (a, imm as u8),
+                Step::TestRR { a, b, bits: 8 } if a == b => (a, 0),
+                _ => return None,
+            };
+            // The compared register must be the loaded byte itself.
+            let loaded_byte = match steps[li] {
+                Step::Load {
+                    dst,
+                    bits: 8,
+                    zx: false,
+                    ..
+                } => dst,
+                _ => return None,
+            };
+            if a != loaded_byte || steps[li + 1..].iter().any(|s| s.written() == Some(a & 3)) {
+                return None;
+            }
+            KernelKind::Scan { k, eq: cc == 4 }
+        }
+        _ => return None,
+    };
+    Some(Kernel {
+        kind,
+        load: load.map(|l| l.1),
+        store: store.map(|s| s.1),
+        inductions,
+        cmp_pre,
+    })
+}
+
+/// Whether no step strictly between `from` and `to` writes the 32-bit register `r`.
+fn untouched(steps: &[Step], from: usize, to: usize, r: u8) -> bool {
+    from < to && steps[from + 1..to].iter().all(|s| s.written() != Some(r))
+}
+
+impl KernelKind {
+    /// The LUT kernel stores the table entry at its own width.
+    fn with_store_bytes(self, store_bytes: u32) -> Option<KernelKind> {
+        match self {
+            KernelKind::Lut { bytes, .. } if bytes == store_bytes => Some(self),
+            KernelKind::Lut { .. } => None,
+            k => Some(k),
+        }
+    }
 }
 
 fn guess_tier(body: &[Instruction]) -> Option<Tier> {
@@ -650,11 +958,187 @@ fn exec_step(cpu: &mut Cpu, s: &Step) -> Result<Wrote, Fault> {
     Ok(Wrote::Data)
 }
 
+impl Kernel {
+    /// Runs up to `room` iterations in bulk, never the loop's last one and never the
+    /// last one whose pages were verified (that one runs exact, so the state is exact
+    /// whatever stops the run next). Returns the iterations run.
+    fn bulk(&self, cpu: &mut Cpu, term: Term, room: u64) -> u64 {
+        let mut n = room;
+        match term {
+            Term::Counted { counter } => {
+                let c = cpu.r32(counter) as u64;
+                n = n.min(if c == 0 { u32::MAX as u64 } else { c - 1 });
+            }
+            Term::Bounded { cursor, bound } => {
+                let st = self
+                    .inductions
+                    .iter()
+                    .find(|(r, _)| *r == cursor)
+                    .map_or(0, |x| x.1);
+                let v0 = cpu.r32(cursor) as i64 + self.cmp_pre;
+                let b = cpu.r32(bound) as i64;
+                if st <= 0 || v0 < 0 || v0 >= b {
+                    return 0;
+                }
+                // Iteration j continues while v0 + j*st < b.
+                n = n.min(((b - v0 + st - 1) / st) as u64);
+            }
+            Term::Data => {}
+        }
+        let mut c = u64::MAX;
+        if let Some(l) = &self.load {
+            c = c.min(l.room(cpu, false));
+        }
+        if let Some(s) = &self.store {
+            c = c.min(s.room(cpu, true));
+        }
+        let mut tb = 0;
+        if let KernelKind::Lut {
+            disp,
+            other,
+            oshift,
+            ishift,
+            seg,
+            bytes,
+        } = self.kind
+        {
+            tb = disp
+                .wrapping_add(cpu.regs[(other & 15) as usize] << oshift)
+                .wrapping_add(cpu.seg_base[(seg & 7) as usize]);
+            let last = tb.wrapping_add((255 << ishift) + bytes - 1);
+            if last < tb || !cpu.mem.fast_page(tb, false) || !cpu.mem.fast_page(last, false) {
+                c = 0;
+            }
+        }
+        n = n.min(c.saturating_sub(1));
+        if n == 0 {
+            return 0;
+        }
+        let mem = &cpu.mem;
+        let (ls, ss) = (
+            self.load.map_or(0, |l| l.stride as u32),
+            self.store.map_or(0, |s| s.stride as u32),
+        );
+        let mut la = self.load.map_or(0, |l| l.addr(cpu));
+        let mut sa = self.store.map_or(0, |s| s.addr(cpu));
+        let mut done = 0u64;
+        // Each iteration's guest accesses happen in the body's order (load, lookup,
+        // store), one element at a time, so overlapping streams behave as in the loop.
+        macro_rules! each {
+            ($body:block) => {
+                while done < n {
+                    $body
+                    done += 1;
+                }
+            };
+        }
+        match self.kind {
+            KernelKind::Lut { ishift, bytes, .. } => {
+                if bytes == 1 {
+                    each!({
+                        let Ok(i) = mem.read_u8(la) else { break };
+                        let Ok(v) = mem.read_u8(tb.wrapping_add((i as u32) << ishift)) else {
+                            break;
+                        };
+                        if mem.write_u8(sa, v).is_err() {
+                            break;
+                        }
+                        la = la.wrapping_add(ls);
+                        sa = sa.wrapping_add(ss);
+                    })
+                } else {
+                    each!({
+                        let Ok(i) = mem.read_u8(la) else { break };
+                        let Ok(v) = mem.read_u16(tb.wrapping_add((i as u32) << ishift)) else {
+                            break;
+                        };
+                        if mem.write_u16(sa, v).is_err() {
+                            break;
+                        }
+                        la = la.wrapping_add(ls);
+                        sa = sa.wrapping_add(ss);
+                    })
+                }
+            }
+            KernelKind::Copy => match self.load.map_or(0, |l| l.bytes) {
+                1 => each!({
+                    let Ok(v) = mem.read_u8(la) else { break };
+                    if mem.write_u8(sa, v).is_err() {
+                        break;
+                    }
+                    la = la.wrapping_add(ls);
+                    sa = sa.wrapping_add(ss);
+                }),
+                2 => each!({
+                    let Ok(v) = mem.read_u16(la) else { break };
+                    if mem.write_u16(sa, v).is_err() {
+                        break;
+                    }
+                    la = la.wrapping_add(ls);
+                    sa = sa.wrapping_add(ss);
+                }),
+                _ => each!({
+                    let Ok(v) = mem.read_u32(la) else { break };
+                    if mem.write_u32(sa, v).is_err() {
+                        break;
+                    }
+                    la = la.wrapping_add(ls);
+                    sa = sa.wrapping_add(ss);
+                }),
+            },
+            KernelKind::Fill { imm, src, bits } => {
+                let v = imm.unwrap_or_else(|| cpu.reg(bits as u32, src));
+                match bits {
+                    8 => each!({
+                        if mem.write_u8(sa, v as u8).is_err() {
+                            break;
+                        }
+                        sa = sa.wrapping_add(ss);
+                    }),
+                    16 => each!({
+                        if mem.write_u16(sa, v as u16).is_err() {
+                            break;
+                        }
+                        sa = sa.wrapping_add(ss);
+                    }),
+                    _ => each!({
+                        if mem.write_u32(sa, v).is_err() {
+                            break;
+                        }
+                        sa = sa.wrapping_add(ss);
+                    }),
+                }
+            }
+            KernelKind::Scan { k, eq } => each!({
+                let Ok(v) = mem.read_u8(la) else { break };
+                if (v == k) != eq {
+                    break; // the exiting iteration runs exact
+                }
+                la = la.wrapping_add(ls);
+            }),
+        }
+        for &(r, st) in &self.inductions {
+            let v = cpu.regs[r as usize].wrapping_add((st as u32).wrapping_mul(done as u32));
+            cpu.regs[r as usize] = v;
+        }
+        done
+    }
+}
+
 impl Fold {
-    /// Runs up to `max_iters` (≥ 1) iterations from the loop head.
+    /// Runs up to `max_iters` (≥ 1) iterations from the loop head: bulk chunks a page
+    /// at a time where the kernel applies, each followed by one exact iteration.
     pub fn run(&self, cpu: &mut Cpu, max_iters: u64) -> FoldEnd {
         let mut iters = 0u64;
         loop {
+            if let Some(k) = &self.kernel {
+                let room = max_iters - iters - 1;
+                if room > 0 {
+                    let b = k.bulk(cpu, self.term, room);
+                    self.bulk_iters.set(self.bulk_iters.get() + b);
+                    iters += b;
+                }
+            }
             for (k, s) in self.steps.iter().enumerate() {
                 match exec_step(cpu, s) {
                     Ok(Wrote::Data) => {}

@@ -128,6 +128,9 @@ pub struct TierStats {
     pub iterations: AtomicU64,
     /// Elements (bytes/words stored, or scanned) processed on the fast path.
     pub elements: AtomicU64,
+    /// Of `iterations`, those run by the page-chunk bulk kernel (the rest ran the
+    /// exact step loop).
+    pub bulk: AtomicU64,
     pub declines: [AtomicU64; DECLINES.len()],
 }
 
@@ -138,6 +141,7 @@ pub struct StatsSnapshot {
     pub runs: u64,
     pub iterations: u64,
     pub elements: u64,
+    pub bulk: u64,
     pub declines: [u64; DECLINES.len()],
 }
 
@@ -156,11 +160,12 @@ impl StatsSnapshot {
             .map(|r| format!("\"{}\":{}", r.name(), self.declines[*r as usize]))
             .collect();
         format!(
-            "{{\"matches\":{},\"runs\":{},\"iterations\":{},\"elements\":{},\"declines\":{{{}}}}}",
+            "{{\"matches\":{},\"runs\":{},\"iterations\":{},\"elements\":{},\"bulk\":{},\"declines\":{{{}}}}}",
             self.matches,
             self.runs,
             self.iterations,
             self.elements,
+            self.bulk,
             d.join(",")
         )
     }
@@ -174,12 +179,19 @@ impl TierStats {
             runs: r(&self.runs),
             iterations: r(&self.iterations),
             elements: r(&self.elements),
+            bulk: r(&self.bulk),
             declines: std::array::from_fn(|k| r(&self.declines[k])),
         }
     }
 
     pub fn reset(&self) {
-        for a in [&self.matches, &self.runs, &self.iterations, &self.elements] {
+        for a in [
+            &self.matches,
+            &self.runs,
+            &self.iterations,
+            &self.elements,
+            &self.bulk,
+        ] {
             a.store(0, Ordering::Relaxed);
         }
         for a in &self.declines {
