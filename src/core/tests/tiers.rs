@@ -259,6 +259,27 @@ fn lut_heroes_shape_with_mirror_stores_and_xor_zeroing() {
     equivalent_steps(&lut_heroes(3000), Tier::Lut, 0x1_0000);
 }
 
+/// gcc's in-place form (assets/demo/demo.c `draw_shadow`): movzx from the pixel,
+/// movzx from an absolute table indexed by it, store back at the advanced cursor
+/// minus one, `sub ecx,1 / jnz`.
+#[test]
+fn lut_gcc_in_place_absolute_table() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(edx, SRC + 5)?;
+        a.mov(ecx, 7000u32)?;
+        a.set_label(&mut top)?;
+        a.movzx(eax, byte_ptr(edx))?;
+        a.add(edx, 1)?;
+        a.movzx(eax, byte_ptr(eax + TABLE))?;
+        a.mov(byte_ptr(edx - 1), al)?;
+        a.sub(ecx, 1)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent_bulk(&code, Tier::Lut, 0x1_0000);
+}
+
 #[test]
 fn lut16_wide_entries_other_registers() {
     equivalent_bulk(&lut16(2500), Tier::Lut, 0x1_0000);

@@ -683,10 +683,16 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
                     && [m.base, m.index].contains(&load.unwrap().2)
                     && tier == Tier::Lut;
                 if is_table {
-                    if table.is_some() || mbits != bits || zx {
+                    // `mov r8/r16, [table]` into the register's low part, or
+                    // `movzx r32, [table]` (gcc's form); the entry is `mbits` wide.
+                    if table.is_some()
+                        || !matches!(mbits, 8 | 16)
+                        || (!zx && (mbits != bits || (bits == 8 && dst >= 4)))
+                    {
                         return None;
                     }
-                    table = Some((k, m, dst, bits, mbits as u32 / 8));
+                    let tbits = if zx { 32 } else { bits };
+                    table = Some((k, m, dst, tbits, mbits as u32 / 8));
                 } else {
                     if load.is_some() || (mbits != 8 && tier == Tier::Lut) {
                         return None;
@@ -757,9 +763,11 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
                 return None;
             }
             match st {
+                // The store writes the entry from the low part of the register the
+                // lookup loaded it into.
                 Step::Store { src, bits, .. }
-                    if src == tdst
-                        && bits == tbits
+                    if parent(src, bits) == parent(tdst, tbits)
+                        && bits as u32 == tbytes * 8
                         && li < ti
                         && ti < si
                         && (bits != 8 || src < 4) => {}
