@@ -325,6 +325,54 @@ fn copy_dwords_indexed(n: u32) -> Vec<u8> {
     })
 }
 
+/// gcc's merge-sort tail (`while (l < mid) tmp[k++] = a[l++];`): dword copy with
+/// two pointer cursors, bounded by `cmp cursor, end / jne`, both directions.
+fn copy_dwords_jne(n: u32, down: bool) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        let step = if down { -4i32 } else { 4 };
+        a.mov(eax, if down { SRC + 4 * n } else { SRC })?;
+        a.mov(ebx, if down { SRC } else { SRC + 4 * n })?;
+        a.mov(ecx, if down { DST + 4 * n } else { DST })?;
+        a.set_label(&mut top)?;
+        a.mov(edx, dword_ptr(eax))?;
+        a.add(eax, step)?;
+        a.add(ecx, step)?;
+        a.mov(dword_ptr(ecx - step), edx)?;
+        a.cmp(eax, ebx)?;
+        a.jne(top)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn copy_dwords_bounded_jne_both_directions() {
+    equivalent_bulk(&copy_dwords_jne(3000, false), Tier::Copy, 0x1_0000);
+    equivalent_bulk(&copy_dwords_jne(3000, true), Tier::Copy, 0x1_0000);
+}
+
+/// A `jne` bound the cursor steps over (odd distance, stride 2) wraps around the
+/// address space in the guest; the kernel must not run it in bulk, and both arms
+/// must agree until the loop faults.
+#[test]
+fn copy_jne_bound_never_hit_is_not_bulk() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ebx, SRC + 0x1001)?;
+        a.mov(edi, DST)?;
+        a.set_label(&mut top)?;
+        a.mov(dx, word_ptr(esi))?;
+        a.mov(word_ptr(edi), dx)?;
+        a.add(esi, 2)?;
+        a.add(edi, 2)?;
+        a.cmp(esi, ebx)?;
+        a.jne(top)?;
+        finish(a)
+    });
+    equivalent_steps(&code, Tier::Copy, 0x1_0000);
+}
+
 #[test]
 fn copy_forward_bytes() {
     equivalent_bulk(&copy_bytes(6000, false), Tier::Copy, 0x1_0000);

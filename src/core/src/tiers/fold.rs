@@ -210,6 +210,8 @@ impl Stream {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kernel {
     pub kind: KernelKind,
+    /// The back edge's condition code (`jb` or `jne` for a bounded loop).
+    pub cc: u8,
     pub load: Option<Stream>,
     pub store: Option<Stream>,
     /// Induction registers and their stride per iteration.
@@ -739,9 +741,9 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
         .map(|r| (r, stride[r as usize]))
         .collect();
     if let Term::Bounded { cursor, .. } = term
-        && (cc != 2 || stride[cursor as usize] <= 0)
+        && (stride[cursor as usize] == 0 || (cc == 2 && stride[cursor as usize] < 0))
     {
-        return None; // only `jb` with a rising cursor has a computable trip count
+        return None; // `jb` needs a rising cursor, `jne` a moving one
     }
     let kind = match tier {
         Tier::Lut => {
@@ -852,6 +854,7 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
     };
     Some(Kernel {
         kind,
+        cc,
         load: load.map(|l| l.1),
         store: store.map(|s| s.1),
         inductions,
@@ -985,11 +988,23 @@ impl Kernel {
                     .map_or(0, |x| x.1);
                 let v0 = cpu.r32(cursor) as i64 + self.cmp_pre;
                 let b = cpu.r32(bound) as i64;
-                if st <= 0 || v0 < 0 || v0 >= b {
-                    return 0;
-                }
-                // Iteration j continues while v0 + j*st < b.
-                n = n.min(((b - v0 + st - 1) / st) as u64);
+                // The cursor's value at the compare in iteration j is v0 + j*st; only
+                // spans that reach the bound without wrapping are run in bulk.
+                let cont = if self.cc == 2 {
+                    // jb: iteration j continues while v0 + j*st < b.
+                    if st <= 0 || v0 < 0 || v0 >= b {
+                        return 0;
+                    }
+                    (b - v0 + st - 1) / st
+                } else {
+                    // jne: continues until v0 + j*st == b exactly.
+                    let dist = (b - v0) * st.signum();
+                    if !(0..=u32::MAX as i64).contains(&v0) || dist <= 0 || dist % st.abs() != 0 {
+                        return 0;
+                    }
+                    dist / st.abs()
+                };
+                n = n.min(cont as u64);
             }
             Term::Data => {}
         }
