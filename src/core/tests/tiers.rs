@@ -973,6 +973,25 @@ fn kernel_declines_rewritten_index_and_value() {
         a.jnz(top)?;
         finish(a)
     });
+    // A register loaded and then incremented carries its upper bits between
+    // iterations: the step loop runs it.
+    let carried = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 3000u32)?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut top)?;
+        a.mov(dl, byte_ptr(esi))?;
+        a.mov(byte_ptr(edi), dl)?;
+        a.inc(edx)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent_steps(&carried, Tier::Copy, 0x1_0000);
     // The store precedes the load: not a COPY (the stored value is not loaded yet).
     let (m, _) = matches_all(&copy_pipelined);
     assert_eq!(m, 0);

@@ -730,6 +730,22 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
             _ => {}
         }
     }
+    // The kernel advances induction registers arithmetically and leaves value
+    // registers to the exact iteration; a register that is both (loaded, then
+    // incremented) carries data between iterations and needs the step loop.
+    let arith = |r: u8| {
+        steps.iter().any(|s| {
+            s.written() == Some(r) && matches!(s, Step::IncDec { .. } | Step::AddImm { .. })
+        })
+    };
+    let value = |r: u8| {
+        steps.iter().any(|s| {
+            s.written() == Some(r) && !matches!(s, Step::IncDec { .. } | Step::AddImm { .. })
+        })
+    };
+    if (0..8u8).any(|r| arith(r) && value(r)) {
+        return None;
+    }
     let inductions: Vec<(u8, i64)> = (0..8u8)
         .filter(|r| {
             stride[*r as usize] != 0
