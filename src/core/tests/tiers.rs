@@ -996,3 +996,94 @@ fn kernel_declines_rewritten_index_and_value() {
     let (m, _) = matches_all(&copy_pipelined);
     assert_eq!(m, 0);
 }
+
+// ---- MMX qword fill (seed §23) ------------------------------------------------------
+
+/// `movq [dst], mm; add dst, 8; dec cnt; jnz` with the registers given.
+fn mmx_fill(
+    start: u32,
+    n: u32,
+    dst: AsmRegister32,
+    cnt: AsmRegister32,
+    mm: AsmRegisterMm,
+) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.movq(mm, qword_ptr(SRC))?;
+        a.mov(dst, start)?;
+        a.mov(cnt, n)?;
+        a.set_label(&mut top)?;
+        a.movq(qword_ptr(dst), mm)?;
+        a.add(dst, 8)?;
+        a.dec(cnt)?;
+        a.jnz(top)?;
+        a.emms()?;
+        finish(a)
+    })
+}
+
+#[test]
+fn mmx_fill_from_four_bytes_before_a_page_end() {
+    equivalent_bulk(
+        &mmx_fill(DST + 0xffc, 1500, edi, ecx, mm0),
+        Tier::MmxFill,
+        0x1_0000,
+    );
+}
+
+#[test]
+fn mmx_fill_other_registers() {
+    equivalent_bulk(
+        &mmx_fill(DST + 8, 2000, esi, ebx, mm3),
+        Tier::MmxFill,
+        0x1_0000,
+    );
+}
+
+#[test]
+fn mmx_fill_faults_at_the_end_of_memory() {
+    let code = mmx_fill(DATA + DATA_SIZE - 8 * 700 - 4, 1000, edi, ecx, mm1);
+    equivalent(&code, Tier::MmxFill, 0x1_0000);
+    let (end, _) = run(&code, true, u64::MAX, 0x1_0000);
+    assert!(
+        matches!(end.stops[0], StopReason::Exception(_)),
+        "{:?}",
+        end.stops[0]
+    );
+}
+
+#[test]
+fn mmx_fill_near_misses() {
+    // Extra MMX arithmetic in the body: not a fill.
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(edi, DST)?;
+        a.mov(ecx, 100u32)?;
+        a.set_label(&mut top)?;
+        a.movq(qword_ptr(edi), mm0)?;
+        a.paddb(mm0, mm1)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.emms()?;
+        finish(a)
+    });
+    let (m, _) = matches_all(&code);
+    assert_eq!(m, 0);
+    // A qword store mixed with a byte store is neither FILL nor MMX fill.
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(edi, DST)?;
+        a.mov(ecx, 100u32)?;
+        a.set_label(&mut top)?;
+        a.movq(qword_ptr(edi), mm0)?;
+        a.mov(byte_ptr(edi + 8), al)?;
+        a.add(edi, 9)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.emms()?;
+        finish(a)
+    });
+    let (m, _) = matches_all(&code);
+    assert_eq!(m, 0);
+}

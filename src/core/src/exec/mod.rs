@@ -243,33 +243,38 @@ impl Executor {
                 let allowed = (target - cpu.retired).div_ceil(n).min(RUN_CAP);
                 let bulk0 = f.bulk_iters.get();
                 let end = f.run(cpu, allowed);
-                let (iters, partial_insns, partial) = match end {
-                    FoldEnd::Continue { iters } | FoldEnd::Exited { iters } => (iters, 0, 0),
-                    FoldEnd::Fault { iters, step } => (iters, step as u64, 1),
-                    FoldEnd::CodeWrite { iters, step } => (iters, step as u64 + 1, 1),
-                };
-                cpu.retired += iters * n + partial_insns;
-                cpu.chain.blocks += iters + partial;
-                cpu.chain.dispatches += 1;
-                block.entries.set(block.entries.get() + iters + partial - 1);
-                let st = self.tiers.stats(f.tier);
-                if iters > 0 {
-                    st.runs.fetch_add(1, Ordering::Relaxed);
-                    st.iterations.fetch_add(iters, Ordering::Relaxed);
-                    st.elements
-                        .fetch_add(iters * f.elems as u64, Ordering::Relaxed);
-                    st.bulk
-                        .fetch_add(f.bulk_iters.get() - bulk0, Ordering::Relaxed);
+                if end == FoldEnd::Declined {
+                    // Fall through to the plain ops for this entry.
+                } else {
+                    let (iters, partial_insns, partial) = match end {
+                        FoldEnd::Continue { iters } | FoldEnd::Exited { iters } => (iters, 0, 0),
+                        FoldEnd::Fault { iters, step } => (iters, step as u64, 1),
+                        FoldEnd::CodeWrite { iters, step } => (iters, step as u64 + 1, 1),
+                        FoldEnd::Declined => unreachable!("handled above"),
+                    };
+                    cpu.retired += iters * n + partial_insns;
+                    cpu.chain.blocks += iters + partial;
+                    cpu.chain.dispatches += 1;
+                    block.entries.set(block.entries.get() + iters + partial - 1);
+                    let st = self.tiers.stats(f.tier);
+                    if iters > 0 {
+                        st.runs.fetch_add(1, Ordering::Relaxed);
+                        st.iterations.fetch_add(iters, Ordering::Relaxed);
+                        st.elements
+                            .fetch_add(iters * f.elems as u64, Ordering::Relaxed);
+                        st.bulk
+                            .fetch_add(f.bulk_iters.get() - bulk0, Ordering::Relaxed);
+                    }
+                    if let FoldEnd::Fault { .. } = end {
+                        let e = cpu
+                            .pending
+                            .take()
+                            .expect("a faulting fold records its exception");
+                        cpu.eip = e.eip;
+                        return StopReason::Exception(e);
+                    }
+                    continue;
                 }
-                if let FoldEnd::Fault { .. } = end {
-                    let e = cpu
-                        .pending
-                        .take()
-                        .expect("a faulting fold records its exception");
-                    cpu.eip = e.eip;
-                    return StopReason::Exception(e);
-                }
-                continue;
             }
             let ch = &mut cpu.chain;
             ch.blocks += 1;

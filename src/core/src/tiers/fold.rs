@@ -87,6 +87,8 @@ pub enum Step {
     Store { src: u8, bits: u8, m: Mem },
     /// `mov [m], imm`.
     StoreImm { imm: u32, bits: u8, m: Mem },
+    /// `movq [m], mm` (MMX qword store; enters MMX state like every MMX op).
+    MovqStore { mm: u8, m: Mem },
     /// `mov r32, r32`.
     Mov { dst: u8, src: u8 },
     /// `xor r32, r32` with the same register: a zeroing move that writes Logic flags.
@@ -118,7 +120,10 @@ impl Step {
 
     fn mem(&self) -> Option<&Mem> {
         match self {
-            Step::Load { m, .. } | Step::Store { m, .. } | Step::StoreImm { m, .. } => Some(m),
+            Step::Load { m, .. }
+            | Step::Store { m, .. }
+            | Step::StoreImm { m, .. }
+            | Step::MovqStore { m, .. } => Some(m),
             _ => None,
         }
     }
@@ -244,6 +249,10 @@ pub enum KernelKind {
         k: u8,
         eq: bool,
     },
+    /// Stores MMX register `mm` (a qword).
+    MmxFill {
+        mm: u8,
+    },
 }
 
 /// Result of one fast-path invocation.
@@ -259,6 +268,9 @@ pub enum FoldEnd {
     /// After `iters` whole iterations, body step `step` stored into decoded code and
     /// retired; EIP is the next instruction.
     CodeWrite { iters: u64, step: usize },
+    /// Nothing ran: the plain ops must run this entry (an MMX store with an x87
+    /// exception pending raises #MF, which the fold leaves to the handler).
+    Declined,
 }
 
 /// Tries to match a freshly decoded block. Records the match or the decline in the
@@ -384,6 +396,16 @@ fn step_of(ins: &Instruction) -> Option<Step> {
             }
             _ => return None,
         },
+        Mnemonic::Movq
+            if k0 == OpKind::Memory
+                && k1 == OpKind::Register
+                && (iced_x86::Register::MM0..=iced_x86::Register::MM7).contains(&r1) =>
+        {
+            Step::MovqStore {
+                mm: (r1 as u32 - iced_x86::Register::MM0 as u32) as u8,
+                m: mem_of(ins)?,
+            }
+        }
         Mnemonic::Movzx if k1 == OpKind::Memory && reg_bits(r0)? == 32 => Step::Load {
             dst: gpr(r0)?,
             bits: 32,
@@ -470,6 +492,7 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
     let mut stores_ok_copy = true;
     let mut stores_ok_fill = true;
     let mut moving_store = false;
+    let mut mmx_stores = 0u32;
     for s in &steps {
         if let Some(m) = s.mem() {
             let stream = m.regs().all(|r| induction(r) || invariant(r));
@@ -496,6 +519,12 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
                             stores_ok_lut &= table_vals[p];
                             stores_ok_copy &= loaded[p] && !table_vals[p];
                             stores_ok_fill &= invariant(p as u8);
+                        }
+                        Step::MovqStore { .. } => {
+                            // The vocabulary has no MMX writes: the register is invariant.
+                            mmx_stores += 1;
+                            stores_ok_lut = false;
+                            stores_ok_copy = false;
                         }
                         _ => {
                             stores_ok_lut = false;
@@ -611,7 +640,14 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
         }
     } else if stream_stores > 0 {
         if counted && stores_ok_fill && moving_store {
-            Tier::Fill
+            // The MMX qword fill (seed §23) has its own gate.
+            if mmx_stores == stream_stores {
+                Tier::MmxFill
+            } else if mmx_stores == 0 {
+                Tier::Fill
+            } else {
+                return Err((Some(Tier::Fill), Decline::Shape));
+            }
         } else {
             return Err((Some(Tier::Fill), Decline::Shape));
         }
@@ -706,6 +742,12 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
                     };
                     load = Some((k, stream_of(&m, mbits as u32 / 8, &delta), p, written));
                 }
+            }
+            Step::MovqStore { m, .. } => {
+                if store.is_some() || m.absolute() {
+                    return None;
+                }
+                store = Some((k, stream_of(&m, 8, &delta), *s));
             }
             Step::Store { m, .. } | Step::StoreImm { m, .. } => {
                 if store.is_some() || m.absolute() {
@@ -820,6 +862,13 @@ fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) 
                 return None;
             }
             KernelKind::Copy
+        }
+        Tier::MmxFill => {
+            let (_, _, st) = store?;
+            match st {
+                Step::MovqStore { mm, .. } if load.is_none() => KernelKind::MmxFill { mm },
+                _ => return None,
+            }
         }
         Tier::Fill => {
             let (_, _, st) = store?;
@@ -937,6 +986,12 @@ fn exec_step(cpu: &mut Cpu, s: &Step) -> Result<Wrote, Fault> {
             return cpu.store(bits as u32, m.ea(cpu), v);
         }
         Step::StoreImm { imm, bits, m } => return cpu.store(bits as u32, m.ea(cpu), imm),
+        Step::MovqStore { mm, m } => {
+            let v = cpu.fpu.mmx(mm);
+            let w = cpu.mem.write_u64(m.ea(cpu), v)?;
+            cpu.fpu.mmx_enter();
+            return Ok(w);
+        }
         Step::Mov { dst, src } => {
             let v = cpu.r32(src);
             cpu.set_r32(dst, v);
@@ -1148,6 +1203,15 @@ impl Kernel {
                     }),
                 }
             }
+            KernelKind::MmxFill { mm } => {
+                let v = cpu.fpu.mmx(mm);
+                each!({
+                    if mem.write_u64(sa, v).is_err() {
+                        break;
+                    }
+                    sa = sa.wrapping_add(ss);
+                })
+            }
             KernelKind::Scan { k, eq } => each!({
                 let Ok(v) = mem.read_u8(la) else { break };
                 if (v == k) != eq {
@@ -1168,6 +1232,9 @@ impl Fold {
     /// Runs up to `max_iters` (≥ 1) iterations from the loop head: bulk chunks a page
     /// at a time where the kernel applies, each followed by one exact iteration.
     pub fn run(&self, cpu: &mut Cpu, max_iters: u64) -> FoldEnd {
+        if self.tier == Tier::MmxFill && crate::ops::mmx::fp_pending(cpu) {
+            return FoldEnd::Declined;
+        }
         let mut iters = 0u64;
         loop {
             if let Some(k) = &self.kernel {

@@ -69,7 +69,10 @@ impl Tier {
 
     /// Whether this tier is implemented in this build.
     pub fn available(self) -> bool {
-        matches!(self, Tier::Lut | Tier::Copy | Tier::Fill | Tier::Scan)
+        matches!(
+            self,
+            Tier::Lut | Tier::Copy | Tier::Fill | Tier::Scan | Tier::MmxFill
+        )
     }
 
     /// The gate's setting in a fresh [`Tiers`]. A tier is on by default only once its
