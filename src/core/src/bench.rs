@@ -618,6 +618,36 @@ pub fn scan(iters: u32) -> Shape {
     }
 }
 
+/// MMX qword fill (seed §23, the UE1 SoftDrv clear): movq [edi],mm0 / add edi,8.
+pub fn mmx_fill(iters: u32) -> Shape {
+    let len = 0x2000u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.movq(mm0, qword_ptr(DATA))?;
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.movq(qword_ptr(edi), mm0)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        a.emms()?;
+        finish(a)
+    });
+    Shape {
+        name: "mmx_fill",
+        what: "MMX qword fill loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init: test_data(),
+    }
+}
+
 /// A register-only counted loop no loop-idiom tier can fold: the control arm of
 /// every `--toggle` A/B.
 pub fn null(iters: u32) -> Shape {
@@ -670,6 +700,7 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         copy(0x100_0000 * scale),
         fill(0x100_0000 * scale),
         scan(0x100_0000 * scale),
+        mmx_fill(0x80_0000 * scale),
         null(10_000_000 * scale),
     ]
 }

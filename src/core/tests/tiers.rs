@@ -896,6 +896,7 @@ fn bench_shapes_end_identically_and_fold_where_named() {
         (bench::mem_copy(0x2_0000), Some(Tier::Copy)),
         (bench::fill(0x2_0000), Some(Tier::Fill)),
         (bench::scan(0x2_0000), Some(Tier::Scan)),
+        (bench::mmx_fill(0x2_0000), Some(Tier::MmxFill)),
         (bench::null(10_000), None),
     ];
     for (shape, tier) in shapes {
