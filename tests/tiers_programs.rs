@@ -20,7 +20,7 @@ fn run(program: &str, on: bool) -> (Vec<u8>, serde_json::Value) {
     let arm = if on { "on" } else { "off" };
     let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
     c.env("WINTERP_DATA_DIR", data.path());
-    for t in ["lut", "copy", "fill", "scan"] {
+    for t in ["lut", "copy", "fill", "scan", "mmx_fill"] {
         c.arg("--tier").arg(format!("{t}={arm}"));
     }
     let out = c
@@ -77,7 +77,7 @@ fn demo_frames_identical_with_folds_on_and_off() {
         let st = data.path().join("stats.json");
         let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
         c.env("WINTERP_DATA_DIR", data.path());
-        for t in ["lut", "copy", "fill", "scan"] {
+        for t in ["lut", "copy", "fill", "scan", "mmx_fill"] {
             c.arg("--tier").arg(format!("{t}={arm}"));
         }
         let out = c
