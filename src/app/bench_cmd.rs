@@ -18,7 +18,8 @@ pub struct BenchArgs {
     /// Work multiplier (1 = about 0.1-0.5 s per shape run).
     #[arg(long, default_value_t = 1)]
     scale: u32,
-    /// A/B-measure an executor setting: both arms in one process, interleaved.
+    /// A/B-measure an executor setting or a tier (lut, copy, fill, scan, chain): both
+    /// arms in one process, interleaved, order rotated each round.
     #[arg(long)]
     toggle: Option<String>,
 }
@@ -102,19 +103,26 @@ fn run_toggle(shapes: &[bench::Shape], args: &BenchArgs, toggle: &str) -> Result
         return Ok(());
     }
     println!(
-        "toggle {toggle}: {:<10} {:>12} {:>12} {:>8} {:>12} {:>12}",
-        "shape", "off ns/iter", "on ns/iter", "on/off", "off MIPS", "on MIPS"
+        "toggle {toggle}: {:<12} {:>4} {:>12} {:>12} {:>10} {:>10} {:>8}",
+        "shape", "arm", "ns/iter med", "ns/iter min", "disp/iter", "blk/iter", "off/on"
     );
     for (off, on) in &res {
-        println!(
-            "toggle {toggle}: {:<10} {:>12.2} {:>12.2} {:>8.3} {:>12.1} {:>12.1}",
-            off.name,
-            off.ns_per_iter_median(),
-            on.ns_per_iter_median(),
-            on.ns_per_iter_median() / off.ns_per_iter_median(),
-            off.mips_median(),
-            on.mips_median()
-        );
+        for (r, arm) in [(off, "off"), (on, "on")] {
+            println!(
+                "toggle {toggle}: {:<12} {:>4} {:>12.2} {:>12.2} {:>10.3} {:>10.3} {:>8}",
+                r.name,
+                arm,
+                r.ns_per_iter_median(),
+                r.ns_per_iter_min(),
+                r.dispatches_per_iter(),
+                r.blocks_per_iter(),
+                if arm == "on" {
+                    format!("{:.2}x", off.ns_per_iter_median() / on.ns_per_iter_median())
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
     Ok(())
 }

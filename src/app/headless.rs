@@ -362,6 +362,8 @@ fn stats_json(proc: &Process) -> String {
         "api_calls": proc.counters.api_calls.load(Ordering::Relaxed),
         "threads": threads.len(),
         "per_thread": per_thread,
+        "tiers": serde_json::from_str::<serde_json::Value>(&winterp_core::tiers::global().to_json())
+            .unwrap_or_default(),
     }))
     .unwrap_or_default()
 }

@@ -59,6 +59,9 @@ struct Cli {
     /// 16-bit stereo WAV file, on the guest's clock.
     #[arg(long, value_name = "OUT.wav")]
     audio_dump: Option<std::path::PathBuf>,
+    /// Switch an optimisation tier: NAME=on|off (repeatable; names in docs/tiers.md).
+    #[arg(long, value_name = "NAME=on|off")]
+    tier: Vec<String>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -79,6 +82,9 @@ fn main() -> Result<()> {
         <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let level = if cli.trace_api { "info" } else { "warn" };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
+    for t in &cli.tier {
+        apply_tier(t)?;
+    }
     match cli.command {
         Some(Command::Bench(args)) => bench_cmd::run(args),
         None if !cli.headless => {
@@ -135,4 +141,26 @@ fn main() -> Result<()> {
             ),
         },
     }
+}
+
+/// `--tier NAME=on|off`: sets a gate of the process-wide tiers every guest thread uses.
+fn apply_tier(arg: &str) -> Result<()> {
+    use winterp_core::tiers::{self, Tier};
+    let (name, v) = arg
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("--tier wants NAME=on|off, got {arg:?}"))?;
+    let tier = Tier::from_name(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown tier {name:?}; known: {:?}",
+            tiers::ALL.map(|t| t.name())
+        )
+    })?;
+    let on = match v {
+        "on" => true,
+        "off" => false,
+        _ => anyhow::bail!("--tier {name}= wants on or off, got {v:?}"),
+    };
+    tiers::global()
+        .set(tier, on)
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -3,7 +3,9 @@
 
 use crate::harness::{self, DATA, EXIT, Machine};
 use crate::stats::ExecCounters;
+use crate::tiers::{Tier, Tiers};
 use iced_x86::code_asm::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// One benchmark program: guest code whose main loop runs `iters` times.
@@ -70,25 +72,44 @@ impl ShapeResult {
 pub struct RunConfig {
     /// Block chaining (branches enter decoded successors directly).
     pub chaining: bool,
+    /// One tier gate forced on or off (the others keep their defaults).
+    pub tier: Option<(Tier, bool)>,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             chaining: crate::exec::CHAINING_DEFAULT,
+            tier: None,
         }
     }
 }
 
-/// Settings that `winterp bench --toggle` can switch.
+/// Settings that `winterp bench --toggle` can switch besides the tier names.
 pub const TOGGLES: &[&str] = &["chain"];
 
 impl RunConfig {
-    /// This config with toggle `name` set to `on`.
+    /// This config with toggle `name` (a setting in [`TOGGLES`] or a tier name) set
+    /// to `on`.
     pub fn with(self, name: &str, on: bool) -> Result<RunConfig, String> {
+        if let Some(t) = Tier::from_name(name) {
+            if !t.available() {
+                return Err(format!("tier {name} is not available in this build"));
+            }
+            return Ok(RunConfig {
+                tier: Some((t, on)),
+                ..self
+            });
+        }
         match name {
-            "chain" => Ok(RunConfig { chaining: on }),
-            _ => Err(format!("unknown toggle {name:?}; known: {TOGGLES:?}")),
+            "chain" => Ok(RunConfig {
+                chaining: on,
+                ..self
+            }),
+            _ => Err(format!(
+                "unknown toggle {name:?}; known: {TOGGLES:?} and the tiers {:?}",
+                crate::tiers::ALL.map(|t| t.name())
+            )),
         }
     }
 }
@@ -101,6 +122,12 @@ pub fn run_once(shape: &Shape) -> Result<Sample, String> {
 pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
     let mut m = Machine::new();
     m.exec.chaining = cfg.chaining;
+    // Private gates per run: the arms must not see each other's switches or stats.
+    let tiers = Tiers::new();
+    if let Some((t, on)) = cfg.tier {
+        tiers.set(t, on).map_err(|e| e.to_string())?;
+    }
+    m.exec.set_tiers(Arc::new(tiers));
     for (addr, bytes) in &shape.init {
         m.mem
             .write_bytes(*addr, bytes)
@@ -120,6 +147,37 @@ pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
             shape.name, m.cpu.eip
         )),
     }
+}
+
+/// The end state of a shape run under `tiers`: registers, EFLAGS, an FNV-1a digest of
+/// the data region, the counters. Equal end states with every tier on and off are the
+/// bench shapes' part of the tier acceptance (tests/tiers.rs).
+pub fn end_state(
+    shape: &Shape,
+    tiers: Arc<Tiers>,
+) -> Result<([u32; 8], u32, u64, ExecCounters), String> {
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers);
+    for (addr, bytes) in &shape.init {
+        m.mem
+            .write_bytes(*addr, bytes)
+            .map_err(|f| format!("shape {}: init {f:?}", shape.name))?;
+    }
+    m.load(&shape.code);
+    match m.run(u64::MAX) {
+        crate::StopReason::Thunk(EXIT) => {}
+        other => return Err(format!("shape {} stopped with {other:?}", shape.name)),
+    }
+    let mut mem = vec![0u8; harness::DATA_SIZE as usize];
+    m.mem
+        .read_bytes(DATA, &mut mem)
+        .map_err(|f| format!("{f:?}"))?;
+    let digest = mem.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    let mut regs = [0u32; 8];
+    regs.copy_from_slice(&m.cpu.regs[..8]);
+    Ok((regs, m.cpu.eflags(), digest, m.exec.counters))
 }
 
 /// A/B: every shape with `toggle` off and on, `reps` rounds, arms interleaved with
@@ -429,6 +487,177 @@ pub fn block_mix(iters: u32) -> Shape {
     }
 }
 
+/// A counted inner loop of `len` iterations run `iters / len` times, with the outer
+/// loop resetting ESI (source), EDI (destination), EBX (table) and ECX (count);
+/// `body` is the inner loop's body before its `dec ecx; jnz`.
+fn inner_loop(
+    name: &'static str,
+    what: &'static str,
+    iters: u32,
+    len: u32,
+    bounded: bool,
+    body: impl Fn(&mut Asm) -> R,
+) -> Shape {
+    let table = DATA + 0x1f_0000;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ebx, table)?;
+        a.mov(ecx, len)?;
+        a.mov(edx, DATA + len)?;
+        a.set_label(&mut top)?;
+        body(a)?;
+        if bounded {
+            a.cmp(esi, edx)?;
+            a.jb(top)?;
+        } else {
+            a.dec(ecx)?;
+            a.jnz(top)?;
+        }
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    Shape {
+        name,
+        what,
+        code,
+        iters: (iters / len * len) as u64,
+        init: test_data(),
+    }
+}
+
+/// LUT with 16-bit entries: dst16 = table16[src8].
+pub fn lut16(iters: u32) -> Shape {
+    inner_loop(
+        "lut16",
+        "16-bit table translate loop",
+        iters,
+        0x8000,
+        false,
+        |a| {
+            a.movzx(eax, byte_ptr(esi))?;
+            a.mov(ax, word_ptr(ebx + eax * 2))?;
+            a.mov(word_ptr(edi), ax)?;
+            a.inc(esi)?;
+            a.add(edi, 2)
+        },
+    )
+}
+
+/// LUT run to a bound: xor-zeroing, byte load, lookup, store, cmp esi,edx / jb.
+pub fn lut_bounded(iters: u32) -> Shape {
+    inner_loop(
+        "lut_bounded",
+        "bounded table translate loop",
+        iters,
+        0x10000,
+        true,
+        |a| {
+            a.xor(eax, eax)?;
+            a.mov(al, byte_ptr(esi))?;
+            a.mov(al, byte_ptr(ebx + eax))?;
+            a.mov(byte_ptr(edi), al)?;
+            a.inc(esi)?;
+            a.inc(edi)
+        },
+    )
+}
+
+/// Byte copy (the COPY_RUN shape).
+pub fn copy(iters: u32) -> Shape {
+    inner_loop("copy", "byte copy loop", iters, 0x10000, false, |a| {
+        a.mov(al, byte_ptr(esi))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)
+    })
+}
+
+/// Byte fill (the FILL_RUN shape).
+pub fn fill(iters: u32) -> Shape {
+    inner_loop("fill", "byte fill loop", iters, 0x10000, false, |a| {
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(edi)
+    })
+}
+
+/// strlen over a 64 KiB string (the SCAN_RUN shape).
+pub fn scan(iters: u32) -> Shape {
+    let len = 0x10000u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA + 0x10_0000)?;
+        a.set_label(&mut top)?;
+        a.mov(al, byte_ptr(esi))?;
+        a.inc(esi)?;
+        a.test(al, al)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    let mut s = vec![0x41u8; len as usize];
+    s[len as usize - 1] = 0;
+    let mut init = test_data();
+    init.push((DATA + 0x10_0000, s));
+    Shape {
+        name: "scan",
+        what: "strlen loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init,
+    }
+}
+
+/// MMX qword fill (seed §23, the UE1 SoftDrv clear): movq [edi],mm0 / add edi,8.
+pub fn mmx_fill(iters: u32) -> Shape {
+    let len = 0x2000u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.movq(mm0, qword_ptr(DATA))?;
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.movq(qword_ptr(edi), mm0)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        a.emms()?;
+        finish(a)
+    });
+    Shape {
+        name: "mmx_fill",
+        what: "MMX qword fill loop",
+        code,
+        iters: (iters / len * len) as u64,
+        init: test_data(),
+    }
+}
+
+/// A register-only counted loop no loop-idiom tier can fold: the control arm of
+/// every `--toggle` A/B.
+pub fn null(iters: u32) -> Shape {
+    Shape {
+        name: "null",
+        what: "register loop no tier folds (A/B control)",
+        ..reg_alu(iters)
+    }
+}
+
 /// Addresses of the 512 mix blocks: each starts right after a `jmp` back to the
 /// dispatcher (the first right after the dispatcher's `jmp [table]`).
 fn block_starts(code: &[u8]) -> Vec<u32> {
@@ -466,5 +695,12 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         call_ret(28 + scale.ilog2()),
         x87(4096 * 1024 * scale),
         block_mix(4_000_000 * scale),
+        lut16(0x80_0000 * scale),
+        lut_bounded(0x100_0000 * scale),
+        copy(0x100_0000 * scale),
+        fill(0x100_0000 * scale),
+        scan(0x100_0000 * scale),
+        mmx_fill(0x80_0000 * scale),
+        null(10_000_000 * scale),
     ]
 }

@@ -11,6 +11,7 @@ pub mod exec;
 pub mod mem;
 pub mod ops;
 pub mod stats;
+pub mod tiers;
 
 pub use cpu::Cpu;
 pub use cpu::{Exception, ExceptionKind};

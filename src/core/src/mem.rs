@@ -419,6 +419,19 @@ impl GuestMemory {
         }
     }
 
+    /// Whether the page holding `addr` takes the access fast path: readable (and for
+    /// `write`, writable and free of decoded code) and not a guard page. Loop folds
+    /// use it to decide, a page at a time, where they may run their bulk kernels.
+    #[inline(always)]
+    pub fn fast_page(&self, addr: u32, write: bool) -> bool {
+        let p = self.perm(addr);
+        if write {
+            p & (perm::WRITE | perm::CODE | perm::GUARD) == perm::WRITE
+        } else {
+            p & (perm::READ | perm::GUARD) == perm::READ
+        }
+    }
+
     /// Checks that `[addr, addr+len)` could be written, without writing. Lets
     /// multi-store instructions (PUSHA, ENTER, string ops) fault before any change.
     pub fn probe_write(&self, addr: u32, len: u32) -> Result<(), Fault> {

@@ -25,8 +25,10 @@ pub struct Block {
     /// Guest instructions in the block (ops minus a trailing `block_end`).
     pub ninsn: u32,
     pub live: bool,
-    /// Entries, counted only when profiling is on.
+    /// Times the run loop entered the block (a fast-path iteration counts as one).
     pub entries: Cell<u64>,
+    /// A loop-idiom fold matched on this block when it was decoded (tiers/fold.rs).
+    pub fold: Option<Box<crate::tiers::fold::Fold>>,
 }
 
 pub struct PageCode {

@@ -13,6 +13,8 @@ pub mod op;
 
 use crate::cpu::{Cpu, Exception, Exit};
 use crate::stats::ExecCounters;
+use crate::tiers::fold::{FoldEnd, RUN_CAP};
+use crate::tiers::{HotBlock, Tiers};
 use cache::{Block, BlockCache};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -60,6 +62,10 @@ pub struct Executor {
     /// Off by default: measured no faster than returning to the run loop on the
     /// benchmark shapes (docs/performance.md); kept as a switchable alternative.
     pub chaining: bool,
+    /// Tier gates and stats (shared with every executor of the process by default).
+    tiers: Arc<Tiers>,
+    /// The gate epoch this executor's decoded code was matched under.
+    seen_tiers: u64,
 }
 
 impl Default for Executor {
@@ -81,7 +87,40 @@ impl Executor {
             scratch: Vec::new(),
             max_block_insns: 64,
             chaining: CHAINING_DEFAULT,
+            seen_tiers: crate::tiers::global().epoch(),
+            tiers: crate::tiers::global(),
         }
+    }
+
+    /// Uses `tiers` (gates and stats) instead of the process-wide ones; drops code
+    /// matched under the previous gates.
+    pub fn set_tiers(&mut self, tiers: Arc<Tiers>) {
+        self.seen_tiers = tiers.epoch();
+        self.tiers = tiers;
+        self.flush();
+    }
+
+    pub fn tiers(&self) -> &Arc<Tiers> {
+        &self.tiers
+    }
+
+    /// Hot blocks with the tier that runs each, most entered first. Entries are
+    /// counted on every block entry (a fast-path iteration counts as one).
+    pub fn hot_blocks_tiered(&self, n: usize) -> Vec<HotBlock> {
+        let mut v: Vec<HotBlock> = self
+            .cache
+            .blocks()
+            .filter(|b| b.entries.get() > 0)
+            .map(|b| HotBlock {
+                start: b.start,
+                entries: b.entries.get(),
+                insns_per_entry: b.ninsn,
+                tier: b.fold.as_ref().map(|f| f.tier),
+            })
+            .collect();
+        v.sort_by_key(|b| std::cmp::Reverse(b.entries));
+        v.truncate(n);
+        v
     }
 
     /// Addresses in `[lo, hi)` stop the run with [`StopReason::Thunk`] when reached.
@@ -165,6 +204,12 @@ impl Executor {
             if cpu.mem.code_epoch() != self.seen_epoch {
                 self.sync_code(cpu);
             }
+            // A tier switch retires everything matched under the old gates.
+            let te = self.tiers.epoch();
+            if te != self.seen_tiers {
+                self.seen_tiers = te;
+                self.flush();
+            }
             if self.halt.load(Ordering::Relaxed) {
                 return StopReason::Halt;
             }
@@ -178,15 +223,58 @@ impl Executor {
                 (self.stop_lo, self.stop_len),
             );
             let decodes = &mut self.counters.decodes;
+            let tiers = &*self.tiers;
             let block: &Block = match self.cache.get_or_decode(eip, || {
                 *decodes += 1;
-                crate::decode::decode_block(mem, eip, max, stop)
+                let mut b = crate::decode::decode_block(mem, eip, max, stop)?;
+                b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
+                Ok(b)
             }) {
                 Ok(b) => b,
                 Err(e) => return StopReason::Exception(e),
             };
-            if PROF {
-                block.entries.set(block.entries.get() + 1);
+            block.entries.set(block.entries.get() + 1);
+            // A folded self-loop runs whole iterations natively (tiers/fold.rs). It
+            // never starts more iterations than the interpreter would start blocks
+            // before its budget check stops it; profiling runs the plain ops so the
+            // per-form histogram stays meaningful.
+            if let (false, Some(f)) = (PROF, block.fold.as_deref()) {
+                let n = block.ninsn as u64;
+                let allowed = (target - cpu.retired).div_ceil(n).min(RUN_CAP);
+                let bulk0 = f.bulk_iters.get();
+                let end = f.run(cpu, allowed);
+                if end == FoldEnd::Declined {
+                    // Fall through to the plain ops for this entry.
+                } else {
+                    let (iters, partial_insns, partial) = match end {
+                        FoldEnd::Continue { iters } | FoldEnd::Exited { iters } => (iters, 0, 0),
+                        FoldEnd::Fault { iters, step } => (iters, step as u64, 1),
+                        FoldEnd::CodeWrite { iters, step } => (iters, step as u64 + 1, 1),
+                        FoldEnd::Declined => unreachable!("handled above"),
+                    };
+                    cpu.retired += iters * n + partial_insns;
+                    cpu.chain.blocks += iters + partial;
+                    cpu.chain.dispatches += 1;
+                    block.entries.set(block.entries.get() + iters + partial - 1);
+                    let st = self.tiers.stats(f.tier);
+                    if iters > 0 {
+                        st.runs.fetch_add(1, Ordering::Relaxed);
+                        st.iterations.fetch_add(iters, Ordering::Relaxed);
+                        st.elements
+                            .fetch_add(iters * f.elems as u64, Ordering::Relaxed);
+                        st.bulk
+                            .fetch_add(f.bulk_iters.get() - bulk0, Ordering::Relaxed);
+                    }
+                    if let FoldEnd::Fault { .. } = end {
+                        let e = cpu
+                            .pending
+                            .take()
+                            .expect("a faulting fold records its exception");
+                        cpu.eip = e.eip;
+                        return StopReason::Exception(e);
+                    }
+                    continue;
+                }
             }
             let ch = &mut cpu.chain;
             ch.blocks += 1;
@@ -281,6 +369,7 @@ impl Block {
             ninsn,
             live: true,
             entries: Cell::new(0),
+            fold: None,
         }
     }
 }

@@ -359,7 +359,7 @@ const ES: u16 = 0x80;
 /// Whether an unmasked x87 exception is pending: an MMX instruction then raises #MF
 /// before it executes (SDM vol. 1 9.5.4), like a waiting x87 instruction.
 #[inline(always)]
-fn fp_pending(cpu: &Cpu) -> bool {
+pub fn fp_pending(cpu: &Cpu) -> bool {
     cpu.fpu.sw & ES != 0
 }
 

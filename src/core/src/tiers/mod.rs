@@ -1,0 +1,318 @@
+//! Optimisation tiers: named, run-time switchable execution strategies layered over
+//! the plain threaded interpreter, with per-tier statistics.
+//!
+//! - Gates are shared atomics ([`Tiers`]); every executor holding the same `Arc`
+//!   sees a switch at its next block boundary: [`Tiers::set`] bumps an epoch, and an
+//!   executor whose last-seen epoch differs flushes its block cache, so no code
+//!   decoded (and matched) under the old setting runs again.
+//! - Stats ([`TierStats`]) are relaxed atomics, readable from any thread while
+//!   guest threads run.
+//! - Tiers that are not built yet exist as names whose gate reports
+//!   [`TierError::NotAvailable`].
+//!
+//! The loop-idiom folds (`lut`, `copy`, `fill`, `scan`) live in [`fold`]; see
+//! docs/tiers.md for what each matches and what it is worth.
+
+pub mod fold;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Every tier, by canonical name. The order is the index into [`Tiers`] arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Tier {
+    Lut,
+    Copy,
+    Fill,
+    Scan,
+    LutSpan,
+    MmxFill,
+    CaseChain,
+    BlockExec,
+    Uop,
+    X87Fusion,
+}
+
+pub const ALL: [Tier; 10] = [
+    Tier::Lut,
+    Tier::Copy,
+    Tier::Fill,
+    Tier::Scan,
+    Tier::LutSpan,
+    Tier::MmxFill,
+    Tier::CaseChain,
+    Tier::BlockExec,
+    Tier::Uop,
+    Tier::X87Fusion,
+];
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Lut => "lut",
+            Tier::Copy => "copy",
+            Tier::Fill => "fill",
+            Tier::Scan => "scan",
+            Tier::LutSpan => "lut_span",
+            Tier::MmxFill => "mmx_fill",
+            Tier::CaseChain => "case_chain",
+            Tier::BlockExec => "block_exec",
+            Tier::Uop => "uop",
+            Tier::X87Fusion => "x87_fusion",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Tier> {
+        ALL.iter().copied().find(|t| t.name() == s)
+    }
+
+    /// Whether this tier is implemented in this build.
+    pub fn available(self) -> bool {
+        matches!(
+            self,
+            Tier::Lut | Tier::Copy | Tier::Fill | Tier::Scan | Tier::MmxFill
+        )
+    }
+
+    /// The gate's setting in a fresh [`Tiers`]. A tier is on by default only once its
+    /// equivalence tests (src/core/tests/tiers.rs) pass.
+    pub fn default_on(self) -> bool {
+        self.available()
+    }
+}
+
+/// Why a candidate block was not folded. Recorded on the tier the block most
+/// resembled (see [`fold::match_block`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Decline {
+    /// The tier's gate was off when the block was decoded.
+    GateOff,
+    /// An instruction in the body is outside the fold vocabulary.
+    Op,
+    /// The loop's exit test is not one the fold supports (e.g. JBE on a bound).
+    Terminator,
+    /// A memory address is neither a stream (affine in the iteration) nor a table
+    /// lookup indexed by a zero-extended byte.
+    Address,
+    /// The memory roles do not form the idiom (e.g. a table value that is not stored).
+    Shape,
+}
+
+pub const DECLINES: [Decline; 5] = [
+    Decline::GateOff,
+    Decline::Op,
+    Decline::Terminator,
+    Decline::Address,
+    Decline::Shape,
+];
+
+impl Decline {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decline::GateOff => "gate_off",
+            Decline::Op => "op",
+            Decline::Terminator => "terminator",
+            Decline::Address => "address",
+            Decline::Shape => "shape",
+        }
+    }
+}
+
+/// Live counters of one tier (relaxed atomics: statistics, not synchronisation).
+#[derive(Default)]
+pub struct TierStats {
+    /// Blocks decoded with this tier attached.
+    pub matches: AtomicU64,
+    /// Fast-path invocations that ran at least one iteration.
+    pub runs: AtomicU64,
+    /// Loop iterations run on the fast path.
+    pub iterations: AtomicU64,
+    /// Elements (bytes/words stored, or scanned) processed on the fast path.
+    pub elements: AtomicU64,
+    /// Of `iterations`, those run by the page-chunk bulk kernel (the rest ran the
+    /// exact step loop).
+    pub bulk: AtomicU64,
+    pub declines: [AtomicU64; DECLINES.len()],
+}
+
+/// A copy of [`TierStats`] at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatsSnapshot {
+    pub matches: u64,
+    pub runs: u64,
+    pub iterations: u64,
+    pub elements: u64,
+    pub bulk: u64,
+    pub declines: [u64; DECLINES.len()],
+}
+
+impl StatsSnapshot {
+    pub fn declines_total(&self) -> u64 {
+        self.declines.iter().sum()
+    }
+
+    pub fn decline(&self, d: Decline) -> u64 {
+        self.declines[d as usize]
+    }
+
+    pub fn to_json(&self) -> String {
+        let d: Vec<String> = DECLINES
+            .iter()
+            .map(|r| format!("\"{}\":{}", r.name(), self.declines[*r as usize]))
+            .collect();
+        format!(
+            "{{\"matches\":{},\"runs\":{},\"iterations\":{},\"elements\":{},\"bulk\":{},\"declines\":{{{}}}}}",
+            self.matches,
+            self.runs,
+            self.iterations,
+            self.elements,
+            self.bulk,
+            d.join(",")
+        )
+    }
+}
+
+impl TierStats {
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let r = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        StatsSnapshot {
+            matches: r(&self.matches),
+            runs: r(&self.runs),
+            iterations: r(&self.iterations),
+            elements: r(&self.elements),
+            bulk: r(&self.bulk),
+            declines: std::array::from_fn(|k| r(&self.declines[k])),
+        }
+    }
+
+    pub fn reset(&self) {
+        for a in [
+            &self.matches,
+            &self.runs,
+            &self.iterations,
+            &self.elements,
+            &self.bulk,
+        ] {
+            a.store(0, Ordering::Relaxed);
+        }
+        for a in &self.declines {
+            a.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TierError {
+    /// The tier is a known name but not built yet; its gate stays off.
+    NotAvailable(Tier),
+}
+
+impl std::fmt::Display for TierError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TierError::NotAvailable(t) => write!(f, "tier {} is not available", t.name()),
+        }
+    }
+}
+
+/// The gates and stats shared by every executor of a process (or of one test).
+pub struct Tiers {
+    on: [AtomicBool; ALL.len()],
+    /// Bumped by every effective switch; executors flush when it moves.
+    epoch: AtomicU64,
+    stats: [TierStats; ALL.len()],
+}
+
+impl Default for Tiers {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tiers {
+    /// Gates at their defaults ([`Tier::default_on`]).
+    pub fn new() -> Tiers {
+        Tiers {
+            on: std::array::from_fn(|k| AtomicBool::new(ALL[k].default_on())),
+            epoch: AtomicU64::new(0),
+            stats: Default::default(),
+        }
+    }
+
+    /// Every available gate set to `on`.
+    pub fn all(on: bool) -> Tiers {
+        let t = Tiers::new();
+        for tier in ALL {
+            if tier.available() {
+                t.on[tier as usize].store(on, Ordering::Relaxed);
+            }
+        }
+        t
+    }
+
+    #[inline(always)]
+    pub fn is_on(&self, t: Tier) -> bool {
+        self.on[t as usize].load(Ordering::Relaxed)
+    }
+
+    /// Switches a gate. Takes effect on every executor sharing these gates at its next
+    /// block boundary (code decoded under the old setting is retired there).
+    pub fn set(&self, t: Tier, on: bool) -> Result<(), TierError> {
+        if !t.available() {
+            return Err(TierError::NotAvailable(t));
+        }
+        if self.on[t as usize].swap(on, Ordering::AcqRel) != on {
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    /// The gate setting epoch; executors compare it at block boundaries.
+    #[inline(always)]
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    pub fn stats(&self, t: Tier) -> &TierStats {
+        &self.stats[t as usize]
+    }
+
+    /// `{"lut": {...}, ...}` for every tier, with `"available"` and `"on"`.
+    pub fn to_json(&self) -> String {
+        let parts: Vec<String> = ALL
+            .iter()
+            .map(|t| {
+                let s = self.stats(*t).snapshot().to_json();
+                format!(
+                    "\"{}\":{{\"available\":{},\"on\":{},\"stats\":{}}}",
+                    t.name(),
+                    t.available(),
+                    self.is_on(*t),
+                    s
+                )
+            })
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    }
+}
+
+/// The process-wide gates: new executors use these unless given their own
+/// ([`crate::Executor::set_tiers`]), so one switch reaches every guest thread.
+pub fn global() -> Arc<Tiers> {
+    static G: OnceLock<Arc<Tiers>> = OnceLock::new();
+    G.get_or_init(|| Arc::new(Tiers::new())).clone()
+}
+
+/// One row of the hot-block table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HotBlock {
+    pub start: u32,
+    /// Times the block was entered (fast-path iterations count as entries, as the
+    /// plain interpreter would have entered the block once per iteration).
+    pub entries: u64,
+    pub insns_per_entry: u32,
+    /// The tier that runs the block, if a fold is attached.
+    pub tier: Option<Tier>,
+}
