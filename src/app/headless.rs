@@ -30,6 +30,19 @@ pub struct HeadlessArgs {
     pub input: Option<PathBuf>,
     /// Write what the guest's voices played as a 44100 Hz 16-bit stereo WAV.
     pub audio_dump: Option<PathBuf>,
+    /// Write one line per frame 1..=N: number, size and hash of its pixels.
+    pub frame_hashes: Option<PathBuf>,
+    /// Tier switches at frames (`--tier-at`), in command-line order.
+    pub tier_at: Vec<TierAt>,
+}
+
+/// `--tier-at FRAME:NAME=on|off`: once frame `frame` has been shown, the process-wide
+/// gate of `tier` is set to `on`.
+#[derive(Clone, Copy, Debug)]
+pub struct TierAt {
+    pub frame: u64,
+    pub tier: winterp_core::tiers::Tier,
+    pub on: bool,
 }
 
 /// `--winver` values.
@@ -99,6 +112,7 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     winterp_hostwin32::startup::initialize(&proc, &mut main)
         .with_context(|| format!("cannot start {}", program.display()))?;
     let captured = frames.as_ref().map(|f| f.captured.clone());
+    let frame_log = frames.as_ref().map(|f| f.log.clone());
     let audio = match &a.audio_dump {
         Some(path) => {
             let mut dump = AudioDump::create(path)?;
@@ -125,6 +139,9 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     // The refresh hook keeps its handle, so the dump is taken out of the shared slot.
     if let Some(dump) = audio.and_then(|d| lock(&d).take()) {
         dump.finish(&proc)?;
+    }
+    if let (Some(path), Some(log)) = (&a.frame_hashes, &frame_log) {
+        lock(log).write(path, display::uses_directdraw(&proc))?;
     }
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
@@ -193,6 +210,95 @@ struct FrameRun {
     script: InputScript,
     captured: Arc<Mutex<Option<Frame>>>,
     audio: Option<SharedDump>,
+    /// `--frame-hashes` given.
+    hashing: bool,
+    log: Arc<Mutex<FrameLog>>,
+}
+
+/// `--frame-hashes` and `--tier-at`: what is done once a frame has been shown, by the
+/// refresh ticks (programs that draw with GDI) and the present hook (DirectDraw).
+#[derive(Default)]
+struct FrameLog {
+    /// (frame, its hash) at refresh ticks 1..=N; `None` where nothing was shown.
+    ticks: Vec<(u64, Option<FrameHash>)>,
+    /// (present, its hash) for presents 1..=N.
+    presents: Vec<(u64, Option<FrameHash>)>,
+    /// Switches not applied yet.
+    switches: Vec<TierAt>,
+}
+
+#[derive(Clone, Copy)]
+struct FrameHash {
+    width: u32,
+    height: u32,
+    fnv: u64,
+}
+
+impl FrameHash {
+    /// FNV-1a (64-bit) of the frame's RGBA8 bytes, row-major with alpha 255: the bytes
+    /// a `--screenshot` PNG decodes to (`convert F.png rgba:-`), so a line can be checked
+    /// against a screenshot with any tool. The palette and surface format are in it
+    /// through the colours they give each pixel.
+    fn of(f: &Frame) -> FrameHash {
+        const PRIME: u64 = 0x100_0000_01b3;
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &p in &f.pixels {
+            for b in [(p >> 16) as u8, (p >> 8) as u8, p as u8, 255] {
+                h = (h ^ u64::from(b)).wrapping_mul(PRIME);
+            }
+        }
+        FrameHash {
+            width: f.width,
+            height: f.height,
+            fnv: h,
+        }
+    }
+}
+
+impl FrameLog {
+    /// Frame `n` has been shown (a refresh tick's picture, or the `n`th present);
+    /// `hash` is its hash when hashing (`Some(None)`: nothing was shown).
+    fn shown(&mut self, present: bool, n: u64, hash: Option<Option<FrameHash>>) {
+        if let Some(h) = hash {
+            if present {
+                self.presents.push((n, h));
+            } else {
+                self.ticks.push((n, h));
+            }
+        }
+        // The switch happens here, in the guest thread that presented (or between
+        // deterministic slices at a tick), so it lands on the same instruction in
+        // every deterministic run.
+        let tiers = winterp_core::tiers::global();
+        self.switches.retain(|s| {
+            if s.frame != n {
+                return true;
+            }
+            if let Err(e) = tiers.set(s.tier, s.on) {
+                eprintln!("winterp: --tier-at {}: {e}", s.frame);
+            }
+            false
+        });
+    }
+
+    /// The `--frame-hashes` file: the frames as `--frames` counts them (presents for a
+    /// DirectDraw program, refresh ticks otherwise).
+    fn write(&self, path: &std::path::Path, directdraw: bool) -> Result<()> {
+        use std::fmt::Write;
+        let rows = if directdraw {
+            &self.presents
+        } else {
+            &self.ticks
+        };
+        let mut text = String::from("# frame WIDTHxHEIGHT fnv1a64(RGBA8 pixels)\n");
+        for (n, h) in rows {
+            let _ = match h {
+                Some(h) => writeln!(text, "{n} {}x{} {:016x}", h.width, h.height, h.fnv),
+                None => writeln!(text, "{n} none"),
+            };
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    }
 }
 
 /// The `--audio-dump` writer, shared by the refresh ticks or the pump thread and the
@@ -201,10 +307,23 @@ type SharedDump = Arc<Mutex<Option<AudioDump>>>;
 
 impl FrameRun {
     fn new(a: &HeadlessArgs) -> Result<Option<FrameRun>> {
-        if a.frames.is_none() && (a.screenshot.is_some() || a.input.is_some()) {
-            anyhow::bail!("--screenshot and --input need --frames N");
+        if a.frames.is_none()
+            && (a.screenshot.is_some()
+                || a.input.is_some()
+                || a.frame_hashes.is_some()
+                || !a.tier_at.is_empty())
+        {
+            anyhow::bail!("--screenshot, --input, --frame-hashes and --tier-at need --frames N");
         }
         let Some(n) = a.frames else { return Ok(None) };
+        if let Some(s) = a.tier_at.iter().find(|s| s.frame == 0 || s.frame >= n) {
+            anyhow::bail!(
+                "--tier-at {}: the frame must be 1..{} to take effect before the run \
+                 ends (use --tier for the start)",
+                s.frame,
+                n.saturating_sub(1)
+            );
+        }
         let script = match &a.input {
             Some(p) => InputScript::load(p)?,
             None => InputScript::default(),
@@ -214,6 +333,11 @@ impl FrameRun {
             script,
             captured: Arc::new(Mutex::new(None)),
             audio: None,
+            hashing: a.frame_hashes.is_some(),
+            log: Arc::new(Mutex::new(FrameLog {
+                switches: a.tier_at.clone(),
+                ..FrameLog::default()
+            })),
         }))
     }
 
@@ -232,6 +356,13 @@ impl FrameRun {
         // the present hook ends the run; one that stops presenting short of N ends a
         // minute of refresh ticks later with its last picture.
         let ddraw = display::uses_directdraw(proc);
+        if !ddraw && k >= 1 && self.last.is_some_and(|n| k <= n) {
+            // Composed before the log is locked: the present hook takes the log.
+            let hash = self
+                .hashing
+                .then(|| display::current_frame(proc).as_ref().map(FrameHash::of));
+            lock(&self.log).shown(false, k, hash);
+        }
         let give_up = self.last.map(|n| n + 3600);
         if (Some(k) == self.last && !ddraw) || (ddraw && Some(k) == give_up) {
             *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = display::current_frame(proc);
@@ -241,10 +372,15 @@ impl FrameRun {
 
     /// DirectDraw's present `count`: the Nth is captured and ends the run.
     fn install_present_hook(&self, proc: &Arc<Process>) {
-        let (captured, last) = (self.captured.clone(), self.last);
+        let (captured, last, log) = (self.captured.clone(), self.last, self.log.clone());
+        let hashing = self.hashing;
         display::set_present_hook(
             proc,
             Box::new(move |p, count, frame| {
+                if last.is_some_and(|n| count <= n) {
+                    let hash = hashing.then(|| Some(FrameHash::of(frame)));
+                    lock(&log).shown(true, count, hash);
+                }
                 if Some(count) == last {
                     *captured.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame.clone());
                     scheduler::end_process(p, 0);

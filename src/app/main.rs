@@ -62,6 +62,16 @@ struct Cli {
     /// Switch an optimisation tier: NAME=on|off (repeatable; names in docs/tiers.md).
     #[arg(long, value_name = "NAME=on|off")]
     tier: Vec<String>,
+    /// Headless: write one line per frame 1..N (--frames): its number, WIDTHxHEIGHT and
+    /// the FNV-1a 64 hash of its RGBA8 pixels (a DirectDraw program's frames are its
+    /// presents).
+    #[arg(long, value_name = "FILE")]
+    frame_hashes: Option<std::path::PathBuf>,
+    /// Headless: switch a tier once frame FRAME (as --frames counts them, 1..N-1) has
+    /// been shown, before the guest runs on (repeatable; deterministic with
+    /// --deterministic).
+    #[arg(long, value_name = "FRAME:NAME=on|off")]
+    tier_at: Vec<String>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -93,10 +103,12 @@ fn main() -> Result<()> {
                 || cli.screenshot.is_some()
                 || cli.input.is_some()
                 || cli.audio_dump.is_some()
+                || cli.frame_hashes.is_some()
+                || !cli.tier_at.is_empty()
             {
                 eprintln!(
-                    "winterp: --stats, --frames, --screenshot, --input and --audio-dump need \
-                     --headless; ignored in the player"
+                    "winterp: --stats, --frames, --screenshot, --input, --audio-dump, \
+                     --frame-hashes and --tier-at need --headless; ignored in the player"
                 );
             }
             let winver_given = matches!(
@@ -119,6 +131,11 @@ fn main() -> Result<()> {
         }
         None => match cli.program {
             Some(program) => {
+                let tier_at = cli
+                    .tier_at
+                    .iter()
+                    .map(|a| parse_tier_at(a))
+                    .collect::<Result<Vec<_>>>()?;
                 let code = headless::run(headless::HeadlessArgs {
                     program,
                     args: cli.args,
@@ -132,6 +149,8 @@ fn main() -> Result<()> {
                     screenshot: cli.screenshot,
                     input: cli.input,
                     audio_dump: cli.audio_dump,
+                    frame_hashes: cli.frame_hashes,
+                    tier_at,
                 })?;
                 std::process::exit(code);
             }
@@ -145,10 +164,34 @@ fn main() -> Result<()> {
 
 /// `--tier NAME=on|off`: sets a gate of the process-wide tiers every guest thread uses.
 fn apply_tier(arg: &str) -> Result<()> {
+    let (tier, on) = parse_tier(arg)?;
+    winterp_core::tiers::global()
+        .set(tier, on)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// `--tier-at FRAME:NAME=on|off`.
+fn parse_tier_at(arg: &str) -> Result<headless::TierAt> {
+    let (frame, switch) = arg
+        .split_once(':')
+        .ok_or_else(|| anyhow::anyhow!("--tier-at wants FRAME:NAME=on|off, got {arg:?}"))?;
+    let frame = frame
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--tier-at wants a frame number before ':', got {frame:?}"))?;
+    let (tier, on) = parse_tier(switch)?;
+    // Checked now: a switch that cannot happen must not fail silently mid-run.
+    if !tier.available() {
+        anyhow::bail!("{}", winterp_core::tiers::TierError::NotAvailable(tier));
+    }
+    Ok(headless::TierAt { frame, tier, on })
+}
+
+/// `NAME=on|off`.
+fn parse_tier(arg: &str) -> Result<(winterp_core::tiers::Tier, bool)> {
     use winterp_core::tiers::{self, Tier};
     let (name, v) = arg
         .split_once('=')
-        .ok_or_else(|| anyhow::anyhow!("--tier wants NAME=on|off, got {arg:?}"))?;
+        .ok_or_else(|| anyhow::anyhow!("a tier switch is NAME=on|off, got {arg:?}"))?;
     let tier = Tier::from_name(name).ok_or_else(|| {
         anyhow::anyhow!(
             "unknown tier {name:?}; known: {:?}",
@@ -158,9 +201,7 @@ fn apply_tier(arg: &str) -> Result<()> {
     let on = match v {
         "on" => true,
         "off" => false,
-        _ => anyhow::bail!("--tier {name}= wants on or off, got {v:?}"),
+        _ => anyhow::bail!("tier {name}= wants on or off, got {v:?}"),
     };
-    tiers::global()
-        .set(tier, on)
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    Ok((tier, on))
 }
