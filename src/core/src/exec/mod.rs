@@ -123,6 +123,20 @@ impl Executor {
         v
     }
 
+    /// Every live block entered at least once, in no particular order (entries since
+    /// the block was decoded); what [`crate::tiers::hot::HotTracker`] samples.
+    pub fn block_entries(&self) -> impl Iterator<Item = HotBlock> + '_ {
+        self.cache
+            .blocks()
+            .filter(|b| b.entries.get() > 0)
+            .map(|b| HotBlock {
+                start: b.start,
+                entries: b.entries.get(),
+                insns_per_entry: b.ninsn,
+                tier: b.fold.as_ref().map(|f| f.tier),
+            })
+    }
+
     /// Addresses in `[lo, hi)` stop the run with [`StopReason::Thunk`] when reached.
     pub fn set_stop_range(&mut self, lo: u32, hi: u32) {
         self.stop_lo = lo;

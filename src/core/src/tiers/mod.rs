@@ -14,6 +14,7 @@
 //! docs/tiers.md for what each matches and what it is worth.
 
 pub mod fold;
+pub mod hot;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};

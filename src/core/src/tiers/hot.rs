@@ -1,0 +1,290 @@
+//! Process-wide hot blocks. Each guest thread's executor counts block entries in its
+//! own block cache (plain cells on the run loop's path, readable only by that
+//! thread). A [`HotTracker`] per thread turns them into deltas every [`PERIOD`] or so,
+//! between executor runs, and publishes them into a [`HotRegistry`] shared by the
+//! process; the app reads totals (`--stats`) and a sliding window (the overlay) from
+//! there. Nothing here touches the per-block fast path.
+
+use super::HotBlock;
+use crate::exec::Executor;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a running thread publishes (wall clock; publishing never changes guest
+/// state, so deterministic runs stay deterministic).
+pub const PERIOD: Duration = Duration::from_millis(100);
+/// Instructions between looks at the clock.
+const CHECK_INSNS: u64 = 100_000;
+/// Batches older than this are dropped (the overlay's window is one second).
+const KEEP: Duration = Duration::from_secs(3);
+
+/// One guest thread's view of what it has published.
+pub struct HotTracker {
+    /// Entries of each live block at the last publish.
+    last: HashMap<u32, u64>,
+    /// The executor's flush count then: a flush restarts every block's count.
+    flushes: u64,
+    insns: u64,
+    next_check: u64,
+    published_at: Option<Instant>,
+}
+
+impl Default for HotTracker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HotTracker {
+    pub fn new() -> HotTracker {
+        HotTracker {
+            last: HashMap::new(),
+            flushes: 0,
+            insns: 0,
+            next_check: 0,
+            published_at: None,
+        }
+    }
+
+    /// Whether a publish is due, given the thread's retired instructions: one compare
+    /// on most calls, a clock read every [`CHECK_INSNS`].
+    pub fn due(&mut self, insns: u64) -> bool {
+        if insns < self.next_check {
+            return false;
+        }
+        self.next_check = insns.saturating_add(CHECK_INSNS);
+        self.published_at.is_none_or(|t| t.elapsed() >= PERIOD)
+    }
+
+    /// Publishes what `exec` ran since the last publish.
+    pub fn publish(&mut self, exec: &Executor, to: &HotRegistry) {
+        self.publish_at(exec, to, Instant::now());
+    }
+
+    pub fn publish_at(&mut self, exec: &Executor, to: &HotRegistry, now: Instant) {
+        let flushed = exec.counters.flushes != self.flushes;
+        self.flushes = exec.counters.flushes;
+        let mut next = HashMap::with_capacity(self.last.len());
+        let mut blocks = Vec::new();
+        for b in exec.block_entries() {
+            let before = if flushed {
+                0
+            } else {
+                self.last.get(&b.start).copied().unwrap_or(0)
+            };
+            // A count below the last one belongs to a block decoded again (its bytes
+            // changed) since: all of it is new.
+            let d = if b.entries >= before {
+                b.entries - before
+            } else {
+                b.entries
+            };
+            if d > 0 {
+                blocks.push(HotBlock { entries: d, ..b });
+            }
+            next.insert(b.start, b.entries);
+        }
+        self.last = next;
+        let insns = exec.counters.insns.saturating_sub(self.insns);
+        self.insns = exec.counters.insns;
+        self.published_at = Some(now);
+        if insns > 0 || !blocks.is_empty() {
+            to.add(now, insns, blocks);
+        }
+    }
+}
+
+/// Hot blocks of all guest threads, merged by guest address.
+#[derive(Default)]
+pub struct HotRegistry {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    totals: HashMap<u32, HotBlock>,
+    insns: u64,
+    recent: VecDeque<Batch>,
+}
+
+struct Batch {
+    at: Instant,
+    insns: u64,
+    blocks: Vec<HotBlock>,
+}
+
+/// What ran in a recent window.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recent {
+    /// Most entered first; `entries` are those published in the window.
+    pub blocks: Vec<HotBlock>,
+    /// Instructions retired in the window (all threads).
+    pub insns: u64,
+}
+
+impl HotRegistry {
+    pub fn new() -> HotRegistry {
+        HotRegistry::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, at: Instant, insns: u64, blocks: Vec<HotBlock>) {
+        let mut g = self.lock();
+        g.insns += insns;
+        for b in &blocks {
+            merge(&mut g.totals, b);
+        }
+        while g
+            .recent
+            .front()
+            .is_some_and(|f| at.saturating_duration_since(f.at) > KEEP)
+        {
+            g.recent.pop_front();
+        }
+        g.recent.push_back(Batch { at, insns, blocks });
+    }
+
+    /// The `n` most entered blocks since the process started.
+    pub fn top(&self, n: usize) -> Vec<HotBlock> {
+        let g = self.lock();
+        ranked(g.totals.values().copied().collect(), n)
+    }
+
+    /// Instructions published so far (all threads).
+    pub fn insns(&self) -> u64 {
+        self.lock().insns
+    }
+
+    /// The `n` most entered blocks among what was published in `(now - window, now]`.
+    pub fn recent(&self, n: usize, now: Instant, window: Duration) -> Recent {
+        let g = self.lock();
+        let mut merged = HashMap::new();
+        let mut insns = 0;
+        for b in g
+            .recent
+            .iter()
+            .filter(|b| b.at <= now && now.saturating_duration_since(b.at) < window)
+        {
+            insns += b.insns;
+            for h in &b.blocks {
+                merge(&mut merged, h);
+            }
+        }
+        Recent {
+            blocks: ranked(merged.into_values().collect(), n),
+            insns,
+        }
+    }
+}
+
+/// Adds `b`'s entries to its address's row; the newest decode's shape and tier win.
+fn merge(m: &mut HashMap<u32, HotBlock>, b: &HotBlock) {
+    m.entry(b.start)
+        .and_modify(|e| {
+            e.entries += b.entries;
+            e.insns_per_entry = b.insns_per_entry;
+            e.tier = b.tier;
+        })
+        .or_insert(*b);
+}
+
+/// Most entered first, then by address (a stable order for equal counts).
+fn ranked(mut v: Vec<HotBlock>, n: usize) -> Vec<HotBlock> {
+    v.sort_by_key(|b| (std::cmp::Reverse(b.entries), b.start));
+    v.truncate(n);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::StopReason;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    /// `mov ecx, n; L: dec ecx; jnz L; jmp EXIT`: the loop block `dec; jnz` is entered
+    /// n - 1 times (the first iteration runs in the block that sets ECX).
+    fn countdown(n: u32) -> Vec<u8> {
+        assemble(|a| {
+            let mut l = a.create_label();
+            a.mov(ecx, n)?;
+            a.set_label(&mut l)?;
+            a.dec(ecx)?;
+            a.jnz(l)?;
+            a.jmp(EXIT as u64)
+        })
+    }
+
+    fn entries_of(r: &[HotBlock], start: u32) -> u64 {
+        r.iter().find(|b| b.start == start).map_or(0, |b| b.entries)
+    }
+
+    #[test]
+    fn slices_published_add_up_to_the_blocks_entries() {
+        let mut m = Machine::new();
+        m.load(&countdown(50_000));
+        let reg = HotRegistry::new();
+        let mut t = HotTracker::new();
+        let t0 = Instant::now();
+        let mut k = 0u32;
+        loop {
+            let r = m.run(7_000);
+            k += 1;
+            t.publish_at(&m.exec, &reg, t0 + Duration::from_millis(10 * k as u64));
+            if r == StopReason::Thunk(EXIT) {
+                break;
+            }
+            assert_eq!(r, StopReason::BudgetSpent);
+        }
+        assert!(k > 5, "the run was published in several slices ({k})");
+        let top = reg.top(1);
+        // The loop block starts after `mov ecx, imm32` (5 bytes).
+        assert_eq!(top[0].start, CODE + 5);
+        assert_eq!(top[0].entries, 49_999);
+        assert_eq!(top[0].insns_per_entry, 2);
+        assert_eq!(reg.insns(), m.exec.counters.insns);
+        // Only the last 3 slices (30 ms) in a 25 ms window ending at the last one.
+        let now = t0 + Duration::from_millis(10 * k as u64);
+        let r = reg.recent(4, now, Duration::from_millis(25));
+        let whole = reg.recent(4, now, Duration::from_secs(1));
+        assert_eq!(entries_of(&whole.blocks, CODE + 5), 49_999);
+        assert!(entries_of(&r.blocks, CODE + 5) < 49_999);
+        assert!(entries_of(&r.blocks, CODE + 5) > 0);
+        assert!(r.insns < whole.insns);
+    }
+
+    #[test]
+    fn a_flush_between_publishes_counts_the_new_entries() {
+        let mut m = Machine::new();
+        m.load(&countdown(30_000));
+        let reg = HotRegistry::new();
+        let mut t = HotTracker::new();
+        let t0 = Instant::now();
+        assert_eq!(m.run(20_000), StopReason::BudgetSpent);
+        t.publish_at(&m.exec, &reg, t0);
+        let first = reg.top(1)[0].entries;
+        m.exec.flush();
+        assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+        t.publish_at(&m.exec, &reg, t0 + Duration::from_millis(1));
+        // Everything after the first publish was counted by the re-decoded block.
+        assert_eq!(reg.top(1)[0].entries, 29_999);
+        assert!(first > 0 && first < 29_999);
+    }
+
+    #[test]
+    fn threads_running_the_same_code_are_merged() {
+        let reg = HotRegistry::new();
+        let t0 = Instant::now();
+        for _ in 0..2 {
+            let mut m = Machine::new();
+            m.load(&countdown(1_000));
+            assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+            HotTracker::new().publish_at(&m.exec, &reg, t0);
+        }
+        assert_eq!(reg.top(1)[0].entries, 2 * 999);
+    }
+}
