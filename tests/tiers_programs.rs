@@ -2,6 +2,10 @@
 //! and every tier off, deterministic runs print the same output and retire the same
 //! instructions and blocks, and the folds fire (`--stats` reports matches and
 //! iterations) on more than one program.
+//!
+//! The bundled demo (issue 6's acceptance): frames 1-600 of a deterministic run are
+//! byte-identical with every available tier on and off, and with `lut` switched off
+//! at frame 200 and on again at frame 400 (`--frame-hashes`, `--tier-at`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -111,4 +115,218 @@ fn demo_frames_identical_with_folds_on_and_off() {
         assert!(stat(&stats[1], t, "matches") > 0, "demo: {t} did not match");
         assert!(stat(&stats[1], t, "bulk") > 0, "demo: {t} kernel never ran");
     }
+}
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/demo.exe")
+}
+
+/// The tiers this build implements, by name, from the `tiers` object of `--stats`
+/// (so tiers built later are switched by these tests without editing them).
+fn available_tiers() -> Vec<String> {
+    let data = tempfile::tempdir().unwrap();
+    let stats = data.path().join("stats.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .env("WINTERP_DATA_DIR", data.path())
+        .args(["--headless", "--deterministic", "--frames", "1", "--stats"])
+        .arg(&stats)
+        .arg(demo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let tiers = v["tiers"].as_object().expect("--stats has no tiers object");
+    let names: Vec<String> = tiers
+        .iter()
+        .filter(|(_, t)| t["available"] == serde_json::Value::Bool(true))
+        .map(|(n, _)| n.clone())
+        .collect();
+    // The folds the demo is known to exercise must be among them.
+    for t in ["lut", "fill"] {
+        assert!(
+            names.iter().any(|n| n == t),
+            "{t} is not available: {names:?}"
+        );
+    }
+    names
+}
+
+/// One deterministic demo run of `FRAMES` presents.
+struct DemoRun {
+    /// (frame, "WxH hash") for each line of `--frame-hashes`.
+    hashes: Vec<(u64, String)>,
+    stats: serde_json::Value,
+    /// The last frame (`--screenshot`).
+    last: winterp_hostwin32::display::Frame,
+}
+
+const FRAMES: u64 = 600;
+
+fn demo_run(flags: &[String]) -> DemoRun {
+    let data = tempfile::tempdir().unwrap();
+    let (hashes, stats, shot) = (
+        data.path().join("hashes.txt"),
+        data.path().join("stats.json"),
+        data.path().join("last.png"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .env("WINTERP_DATA_DIR", data.path())
+        .args(flags)
+        .args(["--headless", "--deterministic", "--frames"])
+        .arg(FRAMES.to_string())
+        .arg("--frame-hashes")
+        .arg(&hashes)
+        .arg("--stats")
+        .arg(&stats)
+        .arg("--screenshot")
+        .arg(&shot)
+        .arg(demo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{flags:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hashes = std::fs::read_to_string(&hashes)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (n, rest) = l.split_once(' ').expect("frame hash line without a space");
+            (n.parse().expect("frame number"), rest.to_string())
+        })
+        .collect();
+    DemoRun {
+        hashes,
+        stats: serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap(),
+        last: winterp_video::png_file::read(&shot).expect("no screenshot"),
+    }
+}
+
+fn switches(tiers: &[String], arm: &str) -> Vec<String> {
+    tiers
+        .iter()
+        .flat_map(|t| ["--tier".to_string(), format!("{t}={arm}")])
+        .collect()
+}
+
+/// FNV-1a (64-bit) of the frame's RGBA8 bytes, written here from the algorithm's
+/// definition so the hashes winterp writes are checked against a screenshot.
+fn fnv1a_rgba(f: &winterp_hostwin32::display::Frame) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in f.to_rgba8() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The hash lines are frames 1..=600 in order, at the demo's 320x240, and line 600
+/// is the hash of the screenshot of frame 600.
+fn check_hash_lines(what: &str, r: &DemoRun) {
+    let numbers: Vec<u64> = r.hashes.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        numbers,
+        (1..=FRAMES).collect::<Vec<_>>(),
+        "{what}: frame numbers"
+    );
+    for (n, h) in &r.hashes {
+        assert!(h.starts_with("320x240 "), "{what}: frame {n} is {h}");
+    }
+    let last = &r.hashes[FRAMES as usize - 1].1;
+    assert_eq!(
+        *last,
+        format!("320x240 {:016x}", fnv1a_rgba(&r.last)),
+        "{what}: the hash of frame {FRAMES} is not that of its screenshot"
+    );
+}
+
+/// Asserts the two runs showed the same frames 1..=600; returns how many distinct
+/// frames there were.
+fn same_frames(a: (&str, &DemoRun), b: (&str, &DemoRun)) -> usize {
+    check_hash_lines(a.0, a.1);
+    check_hash_lines(b.0, b.1);
+    if let Some(((n, x), (_, y))) = a.1.hashes.iter().zip(&b.1.hashes).find(|(x, y)| x != y) {
+        panic!("frame {n} differs: {} {x}, {} {y}", a.0, b.0);
+    }
+    for k in ["instructions", "blocks"] {
+        assert_eq!(a.1.stats[k], b.1.stats[k], "{k}: {} vs {}", a.0, b.0);
+        assert!(a.1.stats[k].as_u64().unwrap() > 0, "{k} missing");
+    }
+    let distinct: std::collections::HashSet<&String> = a.1.hashes.iter().map(|(_, h)| h).collect();
+    distinct.len()
+}
+
+/// Issue 6: with every tier on versus every tier off, the demo's frames 1-600 in
+/// deterministic mode are byte-identical (and so are instructions and blocks).
+#[test]
+fn demo_frames_1_to_600_identical_all_tiers_on_and_off() {
+    let tiers = available_tiers();
+    let off = demo_run(&switches(&tiers, "off"));
+    let on = demo_run(&switches(&tiers, "on"));
+    let distinct = same_frames(("all off", &off), ("all on", &on));
+    println!(
+        "demo: {FRAMES} frames compared with tiers {tiers:?} on and off, {distinct} distinct; \
+         {} instructions, {} blocks in both",
+        on.stats["instructions"], on.stats["blocks"]
+    );
+    // The frames change (the demo animates), so identical hashes are not a still picture.
+    assert!(distinct > 1, "all {FRAMES} frames are the same picture");
+    for t in &tiers {
+        assert_eq!(stat_of(&off, t, "matches"), 0, "{t} matched while off");
+        assert_eq!(stat_of(&off, t, "iterations"), 0, "{t} ran while off");
+    }
+    // Otherwise the comparison says nothing about the folds.
+    for t in ["lut", "fill"] {
+        assert!(stat_of(&on, t, "iterations") > 0, "demo: {t} never ran");
+    }
+}
+
+fn stat_of(r: &DemoRun, tier: &str, field: &str) -> u64 {
+    stat(&r.stats, tier, field)
+}
+
+/// Issue 6: a deterministic demo run that switches `lut` off at frame 200 and on at
+/// frame 400 produces the same frames as an all-on run, and LUT ran before frame 200
+/// and again after frame 400.
+#[test]
+fn demo_lut_off_at_200_on_at_400_matches_all_on() {
+    let tiers = available_tiers();
+    let all_on = switches(&tiers, "on");
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut v = all_on.clone();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let on = demo_run(&all_on);
+    let switched = demo_run(&with(&[
+        "--tier-at",
+        "200:lut=off",
+        "--tier-at",
+        "400:lut=on",
+    ]));
+    // LUT's share of frames 1..=200: off from there on.
+    let first = demo_run(&with(&["--tier-at", "200:lut=off"]));
+    let distinct = same_frames(("all on", &on), ("lut off 200-400", &switched));
+    same_frames(("all on", &on), ("lut off from 200", &first));
+    let (all, sw, before) = (
+        stat_of(&on, "lut", "iterations"),
+        stat_of(&switched, "lut", "iterations"),
+        stat_of(&first, "lut", "iterations"),
+    );
+    println!(
+        "demo: {FRAMES} frames compared ({distinct} distinct); lut iterations: all on {all}, \
+         off at 200 and on at 400 {sw}, off from 200 {before}"
+    );
+    assert!(before > 0, "lut did not run before frame 200");
+    assert!(sw > before, "lut did not run again after frame 400");
+    assert!(sw < all, "lut ran between frames 200 and 400 while off");
+    assert_eq!(switched.stats["tiers"]["lut"]["on"], true, "lut ends on");
+    assert_eq!(first.stats["tiers"]["lut"]["on"], false, "lut ends off");
 }
