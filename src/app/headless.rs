@@ -34,6 +34,8 @@ pub struct HeadlessArgs {
     pub frame_hashes: Option<PathBuf>,
     /// Tier switches at frames (`--tier-at`), in command-line order.
     pub tier_at: Vec<TierAt>,
+    /// Render the tier overlay at the end of the run as PNG.
+    pub overlay_png: Option<PathBuf>,
 }
 
 /// `--tier-at FRAME:NAME=on|off`: once frame `frame` has been shown, the process-wide
@@ -129,6 +131,10 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
         f.audio = audio.clone();
         f.install(&proc)
     });
+    let overlay = a
+        .overlay_png
+        .as_ref()
+        .map(|_| crate::gui::overlay::HeadlessSampler::start(&proc));
     let end = winterp_hostwin32::scheduler::run_process(&proc, main);
     if let Some(t) = ticker {
         let _ = t.join();
@@ -142,6 +148,10 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     }
     if let (Some(path), Some(log)) = (&a.frame_hashes, &frame_log) {
         lock(log).write(path, display::uses_directdraw(&proc))?;
+    }
+    if let (Some(path), Some(sampler)) = (&a.overlay_png, overlay) {
+        let mut o = sampler.finish(&proc).map_err(|e| anyhow::anyhow!(e))?;
+        crate::gui::overlay::offscreen::write_png(&mut o, path)?;
     }
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
@@ -498,8 +508,28 @@ fn stats_json(proc: &Process) -> String {
         "api_calls": proc.counters.api_calls.load(Ordering::Relaxed),
         "threads": threads.len(),
         "per_thread": per_thread,
+        "hot_blocks": hot_blocks_json(proc),
         "tiers": serde_json::from_str::<serde_json::Value>(&winterp_core::tiers::global().to_json())
             .unwrap_or_default(),
     }))
     .unwrap_or_default()
+}
+
+/// The 20 most entered blocks of the run across all threads: guest address, module and
+/// offset, entries, instructions per entry and the tier that ran the block (null: the
+/// plain interpreter).
+fn hot_blocks_json(proc: &Process) -> serde_json::Value {
+    proc.hot
+        .top(20)
+        .iter()
+        .map(|b| {
+            serde_json::json!({
+                "address": b.start,
+                "module": crate::gui::overlay::module_offset(proc, b.start),
+                "entries": b.entries,
+                "insns_per_entry": b.insns_per_entry,
+                "tier": b.tier.map(|t| t.name()),
+            })
+        })
+        .collect()
 }

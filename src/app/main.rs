@@ -72,6 +72,11 @@ struct Cli {
     /// --deterministic).
     #[arg(long, value_name = "FRAME:NAME=on|off")]
     tier_at: Vec<String>,
+    /// Headless: render the tier overlay (counters, elements/s plot, hot blocks) as it
+    /// stands at the end of the run into a PNG (needs a wgpu adapter; software Vulkan
+    /// will do).
+    #[arg(long, value_name = "OUT.png")]
+    overlay_png: Option<std::path::PathBuf>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -105,10 +110,12 @@ fn main() -> Result<()> {
                 || cli.audio_dump.is_some()
                 || cli.frame_hashes.is_some()
                 || !cli.tier_at.is_empty()
+                || cli.overlay_png.is_some()
             {
                 eprintln!(
                     "winterp: --stats, --frames, --screenshot, --input, --audio-dump, \
-                     --frame-hashes and --tier-at need --headless; ignored in the player"
+                     --frame-hashes, --tier-at and --overlay-png need --headless; ignored \
+                     in the player (F10 shows the tier overlay)"
                 );
             }
             let winver_given = matches!(
@@ -151,6 +158,7 @@ fn main() -> Result<()> {
                     audio_dump: cli.audio_dump,
                     frame_hashes: cli.frame_hashes,
                     tier_at,
+                    overlay_png: cli.overlay_png,
                 })?;
                 std::process::exit(code);
             }

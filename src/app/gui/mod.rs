@@ -8,6 +8,7 @@
 //! `about_to_wait`.
 
 mod keymap;
+pub mod overlay;
 mod pads;
 mod render;
 mod screenshot;
@@ -45,6 +46,8 @@ pub struct GuiArgs {
 
 /// How long a program may take to end after WM_CLOSE before it is ended.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How often the tier overlay samples its counters.
+const OVERLAY_SAMPLE: Duration = Duration::from_millis(250);
 /// How long to wait for the guest's threads after ending it.
 const END_GRACE: Duration = Duration::from_secs(2);
 
@@ -128,6 +131,8 @@ struct App {
     gilrs: Option<gilrs::Gilrs>,
     pads: pads::Pads,
     meter: Meter,
+    /// The tier overlay's clock and its last sample.
+    overlay_clock: (Instant, Option<Instant>),
 }
 
 impl App {
@@ -191,6 +196,7 @@ impl App {
             gilrs: init_gamepads(),
             pads: pads::Pads::default(),
             meter: Meter::new(),
+            overlay_clock: (Instant::now(), None),
         };
         if let Some(p) = program {
             app.start_program(&p);
@@ -625,6 +631,7 @@ impl App {
     fn hotkey(&mut self, code: KeyCode) -> bool {
         match code {
             KeyCode::F1 => self.ui.show_debug = !self.ui.show_debug,
+            KeyCode::F10 => self.ui.overlay.open = !self.ui.overlay.open,
             KeyCode::F12 => self.screenshot(),
             KeyCode::Pause => self.toggle_pause(),
             KeyCode::Enter | KeyCode::NumpadEnter if self.modifiers.alt_key() => {
@@ -643,7 +650,10 @@ impl App {
         if down && !event.repeat && self.hotkey(code) {
             return;
         }
-        if matches!(code, KeyCode::F1 | KeyCode::F12 | KeyCode::Pause) {
+        if matches!(
+            code,
+            KeyCode::F1 | KeyCode::F10 | KeyCode::F12 | KeyCode::Pause
+        ) {
             return; // their releases belong to the player too
         }
         // A release of a key the guest saw go down always goes through.
@@ -841,6 +851,23 @@ impl App {
                     .sum()
             })
             .unwrap_or(0);
+        let now = Instant::now();
+        if self
+            .overlay_clock
+            .1
+            .is_none_or(|t| now - t >= OVERLAY_SAMPLE)
+        {
+            self.overlay_clock.1 = Some(now);
+            let t = (now - self.overlay_clock.0).as_secs_f64();
+            let sample = overlay::Sample::take(
+                t,
+                &winterp_core::tiers::global(),
+                proc.map(|p| &**p),
+                now,
+                Some(self.meter.guest_fps),
+            );
+            self.ui.overlay.sample(sample);
+        }
         let frame = s.frame();
         self.ui.stats = ui::Stats {
             ui_fps: self.meter.ui_fps,

@@ -78,6 +78,8 @@ pub struct Ui {
     pub adapter: String,
     pub stats: Stats,
     pub picker_open: bool,
+    /// The tier overlay (F10) on the process-wide gates.
+    pub overlay: super::overlay::Overlay,
 }
 
 impl Ui {
@@ -95,6 +97,7 @@ impl Ui {
             adapter: String::new(),
             stats: Stats::default(),
             picker_open: false,
+            overlay: super::overlay::Overlay::new(winterp_core::tiers::global()),
         }
     }
 
@@ -142,6 +145,7 @@ impl Ui {
         if self.show_debug {
             self.debug_window(ctx, program, &mut actions);
         }
+        self.overlay.show(ctx);
         self.toasts_area(ctx);
         (actions, menu_height)
     }
@@ -234,6 +238,7 @@ impl Ui {
                     actions.push(Action::ToggleFullscreen);
                 }
                 ui.checkbox(&mut self.show_debug, "Debug overlay (F1)");
+                ui.checkbox(&mut self.overlay.open, "Tier overlay (F10)");
             });
         });
     }

@@ -102,6 +102,9 @@ pub struct Process {
     pub handles: crate::objects::Handles,
     /// Executor counters of threads that have ended, for `--stats`.
     pub thread_stats: Mutex<Vec<(u32, winterp_core::stats::ExecCounters)>>,
+    /// Hot blocks of every guest thread, published between executor runs (the
+    /// overlay and `--stats`; [`Process::locate`] names their modules).
+    pub hot: winterp_core::tiers::hot::HotRegistry,
     /// KERNEL32's process-wide state (environment, heaps, standard handles, ...).
     pub k32: crate::kernel32::process::ProcessEnv,
     /// The sandboxed file system the file APIs use; set once by whoever creates the
@@ -170,6 +173,7 @@ impl Process {
             recent_calls: Mutex::new(VecDeque::new()),
             handles: Default::default(),
             thread_stats: Mutex::new(Vec::new()),
+            hot: Default::default(),
             k32: Default::default(),
             vfs: std::sync::OnceLock::new(),
             next_thread_id: AtomicU32::new(FIRST_THREAD_ID),

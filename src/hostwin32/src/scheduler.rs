@@ -821,7 +821,7 @@ fn det_run(proc: &Arc<Process>, main: GuestThread) -> ThreadEnd {
     // Threads still alive when the process ended.
     let rest: Vec<Entry> = lock(&s.threads).drain(..).collect();
     for e in rest {
-        if let Some(t) = e.parked {
+        if let Some(mut t) = e.parked {
             t.finish(proc);
         }
     }

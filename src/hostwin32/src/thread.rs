@@ -6,6 +6,7 @@ use crate::hle::{ApiError, Conv, Ctx, Outcome};
 use crate::process::Process;
 use std::sync::Arc;
 use winterp_core::cpu::{EAX, EDX, ESP};
+use winterp_core::tiers::hot::HotTracker;
 use winterp_core::{Cpu, Exception, Executor, StopReason};
 
 /// How a thread's run ended.
@@ -33,6 +34,8 @@ pub struct GuestThread {
     pub call_depth: u32,
     /// Waits, time slices and the thread's kernel object ([`crate::scheduler`]).
     pub sched: crate::scheduler::ThreadSched,
+    /// What this thread last published into [`Process::hot`].
+    hot: HotTracker,
 }
 
 /// Instructions per executor run between checks for process exit.
@@ -52,6 +55,7 @@ impl GuestThread {
             call_nargs: 0,
             call_depth: 0,
             sched: Default::default(),
+            hot: HotTracker::new(),
         }
     }
 
@@ -104,7 +108,8 @@ impl GuestThread {
     }
 
     /// Records this thread's executor counters for the process statistics.
-    pub fn finish(&self, proc: &Process) {
+    pub fn finish(&mut self, proc: &Process) {
+        self.hot.publish(&self.exec, &proc.hot);
         proc.thread_stats
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -179,7 +184,12 @@ impl GuestThread {
         if left == 0 || self.sched.yield_requested {
             return Some(Step::Slice);
         }
-        match self.exec.run(&mut self.cpu, QUANTUM.min(left)) {
+        let stop = self.exec.run(&mut self.cpu, QUANTUM.min(left));
+        // Between runs, so the block counters are this thread's to read.
+        if self.hot.due(self.exec.counters.insns) {
+            self.hot.publish(&self.exec, &proc.hot);
+        }
+        match stop {
             StopReason::BudgetSpent => None,
             // Suspension or TerminateThread by another thread.
             StopReason::Halt => crate::scheduler::on_halt(self, proc).err().map(Step::End),

@@ -29,6 +29,8 @@ pub struct Block {
     pub entries: Cell<u64>,
     /// A loop-idiom fold matched on this block when it was decoded (tiers/fold.rs).
     pub fold: Option<Box<crate::tiers::fold::Fold>>,
+    /// A block/region executor descriptor headed by this block (tiers/region.rs).
+    pub region: Option<Box<crate::tiers::region::Region>>,
 }
 
 pub struct PageCode {

@@ -14,7 +14,8 @@ pub mod op;
 use crate::cpu::{Cpu, Exception, Exit};
 use crate::stats::ExecCounters;
 use crate::tiers::fold::{FoldEnd, RUN_CAP};
-use crate::tiers::{HotBlock, Tiers};
+use crate::tiers::region::{RegionEnd, RegionIndex};
+use crate::tiers::{HotBlock, Tier, Tiers};
 use cache::{Block, BlockCache};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -66,6 +67,9 @@ pub struct Executor {
     tiers: Arc<Tiers>,
     /// The gate epoch this executor's decoded code was matched under.
     seen_tiers: u64,
+    /// Live `block_exec` regions, for code-write invalidation (tiers/region.rs).
+    regions: RegionIndex,
+    hits: Vec<u32>,
 }
 
 impl Default for Executor {
@@ -89,6 +93,8 @@ impl Executor {
             chaining: CHAINING_DEFAULT,
             seen_tiers: crate::tiers::global().epoch(),
             tiers: crate::tiers::global(),
+            regions: RegionIndex::default(),
+            hits: Vec::new(),
         }
     }
 
@@ -115,7 +121,11 @@ impl Executor {
                 start: b.start,
                 entries: b.entries.get(),
                 insns_per_entry: b.ninsn,
-                tier: b.fold.as_ref().map(|f| f.tier),
+                tier: b
+                    .fold
+                    .as_ref()
+                    .map(|f| f.tier)
+                    .or(b.region.as_ref().map(|_| Tier::BlockExec)),
             })
             .collect();
         v.sort_by_key(|b| std::cmp::Reverse(b.entries));
@@ -133,7 +143,11 @@ impl Executor {
                 start: b.start,
                 entries: b.entries.get(),
                 insns_per_entry: b.ninsn,
-                tier: b.fold.as_ref().map(|f| f.tier),
+                tier: b
+                    .fold
+                    .as_ref()
+                    .map(|f| f.tier)
+                    .or(b.region.as_ref().map(|_| Tier::BlockExec)),
             })
     }
 
@@ -179,6 +193,7 @@ impl Executor {
     /// Drops all decoded code (e.g. after a tier switch).
     pub fn flush(&mut self) {
         self.cache.flush();
+        self.regions.clear();
         self.counters.flushes += 1;
     }
 
@@ -238,10 +253,17 @@ impl Executor {
             );
             let decodes = &mut self.counters.decodes;
             let tiers = &*self.tiers;
+            let regions = &mut self.regions;
             let block: &Block = match self.cache.get_or_decode(eip, || {
                 *decodes += 1;
                 let mut b = crate::decode::decode_block(mem, eip, max, stop)?;
                 b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
+                if b.fold.is_none() && !PROF {
+                    b.region = crate::tiers::region::match_region(mem, &b, tiers, max, stop);
+                    if let Some(r) = &b.region {
+                        regions.add(b.start, &r.spans);
+                    }
+                }
                 Ok(b)
             }) {
                 Ok(b) => b,
@@ -289,6 +311,30 @@ impl Executor {
                     }
                     continue;
                 }
+            }
+            // A region runs its blocks by index until it leaves (tiers/region.rs); it
+            // charges instructions and blocks per block exactly as below.
+            if let (false, Some(r)) = (PROF, block.region.as_deref())
+                && r.stop == (self.stop_lo, self.stop_len)
+            {
+                let before = cpu.retired;
+                let run = r.run(cpu, target, self.seen_epoch, RUN_CAP);
+                cpu.chain.dispatches += 1;
+                block.entries.set(block.entries.get() + run.heads - 1);
+                let st = self.tiers.stats(Tier::BlockExec);
+                st.runs.fetch_add(1, Ordering::Relaxed);
+                st.iterations.fetch_add(run.blocks, Ordering::Relaxed);
+                st.elements
+                    .fetch_add(cpu.retired - before, Ordering::Relaxed);
+                if run.end == RegionEnd::Fault {
+                    let e = cpu
+                        .pending
+                        .take()
+                        .expect("a faulting region records its exception");
+                    cpu.eip = e.eip;
+                    return StopReason::Exception(e);
+                }
+                continue;
             }
             let ch = &mut cpu.chain;
             ch.blocks += 1;
@@ -344,7 +390,11 @@ impl Executor {
                 self.seen_epoch = now;
                 for &(a, l) in &self.scratch {
                     self.counters.invalidations += self.cache.invalidate(a, l) as u64;
-                }
+                    // A write into a region's interior retires the region's head.
+                    self.regions.take_hits(a, l, &mut self.hits);
+                    for h in self.hits.drain(..) {
+                        self.counters.invalidations += self.cache.invalidate(h, 1) as u64;
+                    }
             }
             None => {
                 self.seen_epoch = cpu.mem.code_epoch();

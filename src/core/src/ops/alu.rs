@@ -66,13 +66,13 @@ pub fn alu<const OP: u8, const S: u32>(f: &mut LazyFlags, a: u32, b: u32) -> u32
     }
 }
 
-const fn writes_back(op: u8) -> bool {
+pub const fn writes_back(op: u8) -> bool {
     op != CMP && op != TEST
 }
 
 /// The load of a read-modify-write instruction faults as a write access.
 #[inline(always)]
-fn as_write<const OP: u8>(f: crate::mem::Fault) -> crate::mem::Fault {
+pub fn as_write<const OP: u8>(f: crate::mem::Fault) -> crate::mem::Fault {
     if writes_back(OP) {
         crate::mem::Fault {
             access: crate::mem::Access::Write,
@@ -185,7 +185,7 @@ pub const NEG: u8 = 2;
 pub const NOT: u8 = 3;
 
 #[inline(always)]
-fn unary<const OP: u8, const S: u32>(f: &mut LazyFlags, a: u32) -> u32 {
+pub fn unary<const OP: u8, const S: u32>(f: &mut LazyFlags, a: u32) -> u32 {
     match OP {
         INC => {
             let r = a.wrapping_add(1);
@@ -277,7 +277,7 @@ fn mov_mi<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 
 /// MOVZX/MOVSX: source width `SRC`, destination width `S`, sign-extend if `SX`.
 #[inline(always)]
-fn extend<const SRC: u32, const SX: bool>(v: u32) -> u32 {
+pub fn extend<const SRC: u32, const SX: bool>(v: u32) -> u32 {
     match (SRC, SX) {
         (8, true) => v as u8 as i8 as i32 as u32,
         (16, true) => v as u16 as i16 as i32 as u32,

@@ -14,6 +14,7 @@
 //! docs/tiers.md for what each matches and what it is worth.
 
 pub mod fold;
+pub mod region;
 pub mod hot;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -99,14 +100,17 @@ pub enum Decline {
     Address,
     /// The memory roles do not form the idiom (e.g. a table value that is not stored).
     Shape,
+    /// Over a structural cap (`block_exec`: more than 16 blocks or 8 exits).
+    Size,
 }
 
-pub const DECLINES: [Decline; 5] = [
+pub const DECLINES: [Decline; 6] = [
     Decline::GateOff,
     Decline::Op,
     Decline::Terminator,
     Decline::Address,
     Decline::Shape,
+    Decline::Size,
 ];
 
 impl Decline {
@@ -117,6 +121,7 @@ impl Decline {
             Decline::Terminator => "terminator",
             Decline::Address => "address",
             Decline::Shape => "shape",
+            Decline::Size => "size",
         }
     }
 }

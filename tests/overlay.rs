@@ -1,0 +1,160 @@
+//! The tier overlay rendered offscreen during a demo run (`--overlay-png`) and the
+//! process-wide hot blocks in `--stats`: the PNG has the overlay's size, shows a
+//! window with content, and changes with what ran; the stats name the demo's hot
+//! blocks by module and offset.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use winterp_hostwin32::display::Frame;
+
+const FOLDS: [&str; 5] = ["lut", "copy", "fill", "scan", "mmx_fill"];
+/// `overlay::offscreen::{WIDTH, HEIGHT}`.
+const PNG_SIZE: (u32, u32) = (600, 1100);
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/demo.exe")
+}
+
+struct Run {
+    /// The overlay PNG, decoded to 0x00RRGGBB pixels.
+    png: Frame,
+    stats: serde_json::Value,
+}
+
+/// 300 deterministic demo frames with the folds `on` or off, the overlay rendered to a
+/// PNG and the stats written.
+fn run(on: bool) -> Run {
+    let data = tempfile::tempdir().unwrap();
+    let png = data.path().join("overlay.png");
+    let stats = data.path().join("stats.json");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
+    c.env("WINTERP_DATA_DIR", data.path());
+    let arm = if on { "on" } else { "off" };
+    for t in FOLDS {
+        c.arg("--tier").arg(format!("{t}={arm}"));
+    }
+    let out = c
+        .args(["--headless", "--deterministic", "--frames", "300"])
+        .arg("--overlay-png")
+        .arg(&png)
+        .arg("--stats")
+        .arg(&stats)
+        .arg(demo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "winterp failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(png.is_file(), "no overlay PNG written");
+    let png = winterp_video::png_file::read(&png).expect("the overlay PNG decodes");
+    let stats = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    Run { png, stats }
+}
+
+/// Distinct colours and non-background pixels in the rectangle (x0, y0)..(x1, y1).
+fn content(img: &Frame, x0: u32, y0: u32, x1: u32, y1: u32) -> (usize, usize) {
+    let mut colours = std::collections::HashSet::new();
+    let mut lit = 0;
+    for y in y0..y1.min(img.height) {
+        for x in x0..x1.min(img.width) {
+            let p = img.pixels[(y * img.width + x) as usize];
+            colours.insert(p);
+            if p != 0 {
+                lit += 1;
+            }
+        }
+    }
+    (colours.len(), lit)
+}
+
+#[test]
+fn overlay_png_and_hot_blocks_of_a_demo_run() {
+    let on = run(true);
+    let off = run(false);
+
+    // --stats: the folds fired and the hot blocks are named.
+    let tiers = &on.stats["tiers"];
+    let elements: u64 = FOLDS
+        .iter()
+        .map(|t| tiers[t]["stats"]["elements"].as_u64().unwrap())
+        .sum();
+    assert!(elements > 0, "no fold ran on the demo: {tiers}");
+    for r in [&on, &off] {
+        let hot = r.stats["hot_blocks"].as_array().expect("hot_blocks list");
+        assert_eq!(hot.len(), 20, "{hot:?}");
+        let entries: Vec<u64> = hot.iter().map(|b| b["entries"].as_u64().unwrap()).collect();
+        assert!(entries[0] > 1000, "the hottest block ran: {entries:?}");
+        assert!(
+            entries.windows(2).all(|w| w[0] >= w[1]),
+            "most entered first: {entries:?}"
+        );
+        let blocks = r.stats["blocks"].as_u64().unwrap();
+        assert!(
+            entries.iter().sum::<u64>() <= blocks,
+            "hot-block entries are block entries ({blocks} in all)"
+        );
+        for b in hot {
+            assert!(b["insns_per_entry"].as_u64().unwrap() > 0, "{b}");
+            let addr = b["address"].as_u64().unwrap();
+            let module = b["module"].as_str().unwrap_or("");
+            // The demo is one program image at its preferred base.
+            let want = format!("demo.exe+{:#x}", addr - 0x40_0000);
+            assert!(
+                module.eq_ignore_ascii_case(&want),
+                "{module} for {addr:#x} (want {want})"
+            );
+        }
+    }
+    let tier_of = |r: &Run| -> Vec<String> {
+        r.stats["hot_blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|b| b["tier"].as_str().map(String::from))
+            .collect()
+    };
+    // (The demo's hottest blocks are plain code: its folded loops run fewer, longer
+    // iterations; tests/tiers.rs checks the tier named for a folded block.)
+    assert!(
+        tier_of(&off).is_empty(),
+        "no tier runs anything when all are off: {:?}",
+        tier_of(&off)
+    );
+
+    // The PNG: the overlay's size, a window with text and lines in it, and a
+    // different picture when the tiers are off (switches, counters, plot).
+    for r in [&on, &off] {
+        assert_eq!((r.png.width, r.png.height), PNG_SIZE);
+        let (colours, lit) = content(&r.png, 0, 0, PNG_SIZE.0, PNG_SIZE.1);
+        assert!(
+            colours > 16,
+            "anti-aliased text and a plot: {colours} colours"
+        );
+        assert!(
+            lit > 50_000,
+            "a window drawn over the background: {lit} pixels"
+        );
+        // The bottom-right corner is outside the window: background.
+        let (bg, lit_corner) = content(
+            &r.png,
+            PNG_SIZE.0 - 20,
+            PNG_SIZE.1 - 20,
+            PNG_SIZE.0,
+            PNG_SIZE.1,
+        );
+        assert_eq!((bg, lit_corner), (1, 0), "the background stays clear");
+    }
+    let differ = on
+        .png
+        .pixels
+        .iter()
+        .zip(&off.png.pixels)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        differ > 500,
+        "the overlay shows what ran: {differ} pixels differ"
+    );
+}
