@@ -395,6 +395,7 @@ impl Executor {
                     for h in self.hits.drain(..) {
                         self.counters.invalidations += self.cache.invalidate(h, 1) as u64;
                     }
+                }
             }
             None => {
                 self.seen_epoch = cpu.mem.code_epoch();
