@@ -888,18 +888,18 @@ fn near_misses_stay_unfolded() {
 #[test]
 fn bench_shapes_end_identically_and_fold_where_named() {
     use winterp_core::bench;
-    let shapes = [
-        (bench::lut(0x2_0000), Some(Tier::Lut)),
-        (bench::lut16(0x2_0000), Some(Tier::Lut)),
-        (bench::lut_bounded(0x2_0000), Some(Tier::Lut)),
-        (bench::copy(0x2_0000), Some(Tier::Copy)),
-        (bench::mem_copy(0x2_0000), Some(Tier::Copy)),
-        (bench::fill(0x2_0000), Some(Tier::Fill)),
-        (bench::scan(0x2_0000), Some(Tier::Scan)),
-        (bench::mmx_fill(0x2_0000), Some(Tier::MmxFill)),
-        (bench::null(10_000), None),
-    ];
-    for (shape, tier) in shapes {
+    // Every shape `winterp bench` runs (its registry), so a new shape is covered
+    // without editing this test. A shape named after a built tier, or a variant listed
+    // here, must be folded by that tier alone.
+    let tier_of = |name: &str| match name {
+        "lut16" | "lut_bounded" => Some(Tier::Lut),
+        "mem_copy" => Some(Tier::Copy),
+        n => Tier::from_name(n).filter(|t| t.available()),
+    };
+    let shapes = bench::standard(1);
+    assert!(shapes.iter().any(|s| s.name == "null"), "no null shape");
+    for shape in shapes {
+        let tier = tier_of(shape.name);
         let off = bench::end_state(&shape, Arc::new(Tiers::all(false))).unwrap();
         let on_tiers = Arc::new(Tiers::all(true));
         let on = bench::end_state(&shape, on_tiers.clone()).unwrap();
@@ -931,7 +931,11 @@ fn bench_shapes_end_identically_and_fold_where_named() {
                     shape.name
                 );
             }
-            None => assert_eq!(matched, 0, "{}: a tier fired on the null shape", shape.name),
+            None if shape.name == "null" => {
+                assert_eq!(matched, 0, "{}: a tier fired on the null shape", shape.name)
+            }
+            // Not a loop idiom: only the end state above is asserted.
+            None => {}
         }
     }
 }
