@@ -435,6 +435,7 @@ impl Block {
             live: true,
             entries: Cell::new(0),
             fold: None,
+            region: None,
         }
     }
 }
