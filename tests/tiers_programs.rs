@@ -330,3 +330,38 @@ fn demo_lut_off_at_200_on_at_400_matches_all_on() {
     assert_eq!(switched.stats["tiers"]["lut"]["on"], true, "lut ends on");
     assert_eq!(first.stats["tiers"]["lut"]["on"], false, "lut ends off");
 }
+
+/// `--frame-hashes` on a program that draws with GDI: its frames are the refresh
+/// ticks 1..=N, and frame N's hash is that of the `--screenshot` taken at tick N.
+#[test]
+fn frame_hashes_of_a_gdi_program_are_its_refresh_ticks() {
+    let data = tempfile::tempdir().unwrap();
+    let (hashes, shot) = (data.path().join("h.txt"), data.path().join("f.png"));
+    let out = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .env("WINTERP_DATA_DIR", data.path())
+        .args(["--headless", "--deterministic", "--frames", "30"])
+        .arg("--frame-hashes")
+        .arg(&hashes)
+        .arg("--screenshot")
+        .arg(&shot)
+        .arg(guest("gdi_draw"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&hashes).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let numbers: Vec<String> = lines
+        .iter()
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(numbers, (1..=30).map(|n| n.to_string()).collect::<Vec<_>>());
+    let f = winterp_video::png_file::read(&shot).expect("no screenshot");
+    assert_eq!(
+        lines[29],
+        format!("30 {}x{} {:016x}", f.width, f.height, fnv1a_rgba(&f))
+    );
+}
