@@ -913,6 +913,8 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         fill(0x100_0000 * scale),
         scan(0x100_0000 * scale),
         mmx_fill(0x80_0000 * scale),
+        lut_span(0x40_0000 * scale),
+        case_chain(0x20_0000 * scale),
         null(10_000_000 * scale),
         tree_span(0x100_0000 * scale),
         tree_dot(0x100_0000 * scale),
@@ -922,4 +924,94 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         region_state6(0x100_0000 * scale),
         region_ladder5(0x100_0000 * scale),
     ]
+}
+
+/// Fixed unrolled LUT spans (seed §17): four straight-line blocks of sixteen
+/// `xor eax,eax / mov al,[esi+k] / mov al,[ebx+eax] / mov [edi+k],al` units each (a
+/// block ends at 64 instructions), then the row update in a block of its own, so no
+/// block is a self-loop. Iterations = spans run (four per row).
+pub fn lut_span(iters: u32) -> Shape {
+    let rows = 0x10000u32 / 64;
+    let passes = (iters / 4 / rows).max(1);
+    let table = DATA + 0x1f_0000;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, passes)?;
+        a.mov(ebx, table)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, rows)?;
+        a.set_label(&mut top)?;
+        for k in 0..64i32 {
+            a.xor(eax, eax)?;
+            a.mov(al, byte_ptr(esi + k))?;
+            a.mov(al, byte_ptr(ebx + eax))?;
+            a.mov(byte_ptr(edi + k), al)?;
+        }
+        a.add(esi, 64)?;
+        a.add(edi, 64)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    Shape {
+        name: "lut_span",
+        what: "unrolled LUT spans (64 units per row)",
+        code,
+        iters: (passes * rows * 4) as u64,
+        init: test_data(),
+    }
+}
+
+/// A 64-rung `cmp al,k / je` ladder (page-compilation.md §13) walked once per input
+/// byte; the bytes are 16..79, so most walks are long and a quarter fall through to
+/// the default. Every case lands on the loop tail, which loads the next byte.
+/// Iterations = ladder walks.
+pub fn case_chain(iters: u32) -> Shape {
+    let len = 0x10000u32;
+    let passes = (iters / len).max(1);
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        let mut tail = a.create_label();
+        a.mov(ebp, passes)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.movzx(eax, byte_ptr(esi + ecx - 1))?;
+        a.set_label(&mut top)?;
+        for k in 0..64u32 {
+            a.cmp(al, k)?;
+            a.je(tail)?;
+        }
+        a.set_label(&mut tail)?;
+        a.movzx(eax, byte_ptr(esi + ecx - 2))?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    let mut init = test_data();
+    let mut x = 0x1234_5678u32;
+    let bytes: Vec<u8> = (0..len + 1)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            16 + (x % 64) as u8
+        })
+        .collect();
+    init.push((DATA + 0x10_0000 - 1, bytes));
+    Shape {
+        name: "case_chain",
+        what: "64-rung cmp al,imm / je ladder",
+        code,
+        iters: (passes * len) as u64,
+        init,
+    }
 }

@@ -722,7 +722,7 @@ fn switching_lut_mid_run_retires_folded_code() {
 #[test]
 fn unbuilt_tiers_report_not_available() {
     let t = Tiers::new();
-    for tier in [Tier::BlockExec, Tier::Uop, Tier::X87Fusion, Tier::LutSpan] {
+    for tier in [Tier::BlockExec, Tier::Uop, Tier::X87Fusion] {
         assert_eq!(t.set(tier, true), Err(TierError::NotAvailable(tier)));
         assert!(!t.is_on(tier));
     }

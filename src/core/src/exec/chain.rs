@@ -27,6 +27,12 @@ pub struct ChainState {
     /// Blocks entered and ops dispatched by hops since the run loop last folded them.
     pub blocks: u64,
     pub dispatches: u64,
+    /// `lut_span` runs, units, page-verified runs and ops counted but not dispatched
+    /// (tiers/span.rs), folded into the stats when the run ends.
+    pub span_runs: u64,
+    pub span_units: u64,
+    pub span_bulk: u64,
+    pub span_skipped: u64,
 }
 
 struct CachePtr(*const BlockCache);
@@ -48,6 +54,10 @@ impl Default for ChainState {
             cur_len: 0,
             blocks: 0,
             dispatches: 0,
+            span_runs: 0,
+            span_units: 0,
+            span_bulk: 0,
+            span_skipped: 0,
         }
     }
 }

@@ -209,7 +209,8 @@ impl Executor {
         cpu.chain.disarm();
         self.counters.insns += cpu.retired - start;
         self.counters.blocks += std::mem::take(&mut cpu.chain.blocks);
-        self.counters.dispatches += std::mem::take(&mut cpu.chain.dispatches);
+        let skipped = crate::tiers::span::flush_stats(&mut cpu.chain, &self.tiers);
+        self.counters.dispatches += std::mem::take(&mut cpu.chain.dispatches) - skipped;
         r
     }
 
@@ -258,6 +259,7 @@ impl Executor {
                 *decodes += 1;
                 let mut b = crate::decode::decode_block(mem, eip, max, stop)?;
                 b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
+                crate::tiers::span::attach(mem, &mut b, tiers, stop);
                 if b.fold.is_none() && !PROF {
                     b.region = crate::tiers::region::match_region(mem, &b, tiers, max, stop);
                     if let Some(r) = &b.region {

@@ -171,6 +171,9 @@ pub struct Fold {
     pub kernel: Option<Kernel>,
     /// Iterations the kernel ran (read by the executor into the tier stats).
     pub bulk_iters: std::cell::Cell<u64>,
+    /// A `case_chain` ladder (tiers/case_chain.rs): the block is its first rung and
+    /// [`Fold::run`] walks the rungs instead of iterating a body.
+    pub ladder: Option<Box<super::case_chain::Ladder>>,
 }
 
 /// A stream access as a function of the iteration: the address at the start of the
@@ -320,7 +323,7 @@ pub fn match_block(mem: &GuestMemory, block: &Block, tiers: &Tiers) -> Option<Bo
 
 type Declined = (Option<Tier>, Decline);
 
-fn mem_of(ins: &Instruction) -> Option<Mem> {
+pub(crate) fn mem_of(ins: &Instruction) -> Option<Mem> {
     let (b, x) = (ins.memory_base(), ins.memory_index());
     if b.is_gpr16() || x.is_gpr16() || ins.memory_displ_size() == 2 {
         return None; // 16-bit addressing wraps at 64K: not in the vocabulary
@@ -352,7 +355,7 @@ fn reg_bits(r: iced_x86::Register) -> Option<u8> {
 }
 
 /// One instruction into the vocabulary, or `None` if it is outside it.
-fn step_of(ins: &Instruction) -> Option<Step> {
+pub(crate) fn step_of(ins: &Instruction) -> Option<Step> {
     if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
         return None;
     }
@@ -663,6 +666,7 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
     let kernel = kernel_of(&steps, tier, term, cc, &stride);
     Ok(Fold {
         bulk_iters: Default::default(),
+        ladder: None,
         kernel,
         tier,
         term,
@@ -1232,6 +1236,9 @@ impl Fold {
     /// Runs up to `max_iters` (≥ 1) iterations from the loop head: bulk chunks a page
     /// at a time where the kernel applies, each followed by one exact iteration.
     pub fn run(&self, cpu: &mut Cpu, max_iters: u64) -> FoldEnd {
+        if let Some(l) = &self.ladder {
+            return l.run(cpu, max_iters);
+        }
         if self.tier == Tier::MmxFill && crate::ops::mmx::fp_pending(cpu) {
             return FoldEnd::Declined;
         }
