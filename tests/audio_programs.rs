@@ -19,73 +19,16 @@
 //! its first frame must land at `round(t * 44100)` for that `t` (plus at most two
 //! frames: the program spins on the counter and calls Play a few µs later).
 
-use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-const TIMEOUT: Duration = Duration::from_secs(300);
+use common::{Run, expected, winterp};
+use std::fs;
+
 const RATE: f64 = 44100.0;
 
-fn guest_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
-}
-
+/// The program's path as an argument.
 fn exe(name: &str) -> String {
-    guest_dir()
-        .join("bin")
-        .join(format!("{name}.exe"))
-        .display()
-        .to_string()
-}
-
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
-fn winterp(args: &[String]) -> Run {
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
-        .args(args)
-        .env("WINTERP_DATA_DIR", data.path())
-        .env_remove("RUST_LOG")
-        .current_dir(guest_dir().join("bin"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start the winterp binary");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        out.read_to_end(&mut v).map(|_| v)
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        err.read_to_end(&mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for winterp") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("winterp {args:?} did not finish within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        stdout: String::from_utf8_lossy(&out_t.join().unwrap().expect("stdout"))
-            .replace("\r\n", "\n"),
-        stderr: String::from_utf8_lossy(&err_t.join().unwrap().expect("stderr")).into_owned(),
-        code: status.code(),
-    }
+    common::exe(name).display().to_string()
 }
 
 /// Runs `name` headless and deterministic with `--audio-dump`; checks its stdout
@@ -112,7 +55,7 @@ fn run_with_audio(name: &str) -> (Vec<(i16, i16)>, Vec<u8>) {
 }
 
 fn check_stdout(name: &str, r: &Run) {
-    let want = fs::read_to_string(guest_dir().join("expected").join(format!("{name}.stdout")))
+    let want = fs::read_to_string(expected(&format!("{name}.stdout")))
         .unwrap()
         .replace("\r\n", "\n");
     assert!(
@@ -371,7 +314,7 @@ fn sound_programs_behave_alike_with_os_threads() {
     };
     for name in ["dsound_play", "waveout_stream"] {
         let r = winterp(&["--headless".to_string(), exe(name)]);
-        let want = fs::read_to_string(guest_dir().join("expected").join(format!("{name}.stdout")))
+        let want = fs::read_to_string(expected(&format!("{name}.stdout")))
             .unwrap()
             .replace("\r\n", "\n");
         assert!(

@@ -3,35 +3,34 @@
 //! winterp itself exits normally), and deterministic runs retire identical
 //! instruction counts.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn guest(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/guest/bin")
-        .join(format!("{name}.exe"))
-}
+use common::{Run, exe, run_winterp};
+use std::ffi::OsStr;
+use std::path::Path;
+use std::time::Duration;
 
-fn winterp(data_dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
-    c.env("WINTERP_DATA_DIR", data_dir);
-    c
+/// cpuheavy, the slowest guest program, takes under a minute; only a hang reaches
+/// this.
+const TIMEOUT: Duration = Duration::from_secs(900);
+
+/// Runs winterp with `args` and the data directory `data`, from the package folder.
+fn winterp<A: AsRef<OsStr>>(data: &Path, args: &[A]) -> Run {
+    run_winterp(args, data, Path::new(env!("CARGO_MANIFEST_DIR")), TIMEOUT)
 }
 
 #[test]
 fn unhandled_access_violation_reports_and_exits_nonzero() {
     let data = tempfile::tempdir().unwrap();
-    let out = winterp(data.path())
-        .arg("--headless")
-        .arg(guest("crash"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stdout, "about to write to 00000010\n");
+    let run = winterp(
+        data.path(),
+        &[OsStr::new("--headless"), exe("crash").as_os_str()],
+    );
+    let stderr = &run.stderr;
+    assert_eq!(run.stdout, "about to write to 00000010\n");
     // Windows ends the process with STATUS_ACCESS_VIOLATION (0xC0000005); a Unix exit
     // status keeps its low byte. A host crash would show up as a signal instead.
-    assert_eq!(out.status.code(), Some(0x05), "stderr: {stderr}");
+    assert_eq!(run.code, Some(0x05), "stderr: {stderr}");
     for needle in [
         "0xC0000005",
         "EXCEPTION_ACCESS_VIOLATION",
@@ -59,19 +58,19 @@ fn deterministic_runs_retire_identical_instruction_counts() {
     let mut outputs = Vec::new();
     for k in 0..3 {
         let stats = data.path().join(format!("stats{k}.json"));
-        let out = winterp(data.path())
-            .args(["--headless", "--deterministic", "--stats"])
-            .arg(&stats)
-            .arg(guest("cpuheavy"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let run = winterp(
+            data.path(),
+            &[
+                OsStr::new("--headless"),
+                OsStr::new("--deterministic"),
+                OsStr::new("--stats"),
+                stats.as_os_str(),
+                exe("cpuheavy").as_os_str(),
+            ],
         );
+        assert!(run.code == Some(0), "{}", run.stderr);
         counts.push(instructions(&stats));
-        outputs.push(out.stdout);
+        outputs.push(run.stdout);
     }
     println!("cpuheavy deterministic instruction counts: {counts:?}");
     assert!(

@@ -16,82 +16,12 @@
 //!   `expected/ddraw_blit_BPP.png` byte for byte once decoded (`WINTERP_BLESS=1`
 //!   rewrites the golden, but only after the other checks pass).
 
+mod common;
+
+use common::{Run, exe, expected, tail, winterp};
 use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 use winterp_hostwin32::display::Frame;
-
-/// Far above any of these programs' run time, so only a hang reaches it.
-const TIMEOUT: Duration = Duration::from_secs(300);
-
-fn guest_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
-}
-
-fn exe(name: &str) -> PathBuf {
-    guest_dir().join("bin").join(format!("{name}.exe"))
-}
-
-fn expected(file: &str) -> PathBuf {
-    guest_dir().join("expected").join(file)
-}
-
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
-/// Runs winterp with `args` and a fresh data directory.
-fn winterp(args: &[String]) -> Run {
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
-        .args(args)
-        .env("WINTERP_DATA_DIR", data.path())
-        .env_remove("RUST_LOG")
-        .current_dir(guest_dir().join("bin"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start the winterp binary");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        out.read_to_end(&mut v).map(|_| v)
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        err.read_to_end(&mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for winterp") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("winterp {args:?} did not finish within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out_t.join().unwrap().expect("reading stdout");
-    let stderr = err_t.join().unwrap().expect("reading stderr");
-    Run {
-        stdout: String::from_utf8_lossy(&stdout).replace("\r\n", "\n"),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        code: status.code(),
-    }
-}
-
-fn tail(s: &str, lines: usize) -> String {
-    let v: Vec<&str> = s.lines().collect();
-    v[v.len().saturating_sub(lines)..].join("\n")
-}
 
 /// The program's colours by index (`COLORS` in `src/ddraw_blit.c`).
 const COLORS: [u32; 10] = [

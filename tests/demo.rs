@@ -15,6 +15,9 @@
 //! The model of the frame (palette, font, player art, positions) is copied from
 //! demo.c by hand: keep the two in step.
 
+mod common;
+
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use winterp_hostwin32::display::Frame;
@@ -120,28 +123,27 @@ fn at(f: &Frame, x: u32, y: u32) -> u32 {
 fn headless_frame(script: Option<&str>) -> Frame {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("f.png");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_winterp"));
-    cmd.args(["--headless", "--deterministic", "--frames"])
-        .arg(FRAMES.to_string())
-        .arg("--screenshot")
-        .arg(&shot);
+    let mut args: Vec<OsString> = vec![
+        "--headless".into(),
+        "--deterministic".into(),
+        "--frames".into(),
+        FRAMES.to_string().into(),
+        "--screenshot".into(),
+        shot.clone().into(),
+    ];
     if let Some(s) = script {
         let p = dir.path().join("input.txt");
         std::fs::write(&p, s).unwrap();
-        cmd.arg("--input").arg(p);
+        args.push("--input".into());
+        args.push(p.into());
     }
-    let out = cmd
-        .arg(demo_exe())
-        .env("WINTERP_DATA_DIR", dir.path().join("data"))
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("cannot run winterp");
+    args.push(demo_exe().into());
+    let run = common::run_winterp(args, &dir.path().join("data"), root(), common::TIMEOUT);
     assert!(
-        out.status.success(),
-        "winterp --headless demo.exe failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        run.code == Some(0),
+        "winterp --headless demo.exe failed (exit status {:?}):\n{}",
+        run.code,
+        run.stderr
     );
     let f = winterp_video::png_file::read(&shot).expect("no screenshot");
     assert_eq!(

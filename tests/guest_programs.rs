@@ -13,12 +13,14 @@
 //! and the folder around it is compared before and after: the only writes
 //! allowed are inside the data directory.
 
+mod common;
+
+use common::{Run, guest_dir, run_winterp, tail};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Every program in `tests/guest/bin`; `every_program_has_a_test` keeps this in
 /// step with the folder.
@@ -43,10 +45,6 @@ const TIMEOUT: Duration = Duration::from_secs(900);
 enum Mode {
     Normal,
     Deterministic,
-}
-
-fn guest_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
 }
 
 fn expected_args(name: &str) -> Vec<String> {
@@ -77,59 +75,15 @@ fn expected_exit_code(name: &str) -> u32 {
     }
 }
 
-struct Outcome {
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
 /// Runs `exe` under winterp with a fresh data directory `data`.
-fn run(exe: &Path, args: &[String], mode: Mode, data: &Path, cwd: &Path) -> Outcome {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_winterp"));
-    cmd.arg("--headless");
+fn run(exe: &Path, args: &[String], mode: Mode, data: &Path, cwd: &Path) -> Run {
+    let mut all: Vec<OsString> = vec!["--headless".into()];
     if mode == Mode::Deterministic {
-        cmd.arg("--deterministic");
+        all.push("--deterministic".into());
     }
-    cmd.arg(exe)
-        .args(args)
-        .env("WINTERP_DATA_DIR", data)
-        .env_remove("RUST_LOG")
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("cannot start the winterp binary");
-    // Read both pipes on their own threads so a chatty program cannot fill one
-    // and stall while we wait.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        out.read_to_end(&mut v).map(|_| v)
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        err.read_to_end(&mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for winterp") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{} did not finish within {TIMEOUT:?}", exe.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out_t.join().unwrap().expect("reading stdout");
-    let stderr = err_t.join().unwrap().expect("reading stderr");
-    Outcome {
-        stdout: String::from_utf8_lossy(&stdout).replace("\r\n", "\n"),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        code: status.code(),
-    }
+    all.push(exe.into());
+    all.extend(args.iter().map(Into::into));
+    run_winterp(all, data, cwd, TIMEOUT)
 }
 
 /// A line diff (longest common subsequence) of `expected` and `actual`, as
@@ -171,11 +125,6 @@ fn diff(expected: &str, actual: &str, limit: usize) -> String {
         out.push(format!("... and {more} more differing lines"));
     }
     out.join("\n")
-}
-
-fn tail(s: &str, lines: usize) -> String {
-    let v: Vec<&str> = s.lines().collect();
-    v[v.len().saturating_sub(lines)..].join("\n")
 }
 
 /// Runs `name` from `program_dir` and checks stdout and the exit status.

@@ -15,113 +15,15 @@
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
 
+mod common;
+
+use common::{Run, exe, expected, first_difference, guest_dir, s, tail, winterp};
 use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 use winterp_hostwin32::display::Frame;
 
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
 const GUI_PROGRAMS: &[&str] = &["dialog", "gdi_draw", "input_log", "msglog", "timer"];
-
-/// Far above any of these programs' run time, so only a hang reaches it.
-const TIMEOUT: Duration = Duration::from_secs(300);
-
-fn guest_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest")
-}
-
-fn exe(name: &str) -> PathBuf {
-    guest_dir().join("bin").join(format!("{name}.exe"))
-}
-
-fn expected(file: &str) -> PathBuf {
-    guest_dir().join("expected").join(file)
-}
-
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-}
-
-/// Runs winterp with `args` and a fresh data directory.
-fn winterp(args: &[String]) -> Run {
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
-        .args(args)
-        .env("WINTERP_DATA_DIR", data.path())
-        .env_remove("RUST_LOG")
-        .current_dir(guest_dir().join("bin"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start the winterp binary");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        out.read_to_end(&mut v).map(|_| v)
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        err.read_to_end(&mut v).map(|_| v)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for winterp") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("winterp {args:?} did not finish within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out_t.join().unwrap().expect("reading stdout");
-    let stderr = err_t.join().unwrap().expect("reading stderr");
-    Run {
-        stdout: String::from_utf8_lossy(&stdout).replace("\r\n", "\n"),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        code: status.code(),
-    }
-}
-
-fn tail(s: &str, lines: usize) -> String {
-    let v: Vec<&str> = s.lines().collect();
-    v[v.len().saturating_sub(lines)..].join("\n")
-}
-
-/// The first line where `expected` and `actual` differ, with a little context.
-fn first_difference(expected: &str, actual: &str) -> String {
-    let a: Vec<&str> = expected.lines().collect();
-    let b: Vec<&str> = actual.lines().collect();
-    let i = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let from = i.saturating_sub(3);
-    let show = |v: &[&str]| {
-        v[from.min(v.len())..(i + 4).min(v.len())]
-            .iter()
-            .enumerate()
-            .map(|(k, l)| format!("{:>5}| {l}", from + k + 1))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    format!(
-        "first difference at line {} (expected {} lines, got {})\n--- expected\n{}\n--- winterp\n{}",
-        i + 1,
-        a.len(),
-        b.len(),
-        show(&a),
-        show(&b)
-    )
-}
-
-fn s(v: &str) -> String {
-    v.to_string()
-}
 
 // ---- programs with an expected stdout ------------------------------------------
 
