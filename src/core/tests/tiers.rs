@@ -919,7 +919,16 @@ fn bench_shapes_end_identically_and_fold_where_named() {
         match tier {
             Some(t) => {
                 let s = on_tiers.stats(t).snapshot();
-                assert_eq!(s.matches, matched, "{}: only {t:?} matches", shape.name);
+                let by_tier: Vec<(Tier, u64)> = ALL
+                    .iter()
+                    .map(|u| (*u, on_tiers.stats(*u).snapshot().matches))
+                    .filter(|(_, m)| *m > 0)
+                    .collect();
+                assert_eq!(
+                    s.matches, matched,
+                    "{}: only {t:?} matches; matches by tier {by_tier:?}",
+                    shape.name
+                );
                 assert!(
                     s.matches > 0 && s.iterations as f64 >= 0.9 * shape.iters as f64,
                     "{}: {s:?}",
