@@ -200,6 +200,37 @@ mod tests {
         v
     }
 
+    /// `copy` between test images given as (bytes, pitch).
+    fn blit<P: Pixel>(
+        dst: (&mut [u8], usize),
+        d: Rect,
+        clip: Rect,
+        src: (&[u8], usize),
+        s: Rect,
+        fx: &Fx<P>,
+    ) {
+        let mut dst = ImgMut {
+            data: dst.0,
+            pitch: dst.1,
+        };
+        let src = Img {
+            data: src.0,
+            pitch: src.1,
+        };
+        copy(&mut dst, d, clip, &src, s, fx);
+    }
+
+    /// `src` copied with `fx` onto `dst`, both `w` pixels wide and of one size,
+    /// unclipped and unscaled: the destination's pixels afterwards.
+    fn copy_whole<P: Pixel>(w: usize, src: &[P], dst: &[P], fx: &Fx<P>) -> Vec<P> {
+        let (s, sp) = img::<P>(w, src);
+        let (mut d, dp) = img::<P>(w, dst);
+        let h = dst.len() / w;
+        let r = Rect::new(0, 0, w as i32, h as i32);
+        blit((&mut d, dp), r, r, (&s, sp), r, fx);
+        pixels::<P>(&d, dp, w, h)
+    }
+
     #[test]
     fn fill_covers_exactly_the_rectangle() {
         let (mut d, pitch) = img::<u16>(4, &[0; 12]);
@@ -220,56 +251,30 @@ mod tests {
     #[test]
     fn source_colour_key_skips_key_pixels() {
         // Key 5: the 5s of the source leave the destination's 9s showing.
-        let (s, sp) = img::<u8>(3, &[5, 1, 5, 2, 5, 3]);
-        let (mut d, dp) = img::<u8>(3, &[9; 6]);
         let fx = Fx {
             src_key: Some(Key::<u8>::from_u32(5, 5)),
             ..Fx::default()
         };
-        let r = Rect::new(0, 0, 3, 2);
-        copy(
-            &mut ImgMut {
-                data: &mut d,
-                pitch: dp,
-            },
-            r,
-            r,
-            &Img {
-                data: &s,
-                pitch: sp,
-            },
-            r,
-            &fx,
+        assert_eq!(
+            copy_whole::<u8>(3, &[5, 1, 5, 2, 5, 3], &[9; 6], &fx),
+            vec![9, 1, 9, 2, 9, 3]
         );
-        assert_eq!(pixels::<u8>(&d, dp, 3, 2), vec![9, 1, 9, 2, 9, 3]);
     }
 
     #[test]
     fn destination_colour_key_replaces_only_key_pixels() {
         // Destination key 0x001f (blue): only the blue pixels take the source.
-        let (s, sp) = img::<u16>(2, &[0x1111, 0x2222, 0x3333, 0x4444]);
-        let (mut d, dp) = img::<u16>(2, &[0x001f, 0x07e0, 0x07e0, 0x001f]);
         let fx = Fx {
             dst_key: Some(Key::<u16>::from_u32(0x001f, 0x001f)),
             ..Fx::default()
         };
-        let r = Rect::new(0, 0, 2, 2);
-        copy(
-            &mut ImgMut {
-                data: &mut d,
-                pitch: dp,
-            },
-            r,
-            r,
-            &Img {
-                data: &s,
-                pitch: sp,
-            },
-            r,
-            &fx,
-        );
         assert_eq!(
-            pixels::<u16>(&d, dp, 2, 2),
+            copy_whole::<u16>(
+                2,
+                &[0x1111, 0x2222, 0x3333, 0x4444],
+                &[0x001f, 0x07e0, 0x07e0, 0x001f],
+                &fx
+            ),
             vec![0x1111, 0x07e0, 0x07e0, 0x4444]
         );
     }
@@ -286,30 +291,13 @@ mod tests {
 
     #[test]
     fn mirroring_reverses_columns_and_rows() {
-        let (s, sp) = img::<u32>(3, &[1, 2, 3, 4, 5, 6]);
-        let r = Rect::new(0, 0, 3, 2);
         let run = |lr: bool, ud: bool| {
-            let (mut d, dp) = img::<u32>(3, &[0; 6]);
             let fx: Fx<u32> = Fx {
                 mirror_lr: lr,
                 mirror_ud: ud,
                 ..Fx::default()
             };
-            copy(
-                &mut ImgMut {
-                    data: &mut d,
-                    pitch: dp,
-                },
-                r,
-                r,
-                &Img {
-                    data: &s,
-                    pitch: sp,
-                },
-                r,
-                &fx,
-            );
-            pixels::<u32>(&d, dp, 3, 2)
+            copy_whole::<u32>(3, &[1, 2, 3, 4, 5, 6], &[0; 6], &fx)
         };
         assert_eq!(run(true, false), vec![3, 2, 1, 6, 5, 4]);
         assert_eq!(run(false, true), vec![4, 5, 6, 1, 2, 3]);
@@ -320,20 +308,9 @@ mod tests {
     fn stretch_doubles_and_halves_by_nearest_neighbour() {
         let (s, sp) = img::<u8>(2, &[1, 2, 3, 4]);
         let (mut d, dp) = img::<u8>(4, &[0; 16]);
-        copy(
-            &mut ImgMut {
-                data: &mut d,
-                pitch: dp,
-            },
-            Rect::new(0, 0, 4, 4),
-            Rect::new(0, 0, 4, 4),
-            &Img {
-                data: &s,
-                pitch: sp,
-            },
-            Rect::new(0, 0, 2, 2),
-            &Fx::<u8>::default(),
-        );
+        let all = Rect::new(0, 0, 4, 4);
+        let src = Rect::new(0, 0, 2, 2);
+        blit((&mut d, dp), all, all, (&s, sp), src, &Fx::<u8>::default());
         assert_eq!(
             pixels::<u8>(&d, dp, 4, 4),
             vec![1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4]
@@ -341,20 +318,9 @@ mod tests {
         // 4 -> 2 columns: destination column i takes source column 2i.
         let (s, sp) = img::<u8>(4, &[1, 2, 3, 4]);
         let (mut d, dp) = img::<u8>(2, &[0; 2]);
-        copy(
-            &mut ImgMut {
-                data: &mut d,
-                pitch: dp,
-            },
-            Rect::new(0, 0, 2, 1),
-            Rect::new(0, 0, 2, 1),
-            &Img {
-                data: &s,
-                pitch: sp,
-            },
-            Rect::new(0, 0, 4, 1),
-            &Fx::<u8>::default(),
-        );
+        let all = Rect::new(0, 0, 2, 1);
+        let src = Rect::new(0, 0, 4, 1);
+        blit((&mut d, dp), all, all, (&s, sp), src, &Fx::<u8>::default());
         assert_eq!(pixels::<u8>(&d, dp, 2, 1), vec![1, 3]);
     }
 
@@ -364,17 +330,11 @@ mod tests {
         // pixels are those the full blit would have put there.
         let (s, sp) = img::<u8>(2, &[1, 2]);
         let (mut d, dp) = img::<u8>(4, &[0; 4]);
-        copy(
-            &mut ImgMut {
-                data: &mut d,
-                pitch: dp,
-            },
+        blit(
+            (&mut d, dp),
             Rect::new(0, 0, 4, 1),
             Rect::new(1, 0, 3, 1),
-            &Img {
-                data: &s,
-                pitch: sp,
-            },
+            (&s, sp),
             Rect::new(0, 0, 2, 1),
             &Fx::<u8>::default(),
         );
