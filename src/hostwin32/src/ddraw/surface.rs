@@ -421,9 +421,14 @@ fn Lock(
     })())
 }
 
-/// Unlock; unlocking the primary surface shows what was written to it.
-fn Unlock(cx: &mut Ctx, this: u32, _lpRect: Ptr) -> ApiResult<u32> {
-    let mut g = cx.proc.ddraw.lock();
+/// Unlock/ReleaseDC: `end` ends one access to the surface, answering DD_OK or the
+/// error; once it has, the primary surface shows what was written to it.
+fn end_access(
+    proc: &Arc<Process>,
+    this: u32,
+    end: impl FnOnce(&mut Surf) -> ApiResult<u32>,
+) -> ApiResult<u32> {
+    let mut g = proc.ddraw.lock();
     let id = match this_surface(&g, this) {
         Ok((_, id)) => id,
         Err(e) => return hr(Err(e)),
@@ -431,15 +436,26 @@ fn Unlock(cx: &mut Ctx, this: u32, _lpRect: Ptr) -> ApiResult<u32> {
     let Some(s) = g.surfaces.get_mut(&id) else {
         return Ok(DDERR_INVALIDOBJECT);
     };
-    if s.locks == 0 {
-        return Ok(DDERR_NOTLOCKED);
+    let r = end(s)?;
+    if r != DD_OK {
+        return Ok(r);
     }
-    s.locks -= 1;
-    s.uniqueness += 1;
     if g.primary == Some(id) {
-        super::present::present(cx.proc, g, None)?;
+        super::present::present(proc, g, None)?;
     }
     Ok(DD_OK)
+}
+
+/// Unlock; unlocking the primary surface shows what was written to it.
+fn Unlock(cx: &mut Ctx, this: u32, _lpRect: Ptr) -> ApiResult<u32> {
+    end_access(cx.proc, this, |s| {
+        if s.locks == 0 {
+            return Ok(DDERR_NOTLOCKED);
+        }
+        s.locks -= 1;
+        s.uniqueness += 1;
+        Ok(DD_OK)
+    })
 }
 
 fn SetColorKey(cx: &mut Ctx, this: u32, dwFlags: u32, lpDDColorKey: Ptr) -> ApiResult<u32> {
@@ -497,18 +513,52 @@ fn GetColorKey(cx: &mut Ctx, this: u32, dwFlags: u32, lpDDColorKey: Ptr) -> ApiR
     })())
 }
 
-fn SetPalette(cx: &mut Ctx, this: u32, lpDDPalette: u32) -> ApiResult<u32> {
+/// The objects a surface holds a reference on: SetPalette/SetClipper attach them,
+/// GetPalette/GetClipper hand them out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Attached {
+    Palette,
+    Clipper,
+}
+
+impl Attached {
+    fn is_kind(self) -> fn(Kind) -> bool {
+        match self {
+            Attached::Palette => iface::is_palette,
+            Attached::Clipper => iface::is_clipper,
+        }
+    }
+    /// The (object, interface pointer) the surface holds.
+    fn slot(self, s: &mut Surf) -> &mut Option<(u32, u32)> {
+        match self {
+            Attached::Palette => &mut s.palette,
+            Attached::Clipper => &mut s.clipper,
+        }
+    }
+    fn none_attached(self) -> u32 {
+        match self {
+            Attached::Palette => DDERR_NOPALETTEATTACHED,
+            Attached::Clipper => DDERR_NOCLIPPERATTACHED,
+        }
+    }
+}
+
+/// SetPalette/SetClipper: attaches the object behind the interface pointer `p` (0
+/// detaches), taking a reference on `p` and dropping the one on the pointer it
+/// replaces.
+fn set_attached(cx: &mut Ctx, this: u32, p: u32, which: Attached) -> ApiResult<u32> {
     let mut g = cx.proc.ddraw.lock();
     hr((|| {
         let (_, id) = this_surface(&g, this)?;
-        let new = if lpDDPalette == 0 {
+        let new = if p == 0 {
             None
         } else {
-            let (_, pid) = iface::lookup(&g, lpDDPalette, iface::is_palette)
-                .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
-            Some((pid, lpDDPalette))
+            let (_, obj) =
+                iface::lookup(&g, p, which.is_kind()).ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
+            Some((obj, p))
         };
-        if g.surfaces[&id].fmt != Fmt::Pal8 && new.is_some() {
+        // Only an 8-bit surface has palette indices for a palette to give colours to.
+        if which == Attached::Palette && new.is_some() && g.surfaces[&id].fmt != Fmt::Pal8 {
             return fail(DDERR_INVALIDPIXELFORMAT);
         }
         if let Some((_, p)) = new
@@ -516,80 +566,51 @@ fn SetPalette(cx: &mut Ctx, this: u32, lpDDPalette: u32) -> ApiResult<u32> {
         {
             i.refs += 1;
         }
-        let old = std::mem::replace(
-            &mut g
-                .surfaces
-                .get_mut(&id)
-                .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?
-                .palette,
-            new,
-        );
+        let s = g
+            .surfaces
+            .get_mut(&id)
+            .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
+        let old = std::mem::replace(which.slot(s), new);
         if let Some((_, p)) = old {
             iface::release_ptr(cx.proc, &mut g, p)?;
         }
         Ok(())
     })())
+}
+
+/// GetPalette/GetClipper: the attached interface pointer, with a reference for the
+/// caller.
+fn get_attached(cx: &mut Ctx, this: u32, out: Ptr, which: Attached) -> ApiResult<u32> {
+    let mut g = cx.proc.ddraw.lock();
+    hr((|| {
+        let (_, id) = this_surface(&g, this)?;
+        let s = g
+            .surfaces
+            .get_mut(&id)
+            .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
+        let (_, p) = which.slot(s).ok_or(DdErr::Hr(which.none_attached()))?;
+        cx.proc.mem.write_u32(out.0, p)?;
+        if let Some(i) = g.ifaces.get_mut(&p) {
+            i.refs += 1;
+        }
+        Ok(())
+    })())
+}
+
+fn SetPalette(cx: &mut Ctx, this: u32, lpDDPalette: u32) -> ApiResult<u32> {
+    set_attached(cx, this, lpDDPalette, Attached::Palette)
 }
 
 fn GetPalette(cx: &mut Ctx, this: u32, lplpDDPalette: Ptr) -> ApiResult<u32> {
-    let mut g = cx.proc.ddraw.lock();
-    hr((|| {
-        let (_, id) = this_surface(&g, this)?;
-        let (_, p) = g.surfaces[&id]
-            .palette
-            .ok_or(DdErr::Hr(DDERR_NOPALETTEATTACHED))?;
-        cx.proc.mem.write_u32(lplpDDPalette.0, p)?;
-        if let Some(i) = g.ifaces.get_mut(&p) {
-            i.refs += 1;
-        }
-        Ok(())
-    })())
+    get_attached(cx, this, lplpDDPalette, Attached::Palette)
 }
 
 fn SetClipper(cx: &mut Ctx, this: u32, lpDDClipper: u32) -> ApiResult<u32> {
-    let mut g = cx.proc.ddraw.lock();
-    hr((|| {
-        let (_, id) = this_surface(&g, this)?;
-        let new = if lpDDClipper == 0 {
-            None
-        } else {
-            let (_, cid) = iface::lookup(&g, lpDDClipper, iface::is_clipper)
-                .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
-            Some((cid, lpDDClipper))
-        };
-        if let Some((_, p)) = new
-            && let Some(i) = g.ifaces.get_mut(&p)
-        {
-            i.refs += 1;
-        }
-        let old = std::mem::replace(
-            &mut g
-                .surfaces
-                .get_mut(&id)
-                .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?
-                .clipper,
-            new,
-        );
-        if let Some((_, p)) = old {
-            iface::release_ptr(cx.proc, &mut g, p)?;
-        }
-        Ok(())
-    })())
+    set_attached(cx, this, lpDDClipper, Attached::Clipper)
 }
 
 fn GetClipper(cx: &mut Ctx, this: u32, lplpDDClipper: Ptr) -> ApiResult<u32> {
-    let mut g = cx.proc.ddraw.lock();
-    hr((|| {
-        let (_, id) = this_surface(&g, this)?;
-        let (_, p) = g.surfaces[&id]
-            .clipper
-            .ok_or(DdErr::Hr(DDERR_NOCLIPPERATTACHED))?;
-        cx.proc.mem.write_u32(lplpDDClipper.0, p)?;
-        if let Some(i) = g.ifaces.get_mut(&p) {
-            i.refs += 1;
-        }
-        Ok(())
-    })())
+    get_attached(cx, this, lplpDDClipper, Attached::Clipper)
 }
 
 /// The surface after `id` in its flipping chain (the last back buffer's is the
@@ -750,27 +771,17 @@ fn free_dc(proc: &Process, hdc: u32, hbm: u32) -> ApiResult<()> {
 }
 
 fn ReleaseDC(cx: &mut Ctx, this: u32, hDC: u32) -> ApiResult<u32> {
-    let mut g = cx.proc.ddraw.lock();
-    let id = match this_surface(&g, this) {
-        Ok((_, id)) => id,
-        Err(e) => return hr(Err(e)),
-    };
-    let Some(s) = g.surfaces.get_mut(&id) else {
-        return Ok(DDERR_INVALIDOBJECT);
-    };
-    match s.dc {
+    let proc = cx.proc;
+    end_access(proc, this, |s| match s.dc {
         Some((hdc, hbm)) if hdc == hDC => {
             s.dc = None;
             s.locks = s.locks.saturating_sub(1);
             s.uniqueness += 1;
-            free_dc(cx.proc, hdc, hbm)?;
+            free_dc(proc, hdc, hbm)?;
+            Ok(DD_OK)
         }
-        _ => return Ok(DDERR_INVALIDPARAMS),
-    }
-    if g.primary == Some(id) {
-        super::present::present(cx.proc, g, None)?;
-    }
-    Ok(DD_OK)
+        _ => Ok(DDERR_INVALIDPARAMS),
+    })
 }
 
 /// Surfaces are ordinary guest memory here and are never lost.
