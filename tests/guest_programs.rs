@@ -25,7 +25,16 @@ use std::time::Duration;
 /// Every program in `tests/guest/bin`; `every_program_has_a_test` keeps this in
 /// step with the folder.
 const PROGRAMS: &[&str] = &[
-    "cpuheavy", "crash", "files", "fpu", "heap", "hello", "seh", "threads",
+    "cpuheavy",
+    "crash",
+    "files",
+    "fpu",
+    "heap",
+    "hello",
+    "seh",
+    "threads",
+    "tierloops",
+    "tierloops2",
 ];
 
 /// The Windows GUI programs in the same folder; tests/gui_programs.rs runs them.
@@ -325,6 +334,26 @@ fn threads_normal() {
 #[test]
 fn threads_deterministic() {
     guest_program("threads", Mode::Deterministic);
+}
+
+#[test]
+fn tierloops_normal() {
+    guest_program("tierloops", Mode::Normal);
+}
+
+#[test]
+fn tierloops_deterministic() {
+    guest_program("tierloops", Mode::Deterministic);
+}
+
+#[test]
+fn tierloops2_normal() {
+    guest_program("tierloops2", Mode::Normal);
+}
+
+#[test]
+fn tierloops2_deterministic() {
+    guest_program("tierloops2", Mode::Deterministic);
 }
 
 #[test]

@@ -10,6 +10,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The fold tiers the on/off arms switch.
+const FOLDS: &[&str] = &[
+    "lut",
+    "copy",
+    "fill",
+    "scan",
+    "mmx_fill",
+    "lut_span",
+    "case_chain",
+];
+
 fn guest(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/guest/bin")
@@ -24,7 +35,7 @@ fn run(program: &str, on: bool) -> (Vec<u8>, serde_json::Value) {
     let arm = if on { "on" } else { "off" };
     let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
     c.env("WINTERP_DATA_DIR", data.path());
-    for t in ["lut", "copy", "fill", "scan", "mmx_fill"] {
+    for t in FOLDS {
         c.arg("--tier").arg(format!("{t}={arm}"));
     }
     let out = c
@@ -48,7 +59,13 @@ fn stat(v: &serde_json::Value, tier: &str, field: &str) -> u64 {
 
 #[test]
 fn folds_fire_on_guest_programs_and_change_nothing() {
-    for (program, tiers) in [("cpuheavy", &["copy", "scan"][..]), ("fpu", &["scan"][..])] {
+    let spans = &["lut_span", "case_chain"][..];
+    for (program, tiers) in [
+        ("cpuheavy", &["copy", "scan"][..]),
+        ("fpu", &["scan"][..]),
+        ("tierloops", spans),
+        ("tierloops2", spans),
+    ] {
         let (out_off, off) = run(program, false);
         let (out_on, on) = run(program, true);
         assert_eq!(out_off, out_on, "{program}: output");
@@ -81,7 +98,7 @@ fn demo_frames_identical_with_folds_on_and_off() {
         let st = data.path().join("stats.json");
         let mut c = Command::new(env!("CARGO_BIN_EXE_winterp"));
         c.env("WINTERP_DATA_DIR", data.path());
-        for t in ["lut", "copy", "fill", "scan", "mmx_fill"] {
+        for t in FOLDS {
             c.arg("--tier").arg(format!("{t}={arm}"));
         }
         let out = c
