@@ -59,7 +59,8 @@ impl Sample {
         let (hot, mips) = match proc {
             Some(p) => {
                 let r = p.hot.recent(HOT_ROWS, now, RATE_WINDOW);
-                let secs = RATE_WINDOW.as_secs_f64();
+                // A process younger than the window has run for less.
+                let secs = r.span.as_secs_f64().max(1e-3);
                 let rows = r
                     .blocks
                     .iter()

@@ -96,9 +96,19 @@ impl HotTracker {
 }
 
 /// Hot blocks of all guest threads, merged by guest address.
-#[derive(Default)]
 pub struct HotRegistry {
     inner: Mutex<Inner>,
+    /// When the registry (the process) began: a window reaching before it is shorter.
+    created: Instant,
+}
+
+impl Default for HotRegistry {
+    fn default() -> Self {
+        HotRegistry {
+            inner: Mutex::default(),
+            created: Instant::now(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -121,11 +131,21 @@ pub struct Recent {
     pub blocks: Vec<HotBlock>,
     /// Instructions retired in the window (all threads).
     pub insns: u64,
+    /// How long the window really is: shorter than asked when the process is younger.
+    pub span: Duration,
 }
 
 impl HotRegistry {
     pub fn new() -> HotRegistry {
         HotRegistry::default()
+    }
+
+    /// A registry whose process began at `created` (tests set the clock).
+    pub fn created_at(created: Instant) -> HotRegistry {
+        HotRegistry {
+            inner: Mutex::default(),
+            created,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -177,6 +197,7 @@ impl HotRegistry {
         Recent {
             blocks: ranked(merged.into_values().collect(), n),
             insns,
+            span: window.min(now.saturating_duration_since(self.created)),
         }
     }
 }
@@ -227,9 +248,9 @@ mod tests {
     fn slices_published_add_up_to_the_blocks_entries() {
         let mut m = Machine::new();
         m.load(&countdown(50_000));
-        let reg = HotRegistry::new();
-        let mut t = HotTracker::new();
         let t0 = Instant::now();
+        let reg = HotRegistry::created_at(t0);
+        let mut t = HotTracker::new();
         let mut k = 0u32;
         loop {
             let r = m.run(7_000);
@@ -255,6 +276,9 @@ mod tests {
         assert!(entries_of(&r.blocks, CODE + 5) < 49_999);
         assert!(entries_of(&r.blocks, CODE + 5) > 0);
         assert!(r.insns < whole.insns);
+        assert_eq!(r.span, Duration::from_millis(25));
+        // The process is younger than a second: the window is its age.
+        assert_eq!(whole.span, Duration::from_millis(10 * k as u64));
     }
 
     #[test]
