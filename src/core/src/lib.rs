@@ -12,6 +12,7 @@ pub mod mem;
 pub mod ops;
 pub mod stats;
 pub mod tiers;
+pub mod uop;
 
 pub use cpu::Cpu;
 pub use cpu::{Exception, ExceptionKind};

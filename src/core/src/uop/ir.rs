@@ -1,0 +1,671 @@
+//! The micro-op IR: a small register language over one loop.
+//!
+//! - Virtual registers 0-7 *are* the guest registers (EAX..EDI by x86 number), so
+//!   entering and leaving a program needs no register copies; 8 and up are
+//!   temporaries, dead at every exit.
+//! - All arithmetic is 32-bit. Partial-register reads and writes are explicit
+//!   ([`Inst::Ext`], [`Inst::Ins`]), so the passes never need to know about lanes.
+//! - Memory operands are address expressions ([`Addr`]) with a window slot: an
+//!   access is fast when its address lies in the window its slot was guarded for
+//!   ([`Inst::Guard`]); otherwise it leaves through its exit, before any effect.
+//! - Flags are the interpreter's lazy record ([`Inst::Flags`] writes it, as the
+//!   handler would); a conditional branch either reads the record ([`Term::Jcc`])
+//!   or, once forwarded, compares values directly ([`Term::Bcc`]).
+//! - Every exit names the exact guest EIP to resume at and the pacing at that point
+//!   (instructions and interpreter blocks the program has retired in the current
+//!   iteration), so the interpreter continues exactly where the program left off.
+
+use crate::cpu::FlagOp;
+use std::fmt;
+
+pub type VReg = u16;
+
+/// Virtual registers below this are the guest registers.
+pub const NGUEST: VReg = 8;
+
+/// An operand: a virtual register or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Val {
+    R(VReg),
+    K(u32),
+}
+
+impl Val {
+    pub fn reg(self) -> Option<VReg> {
+        match self {
+            Val::R(r) => Some(r),
+            Val::K(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Alu {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Sar,
+    Mul,
+}
+
+impl Alu {
+    /// The 32-bit result; shift counts are taken mod 32 like the host does.
+    pub fn eval(self, a: u32, b: u32) -> u32 {
+        match self {
+            Alu::Add => a.wrapping_add(b),
+            Alu::Sub => a.wrapping_sub(b),
+            Alu::And => a & b,
+            Alu::Or => a | b,
+            Alu::Xor => a ^ b,
+            Alu::Shl => a.wrapping_shl(b),
+            Alu::Shr => a.wrapping_shr(b),
+            Alu::Sar => (a as i32).wrapping_shr(b) as u32,
+            Alu::Mul => a.wrapping_mul(b),
+        }
+    }
+}
+
+/// `base + (index << scale) + disp`, 32-bit wrapping, flat segment (the lowering
+/// declines segment overrides with a non-zero base).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Addr {
+    pub base: Option<VReg>,
+    pub index: Option<VReg>,
+    pub scale: u8,
+    pub disp: u32,
+}
+
+impl Addr {
+    pub fn regs(&self) -> impl Iterator<Item = VReg> {
+        self.base.into_iter().chain(self.index)
+    }
+
+    pub fn eval(&self, r: impl Fn(VReg) -> u32) -> u32 {
+        let b = self.base.map_or(0, &r);
+        let i = self.index.map_or(0, &r);
+        b.wrapping_add(i << (self.scale & 3))
+            .wrapping_add(self.disp)
+    }
+}
+
+/// Window slot of an access that has not been given a hoisted guard: the engine
+/// proves the access by itself (the guard-hoisting pass replaces it).
+pub const NO_WIN: u8 = u8::MAX;
+
+/// Index into [`Program::exits`].
+pub type ExitId = u16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inst {
+    Mov {
+        d: VReg,
+        s: Val,
+    },
+    Alu {
+        op: Alu,
+        d: VReg,
+        a: Val,
+        b: Val,
+    },
+    /// `d = low `bits` of s`, zero- or sign-extended; `shift` first moves the lane
+    /// down (AH is `shift: 8, bits: 8`).
+    Ext {
+        d: VReg,
+        s: Val,
+        shift: u8,
+        bits: u8,
+        signed: bool,
+    },
+    /// Partial write: bits `[shift, shift + bits)` of `d` become the low bits of `s`.
+    Ins {
+        d: VReg,
+        s: Val,
+        shift: u8,
+        bits: u8,
+    },
+    /// `d = zero-extended load of `size` bits`; leaves through `exit` (which resumes
+    /// at this instruction) when the address is outside window `win` and cannot be
+    /// re-proved, or faults.
+    Load {
+        d: VReg,
+        size: u8,
+        addr: Addr,
+        win: u8,
+        exit: ExitId,
+    },
+    /// Stores the low `size` bits of `s`. A written window never covers a page that
+    /// holds decoded code, so a fast store cannot be self-modifying code.
+    Store {
+        size: u8,
+        addr: Addr,
+        s: Val,
+        win: u8,
+        exit: ExitId,
+    },
+    /// Writes the lazy flag record as the interpreter's handler would: `res`, `a`,
+    /// `b` truncated to `size`. `Inc`/`Dec` keep CF from the record they replace.
+    Flags {
+        op: FlagOp,
+        size: u8,
+        res: Val,
+        a: Val,
+        b: Val,
+    },
+    /// Proves window `win` for `[addr, addr + len)` (the page of `addr` when the
+    /// lowering cannot bound the stream); `write` also requires that no page in it
+    /// holds decoded code. Leaves through `exit` on failure.
+    Guard {
+        win: u8,
+        addr: Addr,
+        len: u32,
+        write: bool,
+        exit: ExitId,
+    },
+    /// Budget check: leaves through `exit` unless more than `insns` instructions of
+    /// budget remain, so no interpreter block boundary before the next check could
+    /// have stopped the interpreter. Also the point where a pending halt or a code
+    /// write by another thread is noticed.
+    Clock {
+        insns: u32,
+        exit: ExitId,
+    },
+}
+
+impl Inst {
+    /// The virtual register this instruction writes, if any.
+    pub fn def(&self) -> Option<VReg> {
+        match *self {
+            Inst::Mov { d, .. }
+            | Inst::Alu { d, .. }
+            | Inst::Ext { d, .. }
+            | Inst::Ins { d, .. }
+            | Inst::Load { d, .. } => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Virtual registers read (an `Ins` reads its destination's other bits).
+    pub fn uses(&self) -> Vec<VReg> {
+        let mut u = Vec::new();
+        let mut v = |x: Val| {
+            if let Val::R(r) = x {
+                u.push(r)
+            }
+        };
+        match *self {
+            Inst::Mov { s, .. } | Inst::Ext { s, .. } => v(s),
+            Inst::Alu { a, b, .. } => {
+                v(a);
+                v(b)
+            }
+            Inst::Ins { d, s, .. } => {
+                v(s);
+                v(Val::R(d))
+            }
+            Inst::Flags { res, a, b, .. } => {
+                v(res);
+                v(a);
+                v(b)
+            }
+            Inst::Load { addr, .. } | Inst::Guard { addr, .. } => {
+                addr.regs().for_each(|r| v(Val::R(r)));
+            }
+            Inst::Store { addr, s, .. } => {
+                addr.regs().for_each(|r| v(Val::R(r)));
+                v(s)
+            }
+            Inst::Clock { .. } => {}
+        }
+        u
+    }
+
+    /// Rewrites every read operand through `f` (addresses' registers too, as long
+    /// as `f` maps a register to a register).
+    pub fn map_uses(&mut self, f: &mut impl FnMut(Val) -> Val) {
+        let reg = |f: &mut dyn FnMut(Val) -> Val, r: VReg| match f(Val::R(r)) {
+            Val::R(n) => n,
+            Val::K(_) => r,
+        };
+        let addr = |f: &mut dyn FnMut(Val) -> Val, a: &mut Addr| {
+            a.base = a.base.map(|r| reg(f, r));
+            a.index = a.index.map(|r| reg(f, r));
+        };
+        match self {
+            Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Ins { s, .. } => *s = f(*s),
+            Inst::Alu { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b)
+            }
+            Inst::Flags { res, a, b, .. } => {
+                *res = f(*res);
+                *a = f(*a);
+                *b = f(*b)
+            }
+            Inst::Load { addr: x, .. } | Inst::Guard { addr: x, .. } => addr(f, x),
+            Inst::Store { addr: x, s, .. } => {
+                addr(f, x);
+                *s = f(*s)
+            }
+            Inst::Clock { .. } => {}
+        }
+    }
+
+    /// No effect besides its definition: removable when that is dead.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            Inst::Mov { .. } | Inst::Alu { .. } | Inst::Ext { .. } | Inst::Ins { .. }
+        )
+    }
+
+    /// Exits this instruction can leave through.
+    pub fn exit(&self) -> Option<ExitId> {
+        match *self {
+            Inst::Load { exit, .. }
+            | Inst::Store { exit, .. }
+            | Inst::Guard { exit, .. }
+            | Inst::Clock { exit, .. } => Some(exit),
+            _ => None,
+        }
+    }
+}
+
+/// Where a branch goes: an IR block of the loop (block 0 is the loop head, so a
+/// branch to it is the back edge) or an exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Block(u16),
+    Exit(ExitId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    Jump(Target),
+    /// Branches on x86 condition `cc` (0 = O .. 15 = G) of the current flag record.
+    Jcc {
+        cc: u8,
+        t: Target,
+        f: Target,
+    },
+    /// A forwarded compare-and-branch: the condition of the record
+    /// `{op, size, res, a, b}` evaluated directly, without reading or writing the
+    /// flag record. `op` is `Sub` (CMP/SUB), `Logic` (TEST/AND/...) or `Add`.
+    Bcc {
+        cc: u8,
+        op: FlagOp,
+        size: u8,
+        res: Val,
+        a: Val,
+        b: Val,
+        t: Target,
+        f: Target,
+    },
+}
+
+impl Term {
+    pub fn targets(&self) -> Vec<Target> {
+        match *self {
+            Term::Jump(t) => vec![t],
+            Term::Jcc { t, f, .. } | Term::Bcc { t, f, .. } => vec![t, f],
+        }
+    }
+
+    pub fn uses(&self) -> Vec<VReg> {
+        match *self {
+            Term::Bcc { res, a, b, .. } => [res, a, b].iter().filter_map(|v| v.reg()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn map_uses(&mut self, f: &mut impl FnMut(Val) -> Val) {
+        if let Term::Bcc { res, a, b, .. } = self {
+            *res = f(*res);
+            *a = f(*a);
+            *b = f(*b);
+        }
+    }
+}
+
+/// One interpreter block's worth of guest code: the interpreter would enter a
+/// block at `eip` and retire `insns` instructions in it before its terminator
+/// transfers control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub eip: u32,
+    pub insns: u32,
+    pub body: Vec<Inst>,
+    pub term: Term,
+}
+
+/// How the interpreter continues after an exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitStub {
+    /// Guest EIP to resume at.
+    pub eip: u32,
+    /// Instructions of the current interpreter block retired before `eip` (0 on a
+    /// branch edge). The interpreter counts that block when it re-enters at `eip`,
+    /// so the program charges instructions but not the partial block.
+    pub insns: u32,
+}
+
+/// A lowered loop. `pre` runs once per entry (guards, hoisted invariants); then
+/// `blocks[0]` (the loop head at guest `head`) and its successors run until an
+/// exit. Blocks are in guest address order and every edge except those to block
+/// 0 goes forward, so the body is acyclic apart from the back edges.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub head: u32,
+    pub pre: Vec<Inst>,
+    pub blocks: Vec<Block>,
+    pub exits: Vec<ExitStub>,
+    /// Virtual registers in use (guest registers included).
+    pub nvregs: VReg,
+    /// Window slots in use.
+    pub nwin: u8,
+    /// Guest bytes the program was lowered from, as `(start, len)` runs: a write to
+    /// any of them retires the program.
+    pub code: Vec<(u32, u32)>,
+}
+
+impl Program {
+    pub fn exit_to(&mut self, eip: u32, insns: u32) -> ExitId {
+        let s = ExitStub { eip, insns };
+        if let Some(k) = self.exits.iter().position(|e| *e == s) {
+            return k as ExitId;
+        }
+        self.exits.push(s);
+        (self.exits.len() - 1) as ExitId
+    }
+
+    pub fn temp(&mut self) -> VReg {
+        self.nvregs += 1;
+        self.nvregs - 1
+    }
+
+    /// IR instruction count (preheader and body, terminators included).
+    pub fn len(&self) -> usize {
+        self.pre.len() + self.blocks.iter().map(|b| b.body.len() + 1).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Successor block indices of block `b` (exits omitted).
+    pub fn succs(&self, b: usize) -> Vec<usize> {
+        self.blocks[b]
+            .term
+            .targets()
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Block(k) => Some(k as usize),
+                Target::Exit(_) => None,
+            })
+            .collect()
+    }
+}
+
+const REG_NAMES: [&str; 8] = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
+const CC_NAMES: [&str; 16] = [
+    "o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g",
+];
+
+pub fn cc_name(cc: u8) -> &'static str {
+    CC_NAMES[(cc & 15) as usize]
+}
+
+struct R(VReg);
+impl fmt::Display for R {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.0 < NGUEST {
+            f.write_str(REG_NAMES[self.0 as usize])
+        } else {
+            write!(f, "t{}", self.0 - NGUEST)
+        }
+    }
+}
+
+impl fmt::Display for Val {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            Val::R(r) => write!(f, "{}", R(r)),
+            Val::K(k) => write!(f, "{k:#x}"),
+        }
+    }
+}
+
+impl fmt::Display for Addr {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(b) = self.base {
+            parts.push(R(b).to_string());
+        }
+        if let Some(i) = self.index {
+            parts.push(if self.scale == 0 {
+                R(i).to_string()
+            } else {
+                format!("{}*{}", R(i), 1 << self.scale)
+            });
+        }
+        if self.disp != 0 || parts.is_empty() {
+            parts.push(format!("{:#x}", self.disp));
+        }
+        write!(f, "[{}]", parts.join("+"))
+    }
+}
+
+fn win(w: u8) -> String {
+    if w == NO_WIN {
+        String::new()
+    } else {
+        format!(" w{w}")
+    }
+}
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            Inst::Mov { d, s } => write!(f, "{} = {s}", R(d)),
+            Inst::Alu { op, d, a, b } => {
+                write!(
+                    f,
+                    "{} = {} {a}, {b}",
+                    R(d),
+                    format!("{op:?}").to_lowercase()
+                )
+            }
+            Inst::Ext {
+                d,
+                s,
+                shift,
+                bits,
+                signed,
+            } => write!(
+                f,
+                "{} = {}{bits} {s}{}",
+                R(d),
+                if signed { "sx" } else { "zx" },
+                if shift != 0 {
+                    format!(">>{shift}")
+                } else {
+                    String::new()
+                }
+            ),
+            Inst::Ins { d, s, shift, bits } => {
+                write!(f, "{}[{shift}..{}] = {s}", R(d), shift + bits)
+            }
+            Inst::Load {
+                d,
+                size,
+                addr,
+                win: w,
+                exit,
+            } => write!(f, "{} = load{size} {addr}{} !x{exit}", R(d), win(w)),
+            Inst::Store {
+                size,
+                addr,
+                s,
+                win: w,
+                exit,
+            } => write!(f, "store{size} {addr}{}, {s} !x{exit}", win(w)),
+            Inst::Flags {
+                op,
+                size,
+                res,
+                a,
+                b,
+            } => write!(
+                f,
+                "flags {}{size} {res}, {a}, {b}",
+                format!("{op:?}").to_lowercase()
+            ),
+            Inst::Guard {
+                win: w,
+                addr,
+                len,
+                write,
+                exit,
+            } => write!(
+                f,
+                "guard{} w{w} {addr} len {len:#x} !x{exit}",
+                if write { "w" } else { "r" }
+            ),
+            Inst::Clock { insns, exit } => write!(f, "clock {insns} !x{exit}"),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            Target::Block(b) => write!(f, "b{b}"),
+            Target::Exit(x) => write!(f, "x{x}"),
+        }
+    }
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            Term::Jump(t) => write!(f, "jmp {t}"),
+            Term::Jcc { cc, t, f: e } => write!(f, "j{} {t}, {e}", cc_name(cc)),
+            Term::Bcc {
+                cc,
+                op,
+                size,
+                res,
+                a,
+                b,
+                t,
+                f: e,
+            } => write!(
+                f,
+                "b{} {}{size} {res}, {a}, {b} ? {t} : {e}",
+                cc_name(cc),
+                format!("{op:?}").to_lowercase()
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        writeln!(f, "pre:")?;
+        for i in &self.pre {
+            writeln!(f, "  {i}")?;
+        }
+        for (k, b) in self.blocks.iter().enumerate() {
+            writeln!(f, "b{k} @{:#x} ({} insns):", b.eip, b.insns)?;
+            for i in &b.body {
+                writeln!(f, "  {i}")?;
+            }
+            writeln!(f, "  {}", b.term)?;
+        }
+        for (k, x) in self.exits.iter().enumerate() {
+            writeln!(f, "x{k}: eip {:#x} +{}", x.eip, x.insns)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addr_eval_wraps_and_scales() {
+        let a = Addr {
+            base: Some(6),
+            index: Some(0),
+            scale: 2,
+            disp: 0xffff_fffc,
+        };
+        let regs = |r: VReg| match r {
+            6 => 0x100,
+            0 => 3,
+            _ => 0,
+        };
+        assert_eq!(a.eval(regs), 0x100 + 12 - 4);
+        assert_eq!(a.to_string(), "[esi+eax*4+0xfffffffc]");
+    }
+
+    #[test]
+    fn uses_and_defs_include_partial_writes() {
+        let i = Inst::Ins {
+            d: 0,
+            s: Val::R(9),
+            shift: 8,
+            bits: 8,
+        };
+        assert_eq!(i.def(), Some(0));
+        assert_eq!(i.uses(), vec![9, 0]);
+        assert!(i.is_pure());
+        let s = Inst::Store {
+            size: 8,
+            addr: Addr {
+                base: Some(7),
+                index: None,
+                scale: 0,
+                disp: 0,
+            },
+            s: Val::R(8),
+            win: NO_WIN,
+            exit: 0,
+        };
+        assert_eq!(s.def(), None);
+        assert_eq!(s.uses(), vec![7, 8]);
+        assert!(!s.is_pure());
+    }
+
+    #[test]
+    fn alu_eval_matches_x86_32bit_semantics() {
+        assert_eq!(Alu::Sar.eval(0x8000_0000, 4), 0xf800_0000);
+        assert_eq!(Alu::Shr.eval(0x8000_0000, 4), 0x0800_0000);
+        assert_eq!(Alu::Sub.eval(1, 2), u32::MAX);
+        assert_eq!(Alu::Mul.eval(0x1_0001, 0x1_0001), 0x0002_0001);
+    }
+
+    #[test]
+    fn exit_stubs_are_shared() {
+        let mut p = Program {
+            head: 0x1000,
+            pre: vec![],
+            blocks: vec![],
+            exits: vec![],
+            nvregs: NGUEST,
+            nwin: 0,
+            code: vec![],
+        };
+        let a = p.exit_to(0x1004, 2);
+        let b = p.exit_to(0x1004, 2);
+        let c = p.exit_to(0x1004, 0);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(p.temp(), NGUEST);
+        assert_eq!(p.temp(), NGUEST + 1);
+    }
+}

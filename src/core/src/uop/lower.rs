@@ -1,0 +1,667 @@
+//! Lowering: the decoded guest instructions of one loop region to the IR.
+//!
+//! The region is found from guest bytes, block by block under the interpreter's
+//! own block rules (a block ends after its first control transfer, at the page
+//! edge, before the stop range or at the length cap), starting at the loop head.
+//! A successor joins the region when it is the head (a back edge) or lies forward
+//! of its predecessor's start within [`SPAN`] bytes; anything else is an exit. So
+//! block order by address is a topological order of the body.
+//!
+//! The lowering reads iced's decoded instruction (operands, widths, condition),
+//! never the interpreter's handler identity. An instruction it does not model ends
+//! its block with an exit at that instruction (the interpreter runs it); a region
+//! in which no back edge survives is declined, naming the first such form.
+
+use super::ir::*;
+use crate::cpu::{FlagOp, seg};
+use crate::mem::{GuestMemory, perm};
+use iced_x86::{
+    Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
+};
+
+/// Furthest a region block may start from the loop head.
+pub const SPAN: u32 = 1024;
+/// Most interpreter blocks in one region.
+pub const MAX_BLOCKS: usize = 16;
+
+/// Why a head was not lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The first instruction form on the way to the back edge that the IR does not
+    /// model (the census key).
+    Form(Code),
+    /// No path from the head returns to it within the region.
+    NoBackEdge,
+    /// A block ends at the decoder's length cap: resuming inside it would make the
+    /// interpreter cut its blocks elsewhere, so block pacing could not stay exact.
+    BlockCap,
+    /// Guest bytes of the region are not readable.
+    Fetch,
+    /// A memory operand uses a segment with a non-zero base, or 16-bit addressing.
+    Segment,
+}
+
+impl Reason {
+    pub fn name(&self) -> String {
+        match self {
+            Reason::Form(c) => format!("{c:?}"),
+            Reason::NoBackEdge => "no_backedge".into(),
+            Reason::BlockCap => "block_cap".into(),
+            Reason::Fetch => "fetch".into(),
+            Reason::Segment => "segment".into(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decline {
+    /// Where the reason applies (the unmodelled instruction, or the head).
+    pub eip: u32,
+    pub reason: Reason,
+}
+
+/// What the lowering needs from the machine besides guest memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Env {
+    /// The executor's block length cap.
+    pub max_insns: usize,
+    /// The executor's stop range `(lo, len)` (API thunks).
+    pub stop: (u32, u32),
+    /// Segment bases, indexed by [`seg`] slot: a program may only use segments
+    /// whose base is 0, and records which ones it assumed ([`Lowered::flat_segs`]).
+    pub seg_base: [u32; 8],
+}
+
+/// A lowered region plus what the census wants to know about it.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub prog: Program,
+    /// Guest instructions lowered.
+    pub insns: u32,
+    /// Instructions that end a block with an exit because the IR does not model
+    /// them, with their form.
+    pub unmodelled: Vec<(u32, Code)>,
+    /// Bit `s` set: the program assumed segment slot `s` has base 0.
+    pub flat_segs: u8,
+}
+
+struct Raw {
+    start: u32,
+    insns: Vec<Instruction>,
+    /// Address after the last instruction.
+    end: u32,
+    /// The block ended without a control transfer (page edge or stop range).
+    falls: bool,
+}
+
+/// Decodes one interpreter block at `eip` under the decoder's rules.
+fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
+    if mem.perm(eip) & perm::READ == 0 {
+        return Err(Reason::Fetch);
+    }
+    // Marked like the decoder marks: a later store into these bytes is then logged,
+    // and that log is what retires the program.
+    mem.mark_code(eip);
+    let page_end = (eip & !0xfff).wrapping_add(0x1000);
+    let in_page = page_end.wrapping_sub(eip);
+    let mut buf = vec![0u8; in_page as usize];
+    mem.read_bytes(eip, &mut buf).map_err(|_| Reason::Fetch)?;
+    if mem.perm(page_end) & perm::READ != 0 {
+        mem.mark_code(page_end);
+        let mut tail = [0u8; 14];
+        mem.read_bytes(page_end, &mut tail)
+            .map_err(|_| Reason::Fetch)?;
+        buf.extend_from_slice(&tail);
+    }
+    let mut dec = Decoder::with_ip(32, &buf, eip as u64, DecoderOptions::NONE);
+    let mut insns = Vec::new();
+    let mut end = eip;
+    while (dec.position() as u32) < in_page && insns.len() < env.max_insns {
+        let at = eip.wrapping_add(dec.position() as u32);
+        if !insns.is_empty() && at.wrapping_sub(env.stop.0) < env.stop.1 {
+            break;
+        }
+        let ins = dec.decode();
+        if ins.is_invalid() {
+            if insns.is_empty() {
+                return Err(Reason::Fetch);
+            }
+            // The interpreter keeps invalid bytes as the last op of this block and
+            // raises there; as a terminator the lowering cannot model, they become
+            // an exit inside the block, which keeps the block count exact.
+            insns.push(ins);
+            return Ok(Raw {
+                start: eip,
+                insns,
+                end,
+                falls: false,
+            });
+        }
+        end = ins.next_ip32();
+        let flow = ins.flow_control();
+        insns.push(ins);
+        if flow != FlowControl::Next {
+            return Ok(Raw {
+                start: eip,
+                insns,
+                end,
+                falls: false,
+            });
+        }
+    }
+    if insns.len() >= env.max_insns {
+        return Err(Reason::BlockCap);
+    }
+    Ok(Raw {
+        start: eip,
+        insns,
+        end,
+        falls: true,
+    })
+}
+
+/// Lowers the loop whose head is `head`.
+pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline> {
+    let decline = |eip, reason| Decline { eip, reason };
+    // Discover blocks: a worklist in address order keeps every in-region edge
+    // forward (or back to the head).
+    let mut starts = vec![head];
+    let mut raws: Vec<Raw> = Vec::new();
+    let mut k = 0;
+    while k < starts.len() {
+        let a = starts[k];
+        k += 1;
+        let raw = decode(mem, a, env).map_err(|r| decline(a, r))?;
+        for s in successors(&raw) {
+            if joins(head, a, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
+                starts.push(s);
+            }
+        }
+        raws.push(raw);
+    }
+    raws.sort_by_key(|r| r.start.wrapping_sub(head));
+    let order: Vec<u32> = raws.iter().map(|r| r.start).collect();
+
+    let mut lw = Lower {
+        prog: Program {
+            head,
+            pre: Vec::new(),
+            blocks: Vec::new(),
+            exits: Vec::new(),
+            nvregs: NGUEST,
+            nwin: 0,
+            code: Vec::new(),
+        },
+        env: *env,
+        order,
+        insns: 0,
+        unmodelled: Vec::new(),
+        flat_segs: 0,
+        body: Vec::new(),
+    };
+    for raw in &raws {
+        lw.block(raw).map_err(|(eip, r)| decline(eip, r))?;
+    }
+    // Only blocks reachable from the head matter; the back edge must survive.
+    let reach = reachable(&lw.prog);
+    let back = (0..lw.prog.blocks.len()).any(|b| reach[b] && lw.prog.succs(b).contains(&0));
+    if !back {
+        let reason = match lw.unmodelled.first() {
+            Some(&(eip, code)) => decline(eip, Reason::Form(code)),
+            None => decline(head, Reason::NoBackEdge),
+        };
+        return Err(reason);
+    }
+    Ok(Lowered {
+        prog: lw.prog,
+        insns: lw.insns,
+        unmodelled: lw.unmodelled,
+        flat_segs: lw.flat_segs,
+    })
+}
+
+fn reachable(p: &Program) -> Vec<bool> {
+    let mut r = vec![false; p.blocks.len()];
+    if r.is_empty() {
+        return r;
+    }
+    r[0] = true;
+    // Forward edges only point to later blocks, so one pass in order suffices.
+    for b in 0..p.blocks.len() {
+        if r[b] {
+            for s in p.succs(b) {
+                r[s] = true;
+            }
+        }
+    }
+    r
+}
+
+fn joins(head: u32, from: u32, to: u32) -> bool {
+    to == head || (to.wrapping_sub(head) > from.wrapping_sub(head) && to.wrapping_sub(head) < SPAN)
+}
+
+/// Guest successors of a raw block that the region could follow.
+fn successors(raw: &Raw) -> Vec<u32> {
+    if raw.falls {
+        return vec![raw.end];
+    }
+    let last = raw
+        .insns
+        .last()
+        .expect("a decoded block has an instruction");
+    match (last.flow_control(), last.mnemonic()) {
+        (FlowControl::ConditionalBranch, m) if crate::ops::branch::cond_code(m).is_some() => {
+            vec![last.near_branch32(), raw.end]
+        }
+        (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
+            if last.op_kind(0) == OpKind::NearBranch32 =>
+        {
+            vec![last.near_branch32()]
+        }
+        _ => Vec::new(),
+    }
+}
+
+struct Lower {
+    prog: Program,
+    env: Env,
+    /// Region block start addresses, in block-index order.
+    order: Vec<u32>,
+    insns: u32,
+    unmodelled: Vec<(u32, Code)>,
+    flat_segs: u8,
+    body: Vec<Inst>,
+}
+
+/// Lowering of one instruction failed: the form is not modelled, or a memory
+/// operand cannot be expressed (which declines the whole region).
+enum Miss {
+    Form,
+    Segment,
+}
+
+impl Lower {
+    fn target(&mut self, from: u32, to: u32) -> Target {
+        let head = self.prog.head;
+        if joins(head, from, to)
+            && let Some(k) = self.order.iter().position(|&a| a == to)
+        {
+            return Target::Block(k as u16);
+        }
+        Target::Exit(self.prog.exit_to(to, 0))
+    }
+
+    fn block(&mut self, raw: &Raw) -> Result<(), (u32, Reason)> {
+        self.body.clear();
+        // The interpreter checks its budget before every block; the clock pass
+        // turns these into one check per iteration.
+        let at_start = self.prog.exit_to(raw.start, 0);
+        self.emit(Inst::Clock {
+            insns: 0,
+            exit: at_start,
+        });
+        let n = raw.insns.len();
+        let mut term = None;
+        for (j, ins) in raw.insns.iter().enumerate() {
+            let exit = self.prog.exit_to(ins.ip32(), j as u32);
+            let last = j + 1 == n && !raw.falls;
+            let save = self.body.len();
+            let saved_temps = self.prog.nvregs;
+            let r = if last {
+                self.branch(raw.start, ins).map(|t| term = Some(t))
+            } else {
+                self.insn(ins, exit)
+            };
+            match r {
+                Ok(()) => self.insns += 1,
+                Err(Miss::Segment) => return Err((ins.ip32(), Reason::Segment)),
+                Err(Miss::Form) => {
+                    // Nothing of this instruction runs: the interpreter resumes at it.
+                    self.body.truncate(save);
+                    self.prog.nvregs = saved_temps;
+                    self.unmodelled.push((ins.ip32(), ins.code()));
+                    self.prog.blocks.push(Block {
+                        eip: raw.start,
+                        insns: j as u32,
+                        body: std::mem::take(&mut self.body),
+                        term: Term::Jump(Target::Exit(exit)),
+                    });
+                    // An exit stub counts only the instructions before it; the
+                    // block's own `insns` is what a completed block would charge.
+                    return Ok(());
+                }
+            }
+        }
+        let term = match term {
+            Some(t) => t,
+            None => Term::Jump(self.target(raw.start, raw.end)),
+        };
+        self.prog.blocks.push(Block {
+            eip: raw.start,
+            insns: n as u32,
+            body: std::mem::take(&mut self.body),
+            term,
+        });
+        Ok(())
+    }
+
+    fn branch(&mut self, start: u32, ins: &Instruction) -> Result<Term, Miss> {
+        match (ins.flow_control(), ins.mnemonic()) {
+            (FlowControl::ConditionalBranch, m) => match crate::ops::branch::cond_code(m) {
+                Some(cc) if ins.op_kind(0) == OpKind::NearBranch32 => {
+                    let t = self.target(start, ins.near_branch32());
+                    let f = self.target(start, ins.next_ip32());
+                    Ok(Term::Jcc { cc, t, f })
+                }
+                _ => Err(Miss::Form),
+            },
+            (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
+                if ins.op_kind(0) == OpKind::NearBranch32 =>
+            {
+                Ok(Term::Jump(self.target(start, ins.near_branch32())))
+            }
+            _ => Err(Miss::Form),
+        }
+    }
+
+    fn emit(&mut self, i: Inst) {
+        self.body.push(i);
+    }
+
+    fn temp(&mut self) -> VReg {
+        self.prog.temp()
+    }
+
+    /// Reads a general register of `size` bits (x86 numbering: 8-bit 4-7 are AH..BH).
+    fn read_reg(&mut self, size: u32, r: u8) -> Val {
+        match size {
+            32 => Val::R(r as VReg),
+            16 => {
+                let t = self.temp();
+                self.emit(Inst::Ext {
+                    d: t,
+                    s: Val::R(r as VReg),
+                    shift: 0,
+                    bits: 16,
+                    signed: false,
+                });
+                Val::R(t)
+            }
+            _ => {
+                let t = self.temp();
+                self.emit(Inst::Ext {
+                    d: t,
+                    s: Val::R((r & 3) as VReg),
+                    shift: if r >= 4 { 8 } else { 0 },
+                    bits: 8,
+                    signed: false,
+                });
+                Val::R(t)
+            }
+        }
+    }
+
+    fn write_reg(&mut self, size: u32, r: u8, v: Val) {
+        match size {
+            32 => self.emit(Inst::Mov { d: r as VReg, s: v }),
+            16 => self.emit(Inst::Ins {
+                d: r as VReg,
+                s: v,
+                shift: 0,
+                bits: 16,
+            }),
+            _ => self.emit(Inst::Ins {
+                d: (r & 3) as VReg,
+                s: v,
+                shift: if r >= 4 { 8 } else { 0 },
+                bits: 8,
+            }),
+        }
+    }
+
+    fn addr(&mut self, ins: &Instruction) -> Result<Addr, Miss> {
+        let base = ins.memory_base();
+        let index = ins.memory_index();
+        if base.is_gpr16() || index.is_gpr16() || ins.memory_displ_size() == 2 {
+            return Err(Miss::Segment);
+        }
+        let slot = crate::decode::seg_slot(ins.memory_segment());
+        if slot == seg::NONE || self.env.seg_base[slot as usize] != 0 {
+            return Err(Miss::Segment);
+        }
+        self.flat_segs |= 1 << slot;
+        let reg = |r: Register| crate::decode::gpr(r).map(|n| n as VReg);
+        Ok(Addr {
+            base: reg(base),
+            index: reg(index),
+            scale: ins.memory_index_scale().trailing_zeros() as u8,
+            disp: ins.memory_displacement32(),
+        })
+    }
+
+    /// Operand `n` as a value: register, immediate, or a load (exit on miss).
+    fn read_op(&mut self, ins: &Instruction, n: u32, size: u32, exit: ExitId) -> Result<Val, Miss> {
+        match ins.op_kind(n) {
+            OpKind::Register => {
+                let r = crate::decode::gpr(ins.op_register(n)).ok_or(Miss::Form)?;
+                Ok(self.read_reg(size, r))
+            }
+            OpKind::Memory => {
+                let addr = self.addr(ins)?;
+                let d = self.temp();
+                self.emit(Inst::Load {
+                    d,
+                    size: size as u8,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                Ok(Val::R(d))
+            }
+            OpKind::Immediate8
+            | OpKind::Immediate16
+            | OpKind::Immediate32
+            | OpKind::Immediate8to16
+            | OpKind::Immediate8to32 => Ok(Val::K(
+                ins.immediate(n) as u32 & crate::cpu::flags::mask(size),
+            )),
+            _ => Err(Miss::Form),
+        }
+    }
+
+    /// Writes `v` to operand 0 (register or memory).
+    fn write_op0(
+        &mut self,
+        ins: &Instruction,
+        size: u32,
+        v: Val,
+        exit: ExitId,
+    ) -> Result<(), Miss> {
+        match ins.op_kind(0) {
+            OpKind::Register => {
+                let r = crate::decode::gpr(ins.op_register(0)).ok_or(Miss::Form)?;
+                self.write_reg(size, r, v);
+                Ok(())
+            }
+            OpKind::Memory => {
+                let addr = self.addr(ins)?;
+                self.emit(Inst::Store {
+                    size: size as u8,
+                    addr,
+                    s: v,
+                    win: NO_WIN,
+                    exit,
+                });
+                Ok(())
+            }
+            _ => Err(Miss::Form),
+        }
+    }
+
+    fn insn(&mut self, ins: &Instruction, exit: ExitId) -> Result<(), Miss> {
+        use Mnemonic as M;
+        if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
+            return Err(Miss::Form);
+        }
+        let size = operand_size(ins).ok_or(Miss::Form)?;
+        match ins.mnemonic() {
+            M::Nop => Ok(()),
+            M::Mov => {
+                if ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                let v = self.read_op(ins, 1, size, exit)?;
+                self.write_op0(ins, size, v, exit)
+            }
+            M::Movzx | M::Movsx => {
+                let src = if ins.op_kind(1) == OpKind::Memory {
+                    ins.memory_size().size() as u32 * 8
+                } else {
+                    crate::ops::reg_size(ins.op_register(1))
+                };
+                let v = self.read_op(ins, 1, src, exit)?;
+                let t = self.temp();
+                self.emit(Inst::Ext {
+                    d: t,
+                    s: v,
+                    shift: 0,
+                    bits: src as u8,
+                    signed: ins.mnemonic() == M::Movsx,
+                });
+                self.write_op0(ins, size, Val::R(t), exit)
+            }
+            M::Lea => {
+                if size != 32 || ins.op_kind(1) != OpKind::Memory {
+                    return Err(Miss::Form);
+                }
+                let base = crate::decode::gpr(ins.memory_base()).map(|n| n as VReg);
+                let index = crate::decode::gpr(ins.memory_index()).map(|n| n as VReg);
+                if ins.memory_base().is_gpr16() || ins.memory_index().is_gpr16() {
+                    return Err(Miss::Form);
+                }
+                let scale = ins.memory_index_scale().trailing_zeros();
+                let disp = ins.memory_displacement32();
+                let mut acc = Val::K(disp);
+                if let Some(i) = index {
+                    let t = self.temp();
+                    self.emit(Inst::Alu {
+                        op: Alu::Shl,
+                        d: t,
+                        a: Val::R(i),
+                        b: Val::K(scale),
+                    });
+                    acc = self.add(acc, Val::R(t));
+                }
+                if let Some(b) = base {
+                    acc = self.add(acc, Val::R(b));
+                }
+                self.write_op0(ins, 32, acc, exit)
+            }
+            m @ (M::Add | M::Or | M::And | M::Sub | M::Xor | M::Cmp | M::Test) => {
+                let (alu, fop) = match m {
+                    M::Add => (Alu::Add, FlagOp::Add),
+                    M::Sub | M::Cmp => (Alu::Sub, FlagOp::Sub),
+                    M::And | M::Test => (Alu::And, FlagOp::Logic),
+                    M::Or => (Alu::Or, FlagOp::Logic),
+                    _ => (Alu::Xor, FlagOp::Logic),
+                };
+                // The memory operand is read once even for read-modify-write.
+                let a = self.read_op(ins, 0, size, exit)?;
+                let b = self.read_op(ins, 1, size, exit)?;
+                let r = self.temp();
+                self.emit(Inst::Alu {
+                    op: alu,
+                    d: r,
+                    a,
+                    b,
+                });
+                // A store goes first: if it leaves, the flags must be untouched.
+                if !matches!(m, M::Cmp | M::Test) && ins.op_kind(0) == OpKind::Memory {
+                    self.write_op0(ins, size, Val::R(r), exit)?;
+                }
+                self.emit(Inst::Flags {
+                    op: fop,
+                    size: size as u8,
+                    res: Val::R(r),
+                    a,
+                    b,
+                });
+                if !matches!(m, M::Cmp | M::Test) && ins.op_kind(0) != OpKind::Memory {
+                    self.write_op0(ins, size, Val::R(r), exit)?;
+                }
+                Ok(())
+            }
+            m @ (M::Inc | M::Dec | M::Neg | M::Not) => {
+                let a = self.read_op(ins, 0, size, exit)?;
+                let r = self.temp();
+                let (alu, x, y) = match m {
+                    M::Inc => (Alu::Add, a, Val::K(1)),
+                    M::Dec => (Alu::Sub, a, Val::K(1)),
+                    M::Neg => (Alu::Sub, Val::K(0), a),
+                    _ => (Alu::Xor, a, Val::K(u32::MAX)),
+                };
+                self.emit(Inst::Alu {
+                    op: alu,
+                    d: r,
+                    a: x,
+                    b: y,
+                });
+                let mem = ins.op_kind(0) == OpKind::Memory;
+                if mem {
+                    self.write_op0(ins, size, Val::R(r), exit)?;
+                }
+                let flags = match m {
+                    M::Inc => Some(FlagOp::Inc),
+                    M::Dec => Some(FlagOp::Dec),
+                    M::Neg => Some(FlagOp::Sub),
+                    _ => None,
+                };
+                if let Some(op) = flags {
+                    self.emit(Inst::Flags {
+                        op,
+                        size: size as u8,
+                        res: Val::R(r),
+                        a: x,
+                        b: y,
+                    });
+                }
+                if !mem {
+                    self.write_op0(ins, size, Val::R(r), exit)?;
+                }
+                Ok(())
+            }
+            _ => Err(Miss::Form),
+        }
+    }
+
+    fn add(&mut self, a: Val, b: Val) -> Val {
+        if a == Val::K(0) {
+            return b;
+        }
+        let t = self.temp();
+        self.emit(Inst::Alu {
+            op: Alu::Add,
+            d: t,
+            a,
+            b,
+        });
+        Val::R(t)
+    }
+}
+
+/// Operand width in bits of the instruction's first operand (8, 16, 32).
+fn operand_size(ins: &Instruction) -> Option<u32> {
+    if ins.op_count() == 0 {
+        return Some(32);
+    }
+    let s = match ins.op_kind(0) {
+        OpKind::Register => crate::ops::reg_size(ins.op_register(0)),
+        OpKind::Memory => ins.memory_size().size() as u32 * 8,
+        _ => return None,
+    };
+    if ins.op_kind(0) == OpKind::Register && crate::decode::gpr(ins.op_register(0)).is_none() {
+        return None;
+    }
+    matches!(s, 8 | 16 | 32).then_some(s)
+}
