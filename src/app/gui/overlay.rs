@@ -229,27 +229,45 @@ impl Overlay {
             });
         ui.separator();
         ui.label("Elements per second, last 30 s");
-        let lines: Vec<(Tier, Vec<[f64; 2]>)> = ALL
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.available())
-            .map(|(k, t)| (*t, self.rates(k)))
+        // Only tiers that did something get a line (and a legend entry); a flat line
+        // per idle tier would hide the others.
+        let lines: Vec<(usize, Vec<[f64; 2]>)> = (0..ALL.len())
+            .filter(|&k| ALL[k].available())
+            .map(|k| (k, self.rates(k)))
+            .filter(|(_, pts)| pts.iter().any(|p| p[1] > 0.0))
             .collect();
+        ui.horizontal_wrapped(|ui| {
+            if lines.is_empty() {
+                ui.weak("no tier processed elements in the last 30 s");
+            }
+            for (k, _) in &lines {
+                let (r, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
+                ui.painter().line_segment(
+                    [r.left_center(), r.right_center()],
+                    egui::Stroke::new(2.0, PALETTE[*k]),
+                );
+                ui.label(ALL[*k].name());
+            }
+        });
         egui_plot::Plot::new("tier elements")
             .height(PLOT_HEIGHT)
             .width(WIDTH)
             .include_x(-HISTORY_S)
             .include_x(0.0)
             .include_y(0.0)
+            .include_y(1.0)
             .allow_drag(false)
             .allow_zoom(false)
             .allow_scroll(false)
             .allow_boxed_zoom(false)
             .allow_double_click_reset(false)
-            .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
             .show(ui, |p| {
-                for (t, pts) in lines {
-                    p.line(egui_plot::Line::new(t.name(), pts));
+                for (k, pts) in lines {
+                    p.line(
+                        egui_plot::Line::new(ALL[k].name(), pts)
+                            .color(PALETTE[k])
+                            .width(1.5),
+                    );
                 }
             });
         ui.separator();
@@ -366,6 +384,20 @@ impl FpsMeter {
         (dt > 0.0).then(|| frames.saturating_sub(f) as f64 / dt)
     }
 }
+
+/// A line colour per tier, by its index in [`ALL`].
+const PALETTE: [egui::Color32; ALL.len()] = [
+    egui::Color32::from_rgb(0xe6, 0x4b, 0x3c),
+    egui::Color32::from_rgb(0x4a, 0x90, 0xe2),
+    egui::Color32::from_rgb(0x7e, 0xd3, 0x21),
+    egui::Color32::from_rgb(0xf5, 0xa6, 0x23),
+    egui::Color32::from_rgb(0xbd, 0x10, 0xe0),
+    egui::Color32::from_rgb(0x50, 0xe3, 0xc2),
+    egui::Color32::from_rgb(0xf8, 0xe7, 0x1c),
+    egui::Color32::from_rgb(0xff, 0x7f, 0xbf),
+    egui::Color32::from_rgb(0xb8, 0xe9, 0x86),
+    egui::Color32::from_rgb(0x9b, 0x9b, 0xff),
+];
 
 /// The window's content width in points.
 const WIDTH: f32 = 520.0;
