@@ -437,6 +437,113 @@ pub fn x87(iters: u32) -> Shape {
     }
 }
 
+/// An x87 pipeline over arrays of doubles and floats: two load / multiply / add /
+/// store chains per element, with register arithmetic and an exchange between them,
+/// so the x87 run is long and the integer part (pointer bumps, counter) short.
+pub fn x87_pipeline(iters: u32) -> Shape {
+    let len = 4096u32;
+    let k = DATA + 0x1f_0000;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(k))?;
+        a.fadd(qword_ptr(k + 8))?;
+        a.fld(dword_ptr(k + 16))?;
+        a.fmul_2(st0, st1)?;
+        a.fsub(qword_ptr(esi))?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(edi))?;
+        a.fadd(dword_ptr(k + 20))?;
+        a.fdiv(qword_ptr(k + 24))?;
+        a.fstp(dword_ptr(edi + 0x8_0000))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    let mut arr = Vec::new();
+    for n in 0..len {
+        arr.extend_from_slice(&(n as f64 * 0.5 - 1000.0).to_le_bytes());
+    }
+    let mut consts = 1.0001f64.to_le_bytes().to_vec();
+    consts.extend_from_slice(&0.25f64.to_le_bytes());
+    consts.extend_from_slice(&1.5f32.to_le_bytes());
+    consts.extend_from_slice(&(-3.75f32).to_le_bytes());
+    consts.extend_from_slice(&3.0f64.to_le_bytes());
+    let init = vec![(DATA, arr), (k, consts)];
+    Shape {
+        name: "x87_pipeline",
+        what: "11-instruction x87 pipeline (loads, mul/add/sub/div, fxch, stores) per element",
+        code,
+        iters: (iters / len * len) as u64,
+        init,
+    }
+}
+
+/// Islands of x87 between integer ops: a scale-and-store island, then the classic
+/// compare read-back (`fld / fcomp / fnstsw ax / test ah`) feeding an integer count.
+pub fn x87_island(iters: u32) -> Shape {
+    let len = 4096u32;
+    let k = DATA + 0x1f_0000;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, iters / len)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        a.mov(edx, dword_ptr(esi))?;
+        a.add(edx, ecx)?;
+        a.fld(dword_ptr(esi))?;
+        a.fmul(dword_ptr(k))?;
+        a.fadd(dword_ptr(k + 4))?;
+        a.fstp(dword_ptr(edi))?;
+        a.mov(dword_ptr(edi + 0x8_0000), edx)?;
+        a.fld(dword_ptr(edi))?;
+        a.fcomp(dword_ptr(k + 8))?;
+        a.fnstsw(ax)?;
+        a.test(ah, 0x41)?;
+        a.setz(dl)?;
+        a.movzx(edx, dl)?;
+        a.add(ebx, edx)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    let mut arr = Vec::new();
+    for n in 0..len {
+        arr.extend_from_slice(&((n as f32 - 2048.0) * 0.75).to_le_bytes());
+    }
+    let mut consts = 1.25f32.to_le_bytes().to_vec();
+    consts.extend_from_slice(&0.5f32.to_le_bytes());
+    consts.extend_from_slice(&10.0f32.to_le_bytes());
+    let init = vec![(DATA, arr), (k, consts)];
+    Shape {
+        name: "x87_island",
+        what: "x87 islands between integer ops, fcomp/fnstsw ax/test ah read-back",
+        code,
+        iters: (iters / len * len) as u64,
+        init,
+    }
+}
+
 /// 512 distinct blocks entered in a pseudo-random order (an LCG picks each next
 /// block through a jump table), so branches are not periodic.
 pub fn block_mix(iters: u32) -> Shape {
@@ -906,6 +1013,8 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         lut(0x100_0000 * scale),
         call_ret(28 + scale.ilog2()),
         x87(4096 * 1024 * scale),
+        x87_pipeline(4096 * 512 * scale),
+        x87_island(4096 * 512 * scale),
         block_mix(4_000_000 * scale),
         lut16(0x80_0000 * scale),
         lut_bounded(0x100_0000 * scale),

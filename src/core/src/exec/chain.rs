@@ -24,6 +24,12 @@ pub struct ChainState {
     /// Instructions and ops of the block currently running.
     pub cur_ninsn: u32,
     pub cur_len: u32,
+    /// `x87_fusion` runs, instructions, of those run inline, and ops counted but not
+    /// dispatched (tiers/x87_fuse.rs), folded into the stats when the run ends.
+    pub x87_runs: u64,
+    pub x87_insns: u64,
+    pub x87_inline: u64,
+    pub x87_skipped: u64,
     /// Blocks entered and ops dispatched by hops since the run loop last folded them.
     pub blocks: u64,
     pub dispatches: u64,
@@ -52,6 +58,10 @@ impl Default for ChainState {
             stop_len: 0,
             cur_ninsn: 0,
             cur_len: 0,
+            x87_runs: 0,
+            x87_insns: 0,
+            x87_inline: 0,
+            x87_skipped: 0,
             blocks: 0,
             dispatches: 0,
             span_runs: 0,

@@ -211,6 +211,8 @@ impl Executor {
         self.counters.blocks += std::mem::take(&mut cpu.chain.blocks);
         let skipped = crate::tiers::span::flush_stats(&mut cpu.chain, &self.tiers);
         self.counters.dispatches += std::mem::take(&mut cpu.chain.dispatches) - skipped;
+        let x87_skipped = crate::tiers::x87_fuse::flush_stats(&mut cpu.chain, &self.tiers);
+        self.counters.dispatches -= x87_skipped;
         r
     }
 
@@ -265,6 +267,9 @@ impl Executor {
                     if let Some(r) = &b.region {
                         regions.add(b.start, &r.spans);
                     }
+                }
+                if !PROF {
+                    crate::tiers::x87_fuse::attach(&mut b, tiers);
                 }
                 Ok(b)
             }) {

@@ -18,6 +18,8 @@ pub mod fold;
 pub mod span;
 pub mod region;
 pub mod hot;
+pub mod x87_fuse;
+pub mod x87_fuse_exec;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -82,6 +84,7 @@ impl Tier {
                 | Tier::MmxFill
                 | Tier::LutSpan
                 | Tier::CaseChain
+                | Tier::X87Fusion
         )
     }
 
@@ -89,7 +92,8 @@ impl Tier {
     /// equivalence tests (src/core/tests/tiers.rs) pass.
     pub fn default_on(self) -> bool {
         // lut_span and case_chain stay off until their tests and the demo check pass.
-        self.available() && !matches!(self, Tier::LutSpan | Tier::CaseChain)
+        // x87_fusion stays off until its tests and the demo check pass.
+        self.available() && !matches!(self, Tier::LutSpan | Tier::CaseChain | Tier::X87Fusion)
     }
 }
 

@@ -1,0 +1,203 @@
+//! X87_FUSION: a run of consecutive x87 instructions inside a block (a load /
+//! multiply / add / store pipeline, an island of x87 between integer ops, a
+//! `fcom / fnstsw ax` pair) runs as one threaded op without per-instruction dispatch.
+//!
+//! The first op of the run gets [`super::x87_fuse_exec::fused`]; the other ops stay
+//! in the array (so an op's index is still its instruction's index in the block,
+//! which the run loop's fault and code-write accounting relies on) and carry their
+//! kind in `Op::size`, which no x87 handler reads. The first op keeps its own
+//! handler reachable through [`handler`] (its `Op::imm`, unused by x87 forms, is the
+//! slot); its `Op::r` is the run length.
+//!
+//! Exactness: each inline kind is the handler's own code path, operation for
+//! operation, built on the same semantic helpers (`ops::x87::arith`, `load_src`,
+//! the `Fpu` stack methods); whenever a handler would take a path the kind does not
+//! copy (an empty or full register, a raw MMX payload, a store that needs the slow
+//! rounding), and for every form without an inline kind, the fused op calls the
+//! instruction's own handler on a two-op slice whose second op returns. A fault or
+//! a pending unmasked exception ends the block at that instruction exactly as the
+//! handler would (same `exit_at`, same `pending`), a store into decoded code ends it
+//! after the store. Instructions are charged by the run loop per block, so pacing
+//! is unchanged; a run never crosses a block boundary, the only place a budget slice
+//! can end.
+
+use super::{Decline, Tier, Tiers};
+use crate::exec::cache::Block;
+use crate::exec::chain::ChainState;
+use crate::exec::op::{Handler, iced_code};
+use iced_x86::Code;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+
+// Kinds (in `Op::size` of every op of a run).
+pub const CALL: u8 = 0;
+pub const FLD_M32: u8 = 1;
+pub const FLD_M64: u8 = 2;
+pub const FST_M32: u8 = 3;
+pub const FSTP_M32: u8 = 4;
+pub const FST_M64: u8 = 5;
+pub const FSTP_M64: u8 = 6;
+pub const FLD_STI: u8 = 7;
+pub const FXCH: u8 = 8;
+pub const FST_STI: u8 = 9;
+pub const FSTP_STI: u8 = 10;
+pub const FNSTSW_AX: u8 = 11;
+pub const FSTSW_AX: u8 = 12;
+/// `ST(0) op= m32` for op in ADD..DIVR (`ops::x87::arith` numbering).
+pub const ARITH_M32: u8 = 16;
+pub const ARITH_M64: u8 = 24;
+/// `ST(0) op= ST(i)`.
+pub const ARITH_ST0_STI: u8 = 32;
+/// `ST(i) op= ST(0)`.
+pub const ARITH_STI_ST0: u8 = 40;
+/// `ST(i) op= ST(0)` and pop.
+pub const ARITH_STIP_ST0: u8 = 48;
+
+/// Fewest instructions a fused run has (one instruction gains nothing).
+pub const MIN_RUN: usize = 2;
+/// Fewest inline kinds in a run: a run of handler calls only is slower than the
+/// threaded ops it replaces.
+pub const MIN_INLINE: usize = 2;
+
+/// Whether the iced `Code` is an x87 instruction (a legacy D8-DF opcode).
+fn is_x87(c: Code) -> bool {
+    let oc = c.op_code();
+    if oc.encoding() != iced_x86::EncodingKind::Legacy
+        || oc.table() != iced_x86::OpCodeTableKind::Normal
+    {
+        return false;
+    }
+    let first = if oc.op_code_len() == 2 {
+        oc.op_code() >> 8
+    } else {
+        oc.op_code()
+    };
+    (0xd8..=0xdf).contains(&first)
+}
+
+/// The inline kind of an x87 form, mirroring the lowering in ops/x87 (which handler
+/// each iced `Code` gets); anything else is [`CALL`].
+pub fn kind(c: Code) -> u8 {
+    use crate::ops::x87::{ADD, DIV, DIVR, MUL, SUB, SUBR};
+    use Code::*;
+    let op = |m: iced_x86::Mnemonic| -> u8 {
+        use iced_x86::Mnemonic::*;
+        match m {
+            Fadd | Faddp => ADD,
+            Fmul | Fmulp => MUL,
+            Fsub | Fsubp => SUB,
+            Fsubr | Fsubrp => SUBR,
+            Fdiv | Fdivp => DIV,
+            _ => DIVR,
+        }
+    };
+    match c {
+        Fld_m32fp => FLD_M32,
+        Fld_m64fp => FLD_M64,
+        Fst_m32fp => FST_M32,
+        Fstp_m32fp => FSTP_M32,
+        Fst_m64fp => FST_M64,
+        Fstp_m64fp => FSTP_M64,
+        Fld_sti => FLD_STI,
+        Fxch_st0_sti | Fxch_st0_sti_DDC8 | Fxch_st0_sti_DFC8 => FXCH,
+        Fst_sti => FST_STI,
+        Fstp_sti => FSTP_STI,
+        Fnstsw_AX => FNSTSW_AX,
+        Fstsw_AX => FSTSW_AX,
+        Fadd_m32fp | Fmul_m32fp | Fsub_m32fp | Fsubr_m32fp | Fdiv_m32fp | Fdivr_m32fp => {
+            ARITH_M32 + op(c.mnemonic())
+        }
+        Fadd_m64fp | Fmul_m64fp | Fsub_m64fp | Fsubr_m64fp | Fdiv_m64fp | Fdivr_m64fp => {
+            ARITH_M64 + op(c.mnemonic())
+        }
+        Fadd_st0_sti | Fmul_st0_sti | Fsub_st0_sti | Fsubr_st0_sti | Fdiv_st0_sti
+        | Fdivr_st0_sti => ARITH_ST0_STI + op(c.mnemonic()),
+        Fadd_sti_st0 | Fmul_sti_st0 | Fsub_sti_st0 | Fsubr_sti_st0 | Fdiv_sti_st0
+        | Fdivr_sti_st0 => ARITH_STI_ST0 + op(c.mnemonic()),
+        Faddp_sti_st0 | Fmulp_sti_st0 | Fsubp_sti_st0 | Fsubrp_sti_st0 | Fdivp_sti_st0
+        | Fdivrp_sti_st0 => ARITH_STIP_ST0 + op(c.mnemonic()),
+        _ => CALL,
+    }
+}
+
+/// Handlers of first ops, by slot (interned: the set of x87 handlers is small).
+static HANDLERS: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
+
+fn intern(h: Handler) -> Option<u32> {
+    let mut v = HANDLERS.lock().ok()?;
+    if let Some(k) = v.iter().position(|&g| std::ptr::fn_addr_eq(g, h)) {
+        return Some(k as u32);
+    }
+    v.push(h);
+    Some(v.len() as u32 - 1)
+}
+
+/// The handler interned in `slot` (the first op's own handler).
+pub fn handler(slot: u32) -> Option<Handler> {
+    HANDLERS.lock().ok()?.get(slot as usize).copied()
+}
+
+/// Fuses every run of x87 instructions in a freshly decoded block.
+pub fn attach(b: &mut Block, tiers: &Tiers) {
+    // The `dispatch-loop` executor steps op by op and would re-enter the run.
+    if cfg!(feature = "dispatch-loop") {
+        return;
+    }
+    let st = tiers.stats(Tier::X87Fusion);
+    let decline = |d: Decline| {
+        st.declines[d as usize].fetch_add(1, Ordering::Relaxed);
+    };
+    let n = b.ninsn as usize;
+    let mut k = 0;
+    while k < n {
+        if !is_x87(iced_code(b.ops[k].code)) {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < n && is_x87(iced_code(b.ops[k].code)) && k - start < u8::MAX as usize {
+            k += 1;
+        }
+        let len = k - start;
+        if len < MIN_RUN {
+            decline(Decline::Size);
+            continue;
+        }
+        let kinds: Vec<u8> = (start..k).map(|j| kind(iced_code(b.ops[j].code))).collect();
+        if kinds.iter().filter(|&&x| x != CALL).count() < MIN_INLINE {
+            decline(Decline::Op);
+            continue;
+        }
+        if !tiers.is_on(Tier::X87Fusion) {
+            decline(Decline::GateOff);
+            continue;
+        }
+        let Some(slot) = intern(b.ops[start].h) else {
+            decline(Decline::Shape);
+            continue;
+        };
+        for (j, &kd) in (start..k).zip(&kinds) {
+            b.ops[j].size = kd;
+        }
+        let first = &mut b.ops[start];
+        first.imm = slot;
+        first.r = len as u8;
+        first.h = super::x87_fuse_exec::fused;
+        st.matches.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Adds the counters gathered by fused ops during a run to the tier stats; returns
+/// the ops the run loop counted as dispatched that never were.
+pub fn flush_stats(ch: &mut ChainState, tiers: &Tiers) -> u64 {
+    let runs = std::mem::take(&mut ch.x87_runs);
+    let insns = std::mem::take(&mut ch.x87_insns);
+    let inline = std::mem::take(&mut ch.x87_inline);
+    if runs > 0 {
+        let st = tiers.stats(Tier::X87Fusion);
+        st.runs.fetch_add(runs, Ordering::Relaxed);
+        st.iterations.fetch_add(insns, Ordering::Relaxed);
+        st.elements.fetch_add(inline, Ordering::Relaxed);
+    }
+    std::mem::take(&mut ch.x87_skipped)
+}

@@ -1,0 +1,333 @@
+//! The fused x87 op (see tiers/x87_fuse.rs): runs the run's instructions in order,
+//! each by its inline kind or by its own handler.
+
+use super::x87_fuse::*;
+use crate::cpu::fpu::Fpu;
+use crate::cpu::{Cpu, EAX, Exit};
+use crate::exec::op::{self, Op};
+use crate::mem::{Fault, Wrote};
+use crate::ops::x87::{
+    self as x, ADD, C1, DIV, DIVR, ES, INDEFINITE, M32, M64, MUL, PE, SUB, arith, load_src,
+};
+
+/// Ends the two-op slice a handler call runs in.
+fn resume(_cpu: &mut Cpu, _ops: &[Op], _i: usize) -> Exit {
+    Exit::Block
+}
+
+/// Charges the run's counters when it leaves at op `j` (`done`: instructions of the
+/// run that retired) and returns `e`.
+#[inline(always)]
+fn leave(cpu: &mut Cpu, i: usize, j: usize, done: usize, inline: u64, e: Exit) -> Exit {
+    let ch = &mut cpu.chain;
+    ch.x87_runs += 1;
+    ch.x87_insns += done as u64;
+    ch.x87_inline += inline;
+    // The run loop counts ops `i..=j` as dispatched; only op `i` was.
+    ch.x87_skipped += (j - i) as u64;
+    e
+}
+
+/// `dst OP src` as `ops::x87`'s `apply` computes it.
+#[inline(always)]
+fn apply(op: u8, f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
+    match op {
+        ADD => arith::<ADD>(f, dst, src, de),
+        MUL => arith::<MUL>(f, dst, src, de),
+        SUB => arith::<SUB>(f, dst, src, de),
+        x::SUBR => arith::<SUB>(f, src, dst, de),
+        DIV => arith::<DIV>(f, dst, src, de),
+        DIVR => arith::<DIV>(f, src, dst, de),
+        _ => unreachable!("arith kinds carry an op below 6"),
+    }
+}
+
+/// The handlers' `reg_op`: `ST(d) = ST(d) OP ST(s)`, popping for the P forms.
+#[inline(always)]
+fn reg_op(op: u8, pop: bool, f: &mut Fpu, d: usize, s: usize) {
+    if f.is_empty(d) || f.is_empty(s) {
+        if !f.underflow() {
+            f.put(d, INDEFINITE);
+            if pop {
+                f.pop();
+            }
+        }
+        return;
+    }
+    if let Some(r) = apply(op, f, f.st[d], f.st[s], false) {
+        f.put(d, r);
+        if pop {
+            f.pop();
+        }
+    }
+}
+
+/// What one instruction of the run did.
+enum Step {
+    Next,
+    /// Ran inline.
+    Inline,
+    /// Left the block (fault, pending exception, store into code).
+    Leave(Exit),
+}
+
+/// The fused op: instructions `i .. i + ops[i].r`, then the op after the run.
+pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let end = i + ops[i].r as usize;
+    let mut inline = 0u64;
+    for j in i..end {
+        match step(cpu, ops, i, j) {
+            Step::Inline => inline += 1,
+            Step::Next => {}
+            Step::Leave(e) => {
+                let done = j - i + (e == Exit::CodeWrite) as usize;
+                return leave(cpu, i, j, done, inline, e);
+            }
+        }
+    }
+    leave(cpu, i, end - 1, end - i, inline, Exit::Block);
+    (ops[end].h)(cpu, ops, end)
+}
+
+/// Calls instruction `j`'s own handler (the first op's from its slot).
+#[inline(never)]
+fn call(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
+    let mut o = ops[j];
+    if j == i {
+        match handler(o.imm) {
+            Some(h) => o.h = h,
+            // Only a poisoned slot table gets here; the instruction is reported.
+            None => return Step::Leave(op::unimplemented(cpu, ops, j)),
+        }
+    }
+    let pair = [o, Op::new(resume, o.next, o.next)];
+    match (o.h)(cpu, &pair, 0) {
+        Exit::Block => Step::Next,
+        Exit::Fault => {
+            // `pending` already names this instruction (the copy's eip).
+            cpu.exit_at = j;
+            Step::Leave(Exit::Fault)
+        }
+        Exit::CodeWrite => {
+            cpu.exit_at = j;
+            Step::Leave(Exit::CodeWrite)
+        }
+        #[cfg(feature = "dispatch-loop")]
+        Exit::Next => Step::Next,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn fault(cpu: &mut Cpu, ops: &[Op], j: usize, f: Fault) -> Step {
+    Step::Leave(op::fault(cpu, ops, j, f))
+}
+
+#[cold]
+#[inline(never)]
+fn pending(cpu: &mut Cpu, ops: &[Op], j: usize) -> Step {
+    Step::Leave(x::pending_fault(cpu, ops, j))
+}
+
+/// The handlers' `after_store`.
+#[inline(always)]
+fn stored(cpu: &mut Cpu, ops: &[Op], j: usize, w: Wrote) -> Step {
+    if w == Wrote::Code {
+        return Step::Leave(op::code_written(cpu, ops, j));
+    }
+    Step::Inline
+}
+
+/// Runs instruction `j` of the run that starts at `i`.
+#[inline(always)]
+fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
+    let o = &ops[j];
+    let k = o.size;
+    if k == CALL {
+        return call(cpu, ops, i, j);
+    }
+    if k == FNSTSW_AX {
+        let s = cpu.fpu.status() as u32;
+        cpu.set_r16(EAX as u8, s);
+        return Step::Inline;
+    }
+    // `wait!`: deliver a pending unmasked exception, record FIP and FOP.
+    if cpu.fpu.sw & ES != 0 {
+        return pending(cpu, ops, j);
+    }
+    if k == FSTSW_AX {
+        let s = cpu.fpu.status() as u32;
+        cpu.set_r16(EAX as u8, s);
+        return Step::Inline;
+    }
+    cpu.fpu.fip = o.eip;
+    cpu.fpu.fop = o.imm2 as u16;
+    match k {
+        FLD_M32 => {
+            let ea = cpu.ea(o);
+            let b = match x::load32(cpu, ea) {
+                Ok(b) => b,
+                Err(f) => return fault(cpu, ops, j, f),
+            };
+            let e = (b >> 23) & 0xff;
+            let f = &mut cpu.fpu;
+            let t = f.top.wrapping_sub(1) & 7;
+            if !((e.wrapping_sub(1) < 0xfe || b << 1 == 0) && f.is_empty(t as usize)) {
+                return call(cpu, ops, i, j);
+            }
+            f.fdp = ea;
+            f.top = t;
+            f.put(t as usize, f32::from_bits(b) as f64);
+            f.sw &= !C1;
+            Step::Inline
+        }
+        FLD_M64 => {
+            let ea = cpu.ea(o);
+            let b = match x::load64(cpu, ea) {
+                Ok(b) => b,
+                Err(f) => return fault(cpu, ops, j, f),
+            };
+            let e = (b >> 52) & 0x7ff;
+            let f = &mut cpu.fpu;
+            let t = f.top.wrapping_sub(1) & 7;
+            if !((e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && f.is_empty(t as usize)) {
+                return call(cpu, ops, i, j);
+            }
+            f.fdp = ea;
+            f.top = t;
+            f.put(t as usize, f64::from_bits(b));
+            f.sw &= !C1;
+            Step::Inline
+        }
+        ARITH_M32..=29 => {
+            let ea = cpu.ea(o);
+            let r = if k < ARITH_M64 {
+                load_src::<M32>(cpu, ea)
+            } else {
+                load_src::<M64>(cpu, ea)
+            };
+            let (src, de) = match r {
+                Ok(v) => v,
+                Err(f) => return fault(cpu, ops, j, f),
+            };
+            let f = &mut cpu.fpu;
+            f.fdp = ea;
+            let t = f.pk(0);
+            if f.is_empty(t) {
+                if !f.underflow() {
+                    f.put(t, INDEFINITE);
+                }
+                return Step::Inline;
+            }
+            if let Some(r) = apply(k & 7, f, f.st[t], src, de) {
+                f.put(t, r);
+            }
+            Step::Inline
+        }
+        FST_M64 | FSTP_M64 => {
+            let ea = cpu.ea(o);
+            let f = &cpu.fpu;
+            let t = f.pk(0);
+            let v = f.st[t];
+            let b = v.to_bits();
+            if f.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+                return call(cpu, ops, i, j);
+            }
+            let w = match cpu.mem.write_u64(ea, b) {
+                Ok(w) => w,
+                Err(f) => return fault(cpu, ops, j, f),
+            };
+            let f = &mut cpu.fpu;
+            f.fdp = ea;
+            f.sw &= !C1;
+            if k == FSTP_M64 {
+                f.pop();
+            }
+            stored(cpu, ops, j, w)
+        }
+        FST_M32 | FSTP_M32 => {
+            let ea = cpu.ea(o);
+            let f = &cpu.fpu;
+            let t = f.pk(0);
+            let v = f.st[t];
+            let r = v as f32;
+            let exact = r as f64 == v;
+            let e = (r.to_bits() >> 23) & 0xff;
+            let ok = if exact {
+                e != 0 || r == 0.0
+            } else {
+                f.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
+            };
+            if f.is_empty(t) || !ok {
+                return call(cpu, ops, i, j);
+            }
+            let w = match cpu.mem.write_u32(ea, r.to_bits()) {
+                Ok(w) => w,
+                Err(f) => return fault(cpu, ops, j, f),
+            };
+            let f = &mut cpu.fpu;
+            f.fdp = ea;
+            let c1 = !exact && (r as f64).abs() > v.abs();
+            f.sw = (f.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9);
+            if k == FSTP_M32 {
+                f.pop();
+            }
+            stored(cpu, ops, j, w)
+        }
+        FLD_STI => {
+            let f = &mut cpu.fpu;
+            let s = f.pk(o.rm);
+            if f.is_empty(s) || !f.can_push() || f.mmx_raw & (1 << s) != 0 {
+                return call(cpu, ops, i, j);
+            }
+            let v = f.st[s];
+            f.push_raw(v);
+            f.sw &= !C1;
+            Step::Inline
+        }
+        FXCH => {
+            let f = &mut cpu.fpu;
+            let (a, b) = (f.pk(0), f.pk(o.rm));
+            if f.is_empty(a) || f.is_empty(b) || f.mmx_raw & (1 << a | 1 << b) != 0 {
+                return call(cpu, ops, i, j);
+            }
+            f.st.swap(a, b);
+            f.mm.swap(a, b);
+            f.sw &= !C1;
+            Step::Inline
+        }
+        FST_STI | FSTP_STI => {
+            let f = &mut cpu.fpu;
+            let (s, d) = (f.pk(0), f.pk(o.rm));
+            if f.is_empty(s) || f.mmx_raw & (1 << s) != 0 {
+                return call(cpu, ops, i, j);
+            }
+            let v = f.st[s];
+            f.put(d, v);
+            f.sw &= !C1;
+            if k == FSTP_STI {
+                f.pop();
+            }
+            Step::Inline
+        }
+        ARITH_ST0_STI..=37 => {
+            let f = &mut cpu.fpu;
+            let (d, s) = (f.pk(0), f.pk(o.rm));
+            reg_op(k & 7, false, f, d, s);
+            Step::Inline
+        }
+        ARITH_STI_ST0..=45 => {
+            let f = &mut cpu.fpu;
+            let (d, s) = (f.pk(o.rm), f.pk(0));
+            reg_op(k & 7, false, f, d, s);
+            Step::Inline
+        }
+        ARITH_STIP_ST0..=53 => {
+            let f = &mut cpu.fpu;
+            let (d, s) = (f.pk(o.rm), f.pk(0));
+            reg_op(k & 7, true, f, d, s);
+            Step::Inline
+        }
+        _ => call(cpu, ops, i, j),
+    }
+}

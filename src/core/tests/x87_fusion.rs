@@ -1,0 +1,711 @@
+//! X87_FUSION: the same guest program with the tier off and on must end with
+//! identical registers, materialised flags, EIP, x87 state (all eight registers
+//! bit-exact, status, control and tag words, TOP, FIP/FOP/FDP), memory, stop reasons
+//! and pacing counters (instructions retired, blocks entered), run whole and in
+//! budget slices of 1, 7, 37 and 1000 instructions; including runs that fault on an
+//! unmapped operand in the middle of a fused run, unmasked x87 exceptions delivered
+//! at a waiting instruction inside a run, stack overflow and underflow, special
+//! values that take the handlers' slow paths, and stores into decoded code.
+
+use iced_x86::code_asm::*;
+use std::sync::Arc;
+use winterp_core::StopReason;
+use winterp_core::harness::{DATA, DATA_SIZE, EXIT, Machine, assemble};
+use winterp_core::tiers::{Decline, StatsSnapshot, Tier, Tiers};
+
+type A = CodeAssembler;
+type R = Result<(), IcedError>;
+
+const SRC: u32 = DATA;
+const DST: u32 = DATA + 0x10_0000;
+/// Constants: f64 at K, K+8, K+24, K+32; f32 at K+16, K+20; more below.
+const K: u32 = DATA + 0x1f_0000;
+/// One past the last data byte: the first unmapped address.
+const END: u32 = DATA + DATA_SIZE;
+
+fn finish(a: &mut A) -> R {
+    a.mov(ebp, EXIT)?;
+    a.jmp(ebp)
+}
+
+fn init(m: &Machine) {
+    let mut src = Vec::new();
+    for n in 0..0x1_0000u32 {
+        src.extend_from_slice(&((n as f64) * 0.37 - 900.0).to_le_bytes());
+    }
+    m.mem.write_bytes(SRC, &src).unwrap();
+    let mut k = Vec::new();
+    k.extend_from_slice(&1.0001f64.to_le_bytes()); // K
+    k.extend_from_slice(&0.1f64.to_le_bytes()); // K+8
+    k.extend_from_slice(&1.5f32.to_le_bytes()); // K+16
+    k.extend_from_slice(&(-3.7f32).to_le_bytes()); // K+20
+    k.extend_from_slice(&3.0f64.to_le_bytes()); // K+24
+    k.extend_from_slice(&0.0f64.to_le_bytes()); // K+32
+    k.extend_from_slice(&f64::NAN.to_le_bytes()); // K+40
+    k.extend_from_slice(&f64::from_bits(0x7ff4_0000_0000_0000).to_le_bytes()); // K+48 SNaN
+    k.extend_from_slice(&f64::from_bits(1).to_le_bytes()); // K+56 denormal
+    k.extend_from_slice(&f64::INFINITY.to_le_bytes()); // K+64
+    k.extend_from_slice(&1e300f64.to_le_bytes()); // K+72
+    k.extend_from_slice(&f32::from_bits(1).to_le_bytes()); // K+80 f32 denormal
+    k.extend_from_slice(&f32::from_bits(0x7fa0_0000).to_le_bytes()); // K+84 f32 SNaN
+    m.mem.write_bytes(K, &k).unwrap();
+}
+
+#[derive(Debug, PartialEq)]
+struct Fpu {
+    st: [u64; 8],
+    mm: [u64; 8],
+    mmx_raw: u8,
+    top: u8,
+    tags: u16,
+    cw: u16,
+    sw: u16,
+    fip: u32,
+    fop: u16,
+    fdp: u32,
+}
+
+#[derive(Debug, PartialEq)]
+struct End {
+    stops: Vec<StopReason>,
+    regs: [u32; 8],
+    eip: u32,
+    eflags: u32,
+    fpu: Fpu,
+    insns: u64,
+    blocks: u64,
+    mem: Vec<u8>,
+}
+
+fn fpu_of(m: &Machine) -> Fpu {
+    let f = &m.cpu.fpu;
+    Fpu {
+        st: f.st.map(f64::to_bits),
+        mm: f.mm,
+        mmx_raw: f.mmx_raw,
+        top: f.top,
+        tags: f.tags,
+        cw: f.cw,
+        sw: f.sw,
+        fip: f.fip,
+        fop: f.fop,
+        fdp: f.fdp,
+    }
+}
+
+/// Runs `code` to the end (or its first exception) in slices of `slice` instructions
+/// with x87_fusion `on` or off (every other gate at its default); every slice
+/// boundary's registers and x87 state are folded into the result.
+fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
+    let tiers = Arc::new(Tiers::new());
+    tiers.set(Tier::X87Fusion, on).unwrap();
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers.clone());
+    init(&m);
+    m.load(code);
+    let mut stops = Vec::new();
+    let mut digest = 0xcbf2_9ce4_8422_2325u64;
+    for _ in 0..200_000 {
+        let s = m.run(slice);
+        stops.push(s);
+        let f = fpu_of(&m);
+        let mut h = |v: u64| digest = (digest ^ v).wrapping_mul(0x100_0000_01b3);
+        for r in &m.cpu.regs[..8] {
+            h(*r as u64);
+        }
+        h(m.cpu.eip as u64);
+        h(m.cpu.eflags() as u64);
+        h(m.exec.counters.insns);
+        for v in f.st {
+            h(v);
+        }
+        h(((f.sw as u64) << 32) | ((f.cw as u64) << 16) | f.tags as u64);
+        h(((f.top as u64) << 48) | ((f.fop as u64) << 32) | f.fip as u64);
+        h(f.fdp as u64);
+        if s != StopReason::BudgetSpent {
+            break;
+        }
+    }
+    stops.push(StopReason::Thunk(digest as u32));
+    stops.push(StopReason::Thunk((digest >> 32) as u32));
+    let mut mem = vec![0u8; DATA_SIZE as usize];
+    m.mem.read_bytes(DATA, &mut mem).unwrap();
+    let mut regs = [0u32; 8];
+    regs.copy_from_slice(&m.cpu.regs[..8]);
+    let end = End {
+        stops,
+        regs,
+        eip: m.cpu.eip,
+        eflags: m.cpu.eflags(),
+        fpu: fpu_of(&m),
+        insns: m.exec.counters.insns,
+        blocks: m.exec.counters.blocks,
+        mem,
+    };
+    (end, tiers, m.exec.counters.dispatches)
+}
+
+/// Off and on agree for every slice size; returns the on-arm stats (whole run) and
+/// the dispatch counts (off, on) of the whole run.
+fn equivalent(code: &[u8]) -> (StatsSnapshot, (u64, u64)) {
+    let mut out = None;
+    for slice in [u64::MAX, 1, 7, 37, 1000] {
+        let (off, toff, doff) = run(code, false, slice);
+        let (on, ton, don) = run(code, true, slice);
+        let so = toff.stats(Tier::X87Fusion).snapshot();
+        assert_eq!(so.matches, 0, "off arm matched");
+        assert_eq!(so.runs, 0, "off arm ran fused ops");
+        assert_eq!(off.stops, on.stops, "slice {slice}: stops");
+        assert_eq!(off.regs, on.regs, "slice {slice}: registers");
+        assert_eq!(off.eip, on.eip, "slice {slice}: eip");
+        assert_eq!(off.eflags, on.eflags, "slice {slice}: flags");
+        assert_eq!(off.fpu, on.fpu, "slice {slice}: x87 state");
+        assert_eq!(
+            (off.insns, off.blocks),
+            (on.insns, on.blocks),
+            "slice {slice}: counters"
+        );
+        assert!(off.mem == on.mem, "slice {slice}: memory differs");
+        if slice == u64::MAX {
+            out = Some((ton.stats(Tier::X87Fusion).snapshot(), (doff, don)));
+        }
+    }
+    let (s, d) = out.unwrap();
+    assert!(s.matches > 0, "no run fused: {s:?}");
+    assert!(s.runs > 0 && s.iterations > 0, "{s:?}");
+    (s, d)
+}
+
+fn last_stop(code: &[u8]) -> StopReason {
+    run(code, true, u64::MAX).0.stops[0]
+}
+
+// ---- programs -----------------------------------------------------------------------
+
+/// A load/multiply/add/store pipeline over `n` doubles (the bench shape's body).
+fn pipeline(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(K))?;
+        a.fadd(qword_ptr(K + 8))?;
+        a.fld(dword_ptr(K + 16))?;
+        a.fmul_2(st0, st1)?;
+        a.fsub(qword_ptr(esi + 8))?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(edi))?;
+        a.fadd(dword_ptr(K + 20))?;
+        a.fdiv(qword_ptr(K + 24))?;
+        a.fst(dword_ptr(edi + 0x8_0000))?;
+        a.fstp(qword_ptr(edi + 0x4_0000))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn pipeline_is_identical_and_fused() {
+    let (s, (doff, don)) = equivalent(&pipeline(3000));
+    assert!(s.iterations >= 3000 * 12, "{s:?}");
+    // 12 x87 instructions per iteration run as one op: 11 dispatches fewer each.
+    assert_eq!(doff - don, 3000 * 11, "dispatches off {doff} on {don}");
+}
+
+/// Every register-form kind, with ST(i) operands in both directions and pops.
+#[test]
+fn register_forms() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 500u32)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fld(dword_ptr(K + 16))?;
+        a.fld(st2)?;
+        a.fadd_2(st0, st1)?;
+        a.fsub_2(st2, st0)?;
+        a.fsubr_2(st0, st3)?;
+        a.fmul_2(st1, st0)?;
+        a.fdiv_2(st0, st2)?;
+        a.fdivr_2(st3, st0)?;
+        a.fxch(st0, st3)?;
+        a.fst(st2)?;
+        a.faddp(st1, st0)?;
+        a.fsubp(st1, st0)?;
+        a.fsubrp(st1, st0)?;
+        a.fdivrp(st1, st0)?;
+        a.fmulp(st1, st0)?;
+        a.fdivp(st1, st0)?;
+        a.fst(dword_ptr(DST))?;
+        a.fstp(st0)?;
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// Islands between integer ops and the compare read-back `fcom / fnstsw ax / test ah`
+/// (and the waiting `fstsw ax`).
+#[test]
+fn islands_and_compare_readback() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.xor(ebx, ebx)?;
+        a.mov(ecx, 2000u32)?;
+        a.set_label(&mut top)?;
+        a.mov(edx, dword_ptr(esi))?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(dword_ptr(K + 16))?;
+        a.fstp(dword_ptr(edi))?;
+        a.add(edx, ecx)?;
+        a.fld(qword_ptr(esi))?;
+        a.fcomp(qword_ptr(K + 24))?;
+        a.fnstsw(ax)?;
+        a.test(ah, 0x41)?;
+        a.setz(dl)?;
+        a.add(ebx, edx)?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fld(qword_ptr(esi))?;
+        a.fucompp()?;
+        a.fstsw(ax)?;
+        a.sahf()?;
+        a.adc(ebx, 0)?;
+        a.add(esi, 8)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// The stack fills past eight registers inside a run (masked overflow: the
+/// indefinite, C1 = 1), then pops past empty (masked underflow) — the handlers' slow
+/// paths called from the fused op.
+#[test]
+fn stack_overflow_and_underflow_masked() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(ecx, 40u32)?;
+        a.set_label(&mut top)?;
+        for k in 0..10 {
+            a.fld(qword_ptr(SRC + 8 * k))?;
+        }
+        a.fadd_2(st0, st5)?;
+        a.fxch(st0, st7)?;
+        for _ in 0..12 {
+            a.fstp(qword_ptr(DST))?;
+        }
+        a.fld(st3)?;
+        a.fmul(qword_ptr(K))?;
+        a.fstp(dword_ptr(DST + 8))?;
+        a.fstp(st1)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// NaN, SNaN, denormal, infinity and overflowing operands, and stores that need the
+/// slow rounding, under each rounding mode (FLDCW inside the run).
+#[test]
+fn special_values_and_rounding_modes() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 4u32)?;
+        a.set_label(&mut top)?;
+        // Control word in memory: masked, PC 53, RC = (4 - ecx) & 3.
+        a.mov(eax, 4u32)?;
+        a.sub(eax, ecx)?;
+        a.shl(eax, 10)?;
+        a.or(eax, 0x027fu32)?;
+        a.mov(dword_ptr(DST + 0x100), eax)?;
+        a.fldcw(word_ptr(DST + 0x100))?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(K + 8))?;
+        a.fld(qword_ptr(K + 40))?;
+        a.fadd(qword_ptr(K + 56))?;
+        a.fld(qword_ptr(K + 48))?;
+        a.fld(qword_ptr(K + 56))?;
+        a.fmul(qword_ptr(K + 72))?;
+        a.fld(qword_ptr(K + 72))?;
+        a.fmul(qword_ptr(K + 72))?;
+        a.fst(dword_ptr(DST + 0x10))?;
+        a.fdiv(qword_ptr(K + 32))?;
+        a.fld(dword_ptr(K + 80))?;
+        a.fld(dword_ptr(K + 84))?;
+        a.fsub(qword_ptr(K + 64))?;
+        a.fstp(qword_ptr(DST + 0x18))?;
+        a.fstp(dword_ptr(DST + 0x20))?;
+        a.fld(qword_ptr(K + 56))?;
+        a.fstp(dword_ptr(DST + 0x24))?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fstp(dword_ptr(DST + 0x28))?;
+        a.fstp(qword_ptr(DST + 0x30))?;
+        a.fstp(qword_ptr(DST + 0x38))?;
+        a.fstp(qword_ptr(DST + 0x40))?;
+        a.fstp(qword_ptr(DST + 0x48))?;
+        a.fstp(qword_ptr(DST + 0x50))?;
+        a.fstp(qword_ptr(DST + 0x58))?;
+        a.fnstsw(ax)?;
+        a.mov(dword_ptr(DST + 0x60), eax)?;
+        a.fnclex()?;
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// A pipeline walking off the end of the data: the `fmul` operand of some iteration
+/// is unmapped and the run stops exactly there.
+#[test]
+fn fault_on_unmapped_operand_mid_run() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, END - 8 * 40)?;
+        a.mov(edi, DST)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi - 8))?;
+        a.fmul(qword_ptr(esi))?;
+        a.fadd(qword_ptr(K + 8))?;
+        a.fstp(qword_ptr(edi))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.jmp(top)?;
+        finish(a)
+    });
+    let stop = last_stop(&code);
+    match stop {
+        StopReason::Exception(e) => assert_eq!(e.addr, END, "{stop:?}"),
+        other => panic!("expected an access violation, got {other:?}"),
+    }
+    equivalent(&code);
+}
+
+/// A store operand that becomes unmapped: the fault is at the `fstp` with ST(0)
+/// still pushed.
+#[test]
+fn fault_on_unmapped_store_mid_run() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, END - 4 * 30)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(K))?;
+        a.fstp(dword_ptr(edi))?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fstp(qword_ptr(edi + 4))?;
+        a.add(esi, 8)?;
+        a.add(edi, 4)?;
+        a.jmp(top)?;
+        finish(a)
+    });
+    assert!(matches!(last_stop(&code), StopReason::Exception(_)));
+    equivalent(&code);
+}
+
+/// Zero-divide unmasked: the `fdiv` sets ES and leaves ST(0); the next waiting x87
+/// instruction of the same run raises the floating-point exception there.
+#[test]
+fn unmasked_zero_divide_raises_at_next_waiting_instruction() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 50u32)?;
+        a.mov(dword_ptr(DST + 0x100), 0x027bu32)?;
+        a.fldcw(word_ptr(DST + 0x100))?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(K))?;
+        a.fstp(qword_ptr(DST))?;
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fdiv(qword_ptr(K + 32))?;
+        a.fnstsw(ax)?;
+        a.fld(qword_ptr(K))?;
+        a.fstp(qword_ptr(DST + 8))?;
+        finish(a)
+    });
+    match last_stop(&code) {
+        StopReason::Exception(e) => {
+            assert_eq!(e.kind, winterp_core::ExceptionKind::FloatingPoint, "{e:?}")
+        }
+        other => panic!("expected #MF, got {other:?}"),
+    }
+    equivalent(&code);
+}
+
+/// Unmasked invalid operation: stack overflow inside a run (nothing pushed, ES set),
+/// then the next waiting instruction raises.
+#[test]
+fn unmasked_stack_overflow_raises() {
+    let code = assemble(|a| {
+        a.mov(dword_ptr(DST + 0x100), 0x027eu32)?;
+        a.fldcw(word_ptr(DST + 0x100))?;
+        for k in 0..9 {
+            a.fld(qword_ptr(SRC + 8 * k))?;
+        }
+        a.fmul(qword_ptr(K))?;
+        a.fstp(qword_ptr(DST))?;
+        finish(a)
+    });
+    match last_stop(&code) {
+        StopReason::Exception(e) => {
+            assert_eq!(e.kind, winterp_core::ExceptionKind::FloatingPoint, "{e:?}")
+        }
+        other => panic!("expected #MF, got {other:?}"),
+    }
+    equivalent(&code);
+}
+
+/// Unmasked precision: every inexact result sets ES; the fault lands on the next
+/// waiting instruction, inside the fused run.
+#[test]
+fn unmasked_precision_raises_inside_run() {
+    let code = assemble(|a| {
+        a.mov(dword_ptr(DST + 0x100), 0x025fu32)?;
+        a.fldcw(word_ptr(DST + 0x100))?;
+        a.fld(qword_ptr(K))?;
+        a.fmul(qword_ptr(K))?;
+        a.fmul(qword_ptr(K + 8))?;
+        a.fadd(qword_ptr(K + 24))?;
+        a.fstp(qword_ptr(DST))?;
+        finish(a)
+    });
+    assert!(matches!(last_stop(&code), StopReason::Exception(_)));
+    equivalent(&code);
+}
+
+/// A fused `fstp` into the code page being run: the block ends after the store and
+/// the rewritten bytes run next (the store turns a `nop`-filled immediate into new
+/// code), identically with the tier on and off.
+#[test]
+fn store_into_decoded_code() {
+    // `mov eax, 0x1234567; nop; nop; nop` as the eight bytes the fstp writes; the
+    // program puts them at K + 200 first.
+    let patch = [0xb8u8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
+    // `mov edi, imm32` has one length whatever the value: assemble once to find the
+    // patched bytes (the eight nops), then with their address.
+    let prog = |at: u32| {
+        assemble(|a| {
+            let mut top = a.create_label();
+            a.mov(
+                dword_ptr(K + 200),
+                u32::from_le_bytes(patch[..4].try_into().unwrap()),
+            )?;
+            a.mov(
+                dword_ptr(K + 204),
+                u32::from_le_bytes(patch[4..].try_into().unwrap()),
+            )?;
+            a.mov(ecx, 3u32)?;
+            a.xor(ebx, ebx)?;
+            a.set_label(&mut top)?;
+            a.mov(eax, 0u32)?;
+            a.mov(edi, at)?;
+            a.fld(qword_ptr(SRC + 8))?;
+            a.fadd(qword_ptr(K + 8))?;
+            a.fstp(qword_ptr(DST))?;
+            a.fld(qword_ptr(K + 200))?;
+            a.fstp(qword_ptr(edi))?;
+            a.fld1()?;
+            a.fstp(qword_ptr(DST + 8))?;
+            for _ in 0..8 {
+                a.nop()?;
+            }
+            a.add(ebx, eax)?;
+            a.dec(ecx)?;
+            a.jnz(top)?;
+            finish(a)
+        })
+    };
+    let first = prog(0x1234_5678);
+    let off = first.windows(8).position(|w| w == [0x90; 8]).unwrap() as u32;
+    let code = prog(winterp_core::harness::CODE + off);
+    let (end, _, _) = run(&code, true, u64::MAX);
+    assert_eq!(end.regs[3], 3 * 0x0123_4567, "the patched code ran");
+    equivalent(&code);
+}
+
+/// MMX payloads in the stack registers (raw significands): FLD ST(i), FXCH and
+/// FST ST(i) of a raw register take the handlers' path.
+#[test]
+fn raw_mmx_registers() {
+    let code = assemble(|a| {
+        a.movq(mm0, qword_ptr(SRC))?;
+        a.movq(mm1, qword_ptr(SRC + 8))?;
+        a.fld(st0)?;
+        a.fxch(st0, st2)?;
+        a.fst(st3)?;
+        a.fld(qword_ptr(K))?;
+        a.fmul(qword_ptr(K + 8))?;
+        a.fstp(qword_ptr(DST))?;
+        a.emms()?;
+        a.fld(qword_ptr(K))?;
+        a.fld(qword_ptr(K + 8))?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(DST + 8))?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// A run of forms without inline kinds (FILD, FCHS, FSQRT) between inline ones: the
+/// handlers run them from the fused op.
+#[test]
+fn handler_forms_inside_runs() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 300u32)?;
+        a.set_label(&mut top)?;
+        a.fild(dword_ptr(esi))?;
+        a.fld(qword_ptr(esi))?;
+        a.fabs()?;
+        a.fsqrt()?;
+        a.fmul(qword_ptr(K))?;
+        a.fchs()?;
+        a.faddp(st1, st0)?;
+        a.fistp(dword_ptr(DST))?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fcom(qword_ptr(K + 24))?;
+        a.fstp(qword_ptr(DST + 8))?;
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// Switching the gate retires fused code at the next block boundary (the epoch
+/// flush): a program run half on, half off ends as the plain run does.
+#[test]
+fn gate_switch_mid_program() {
+    let code = pipeline(2000);
+    let (plain, _, _) = run(&code, false, u64::MAX);
+    let tiers = Arc::new(Tiers::new());
+    tiers.set(Tier::X87Fusion, true).unwrap();
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers.clone());
+    init(&m);
+    m.load(&code);
+    assert_eq!(m.run(10_000), StopReason::BudgetSpent);
+    let before = tiers.stats(Tier::X87Fusion).snapshot();
+    assert!(before.runs > 0);
+    tiers.set(Tier::X87Fusion, false).unwrap();
+    let stop = m.run(u64::MAX);
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    let after = tiers.stats(Tier::X87Fusion).snapshot();
+    assert_eq!(after.runs, before.runs, "fused code ran after the switch");
+    assert!(after.decline(Decline::GateOff) > 0);
+    assert_eq!(fpu_of(&m), plain.fpu);
+    let mut mem = vec![0u8; DATA_SIZE as usize];
+    m.mem.read_bytes(DATA, &mut mem).unwrap();
+    assert!(mem == plain.mem);
+    assert_eq!(m.exec.counters.insns, plain.insns);
+}
+
+/// A single x87 instruction between integer ops is not a run.
+#[test]
+fn single_x87_instruction_is_not_fused() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(ecx, 100u32)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(SRC))?;
+        a.add(eax, 1)?;
+        a.fstp(qword_ptr(DST))?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    let (_, t, _) = run(&code, true, u64::MAX);
+    let s = t.stats(Tier::X87Fusion).snapshot();
+    assert_eq!(s.matches, 0, "{s:?}");
+    assert!(s.decline(Decline::Size) > 0, "{s:?}");
+}
+
+/// The status word (C1 "rounded up", PE and the stack bits) read back after every
+/// inline kind, over a range of values that round both ways: each `fnstsw ax` is
+/// fused with the instruction before it and the word is stored right after.
+#[test]
+fn status_after_every_kind() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 700u32)?;
+        a.set_label(&mut top)?;
+        let mut slot = 0u32;
+        let mut rd = |a: &mut A| -> R {
+            a.fnstsw(ax)?;
+            a.mov(word_ptr(edi + slot), ax)?;
+            slot += 2;
+            Ok(())
+        };
+        a.fld(qword_ptr(esi))?;
+        rd(a)?;
+        a.fld(dword_ptr(K + 16))?;
+        rd(a)?;
+        a.fmul(qword_ptr(esi + 8))?;
+        rd(a)?;
+        a.fdiv(dword_ptr(K + 20))?;
+        rd(a)?;
+        a.fadd(qword_ptr(K + 8))?;
+        rd(a)?;
+        a.fsubr(qword_ptr(esi + 16))?;
+        rd(a)?;
+        a.fdivr(qword_ptr(K + 24))?;
+        rd(a)?;
+        a.fsub(dword_ptr(K + 16))?;
+        rd(a)?;
+        a.fmul(dword_ptr(K + 20))?;
+        rd(a)?;
+        a.fld(st1)?;
+        rd(a)?;
+        a.fdiv_2(st0, st1)?;
+        rd(a)?;
+        a.fmul_2(st1, st0)?;
+        rd(a)?;
+        a.fxch(st0, st2)?;
+        rd(a)?;
+        a.fst(dword_ptr(edi + 0x1000))?;
+        rd(a)?;
+        a.fst(qword_ptr(edi + 0x2000))?;
+        rd(a)?;
+        a.fst(st1)?;
+        rd(a)?;
+        a.faddp(st1, st0)?;
+        rd(a)?;
+        a.fdivp(st1, st0)?;
+        rd(a)?;
+        a.fstp(dword_ptr(edi + 0x3000))?;
+        rd(a)?;
+        a.fclex()?;
+        a.add(esi, 24)?;
+        a.add(edi, 64)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
