@@ -15,11 +15,9 @@
 
 pub mod case_chain;
 pub mod fold;
-pub mod span;
-pub mod region;
 pub mod hot;
-pub mod x87_fuse;
-pub mod x87_fuse_exec;
+pub mod region;
+pub mod span;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -84,16 +82,13 @@ impl Tier {
                 | Tier::MmxFill
                 | Tier::LutSpan
                 | Tier::CaseChain
-                | Tier::X87Fusion
         )
     }
 
     /// The gate's setting in a fresh [`Tiers`]. A tier is on by default only once its
     /// equivalence tests (src/core/tests/tiers.rs) pass.
     pub fn default_on(self) -> bool {
-        // lut_span and case_chain stay off until their tests and the demo check pass.
-        // x87_fusion stays off until its tests and the demo check pass.
-        self.available() && !matches!(self, Tier::LutSpan | Tier::CaseChain | Tier::X87Fusion)
+        self.available()
     }
 }
 
