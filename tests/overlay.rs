@@ -158,3 +158,137 @@ fn overlay_png_and_hot_blocks_of_a_demo_run() {
         "the overlay shows what ran: {differ} pixels differ"
     );
 }
+
+/// A process this test started, ended (by its own handle) when dropped.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn tool_missing() -> Option<&'static str> {
+    ["Xvfb", "import", "xdotool"].into_iter().find(|t| {
+        !Command::new("sh")
+            .args(["-c", &format!("command -v {t}")])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    })
+}
+
+fn screenshot(display: &str, path: &Path) -> Frame {
+    let ok = Command::new("import")
+        .args(["-display", display, "-window", "root"])
+        .arg(path)
+        .status()
+        .expect("cannot run import");
+    assert!(ok.success(), "import failed");
+    winterp_video::png_file::read(path).expect("the screenshot decodes")
+}
+
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("cannot run xdotool");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// F10 in the player's window (under Xvfb) opens the overlay over the guest's picture
+/// and F10 again closes it, leaving the picture as it was.
+#[test]
+fn f10_toggles_the_overlay_in_the_player() {
+    if let Some(t) = tool_missing() {
+        if std::env::var_os("WINTERP_REQUIRE_GUI").is_some() {
+            panic!("{t} is missing and WINTERP_REQUIRE_GUI is set");
+        }
+        println!("skipped: {t} is missing (run scripts/setup.sh)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    std::fs::create_dir(&run_dir).unwrap();
+    // A display number nobody uses (scripts/gui-smoke.sh starts at 99).
+    let n = (140..400)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .expect("a free X display number");
+    let display = format!(":{n}");
+    let _xvfb = Child(
+        Command::new("Xvfb")
+            .args([&display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("cannot start Xvfb"),
+    );
+    let socket = format!("/tmp/.X11-unix/X{n}");
+    let t0 = std::time::Instant::now();
+    while !Path::new(&socket).exists() {
+        assert!(t0.elapsed().as_secs() < 10, "Xvfb did not start");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest/bin/gdi_draw.exe");
+    let _player = Child(
+        Command::new(env!("CARGO_BIN_EXE_winterp"))
+            .arg(&program)
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_RUNTIME_DIR", &run_dir)
+            .env("WINTERP_CONFIG_DIR", tmp.path().join("config"))
+            .env("WINTERP_DATA_DIR", tmp.path().join("data"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("cannot start the player"),
+    );
+    let t0 = std::time::Instant::now();
+    let win = loop {
+        let w = xdotool(&display, &["search", "--name", "winterp$"]);
+        if let Some(w) = w.lines().next().filter(|w| !w.is_empty()) {
+            break w.to_string();
+        }
+        assert!(t0.elapsed().as_secs() < 30, "no player window within 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    // The program draws once and waits; give the player time to show it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    xdotool(&display, &["windowfocus", "--sync", &win]);
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(1500));
+    let before = screenshot(&display, &tmp.path().join("a.png"));
+    xdotool(&display, &["key", "F10"]);
+    pause();
+    let open = screenshot(&display, &tmp.path().join("b.png"));
+    xdotool(&display, &["key", "F10"]);
+    pause();
+    let closed = screenshot(&display, &tmp.path().join("c.png"));
+    // The overlay's window: its default place, 8..540 x 32..600 logical pixels
+    // (Xvfb's scale is 1).
+    let differing = |a: &Frame, b: &Frame| {
+        let mut d = 0;
+        for y in 40..600 {
+            for x in 10..530 {
+                let i = (y * a.width + x) as usize;
+                d += (a.pixels[i] != b.pixels[i]) as usize;
+            }
+        }
+        d
+    };
+    let area = 520 * 560;
+    let shown = differing(&before, &open);
+    assert!(
+        shown > area / 2,
+        "F10 did not draw the overlay: {shown} of {area} pixels changed"
+    );
+    let left = differing(&before, &closed);
+    assert!(
+        left < area / 100,
+        "F10 again did not close the overlay: {left} of {area} pixels differ"
+    );
+}
