@@ -107,6 +107,24 @@ fn overlay_png_and_hot_blocks_of_a_demo_run() {
             );
         }
     }
+    // Block entries are exact in every tier (a folded iteration is one entry) and a
+    // deterministic run's totals do not depend on when threads published them.
+    let shape = |r: &Run| -> Vec<(u64, u64, u64)> {
+        r.stats["hot_blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let n = |k: &str| b[k].as_u64().unwrap();
+                (n("address"), n("entries"), n("insns_per_entry"))
+            })
+            .collect()
+    };
+    assert_eq!(
+        shape(&on),
+        shape(&off),
+        "hot blocks with the folds on and off"
+    );
     let tier_of = |r: &Run| -> Vec<String> {
         r.stats["hot_blocks"]
             .as_array()
