@@ -194,8 +194,8 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         },
         env: *env,
         order,
-        insns: 0,
         unmodelled: Vec::new(),
+        unmodelled_block: Vec::new(),
         flat_segs: 0,
         body: Vec::new(),
     };
@@ -212,12 +212,66 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         };
         return Err(reason);
     }
+    let (prog, keep) = loop_only(lw.prog, &reach);
+    let unmodelled = lw
+        .unmodelled
+        .iter()
+        .zip(&lw.unmodelled_block)
+        .filter(|&(_, &b)| keep[b])
+        .map(|(&u, _)| u)
+        .collect();
+    // Every instruction a kept block retires was lowered (a block cut short by an
+    // unmodelled form counts only the instructions before it).
+    let insns = prog.blocks.iter().map(|b| b.insns).sum();
     Ok(Lowered {
-        prog: lw.prog,
-        insns: lw.insns,
-        unmodelled: lw.unmodelled,
+        prog,
+        insns,
+        unmodelled,
         flat_segs: lw.flat_segs,
     })
+}
+
+/// Keeps the blocks on a cycle through the head (reachable from it and reaching a
+/// back edge); an edge to any other block becomes an exit at that block's start,
+/// so the program is the loop and nothing of the code after it.
+fn loop_only(mut p: Program, reach: &[bool]) -> (Program, Vec<bool>) {
+    let n = p.blocks.len();
+    let mut back = vec![false; n];
+    for b in (0..n).rev() {
+        back[b] = p.succs(b).iter().any(|&s| s == 0 || (s > b && back[s]));
+    }
+    let keep: Vec<bool> = (0..n).map(|b| reach[b] && back[b]).collect();
+    let mut index = vec![0u16; n];
+    let mut k = 0;
+    for b in 0..n {
+        index[b] = k;
+        k += keep[b] as u16;
+    }
+    let starts: Vec<u32> = p.blocks.iter().map(|b| b.eip).collect();
+    let blocks = std::mem::take(&mut p.blocks);
+    for (b, mut blk) in blocks.into_iter().enumerate() {
+        if !keep[b] {
+            continue;
+        }
+        let mut fix = |t: &mut Target| {
+            if let Target::Block(s) = *t {
+                *t = if keep[s as usize] {
+                    Target::Block(index[s as usize])
+                } else {
+                    Target::Exit(p.exit_to(starts[s as usize], 0))
+                };
+            }
+        };
+        match &mut blk.term {
+            Term::Jump(t) => fix(t),
+            Term::Jcc { t, f, .. } | Term::Bcc { t, f, .. } => {
+                fix(t);
+                fix(f)
+            }
+        }
+        p.blocks.push(blk);
+    }
+    (p, keep)
 }
 
 fn reachable(p: &Program) -> Vec<bool> {
@@ -268,8 +322,9 @@ struct Lower {
     env: Env,
     /// Region block start addresses, in block-index order.
     order: Vec<u32>,
-    insns: u32,
     unmodelled: Vec<(u32, Code)>,
+    /// Block index of each `unmodelled` entry.
+    unmodelled_block: Vec<usize>,
     flat_segs: u8,
     body: Vec<Inst>,
 }
@@ -314,13 +369,14 @@ impl Lower {
                 self.insn(ins, exit)
             };
             match r {
-                Ok(()) => self.insns += 1,
+                Ok(()) => {}
                 Err(Miss::Segment) => return Err((ins.ip32(), Reason::Segment)),
                 Err(Miss::Form) => {
                     // Nothing of this instruction runs: the interpreter resumes at it.
                     self.body.truncate(save);
                     self.prog.nvregs = saved_temps;
                     self.unmodelled.push((ins.ip32(), ins.code()));
+                    self.unmodelled_block.push(self.prog.blocks.len());
                     self.prog.blocks.push(Block {
                         eip: raw.start,
                         insns: j as u32,
@@ -664,4 +720,295 @@ fn operand_size(ins: &Instruction) -> Option<u32> {
         return None;
     }
     matches!(s, 8 | 16 | 32).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    fn env() -> Env {
+        Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        }
+    }
+
+    fn lower_code(
+        f: impl FnOnce(&mut CodeAssembler) -> Result<(), IcedError>,
+    ) -> Result<Lowered, Decline> {
+        let m = Machine::new();
+        let code = assemble(f);
+        m.mem.write_bytes(CODE, &code).unwrap();
+        MACHINE_CODE.with(|c| *c.borrow_mut() = code.clone());
+        lower(&m.mem, CODE, &env())
+    }
+
+    fn lut(a: &mut CodeAssembler) -> Result<(), IcedError> {
+        let mut head = a.create_label();
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        a.mov(ebp, EXIT)?;
+        a.jmp(ebp)
+    }
+
+    /// Address of the `n`th instruction at CODE, by an independent decode.
+    fn ip_of(_: &Lowered, n: usize) -> u32 {
+        let m = MACHINE_CODE.with(|c| c.borrow().clone());
+        let mut d = Decoder::with_ip(32, &m, CODE as u64, DecoderOptions::NONE);
+        (0..n).for_each(|_| {
+            let _ = d.decode();
+        });
+        d.decode().ip32()
+    }
+
+    thread_local! {
+        static MACHINE_CODE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn texts(p: &Program, b: usize) -> Vec<String> {
+        p.blocks[b].body.iter().map(|i| i.to_string()).collect()
+    }
+
+    #[test]
+    fn lut_loop_lowers_to_one_self_looping_block() {
+        let l = lower_code(lut).unwrap();
+        let p = &l.prog;
+        assert_eq!(l.insns, 7);
+        assert_eq!(p.blocks.len(), 1);
+        assert_eq!(p.blocks[0].insns, 7);
+        // movzx 3 bytes, mov al 3, mov [edi] 2, inc 1, inc 1, dec 1, jnz 2.
+        let Term::Jcc {
+            cc: 5,
+            t: Target::Block(0),
+            f: Target::Exit(x),
+        } = p.blocks[0].term
+        else {
+            panic!("ends in {}", p.blocks[0].term)
+        };
+        assert_eq!(
+            p.exits[x as usize],
+            ExitStub {
+                eip: CODE + 13,
+                insns: 0
+            }
+        );
+        assert_eq!(
+            texts(p, 0),
+            vec![
+                "clock 0 !x0",
+                "t0 = load8 [esi] !x0",
+                "t1 = zx8 t0",
+                "eax = t1",
+                "t2 = load8 [ebx+eax] !x1",
+                "eax[0..8] = t2",
+                "t3 = zx8 eax",
+                "store8 [edi], t3 !x2",
+                "t4 = add esi, 0x1",
+                "flags inc32 t4, esi, 0x1",
+                "esi = t4",
+                "t5 = add edi, 0x1",
+                "flags inc32 t5, edi, 0x1",
+                "edi = t5",
+                "t6 = sub ecx, 0x1",
+                "flags dec32 t6, ecx, 0x1",
+                "ecx = t6",
+            ]
+        );
+        // Exits x0..x2 resume at the access's own instruction, with the block's
+        // instructions before it retired.
+        assert_eq!(
+            p.exits[1],
+            ExitStub {
+                eip: CODE + 3,
+                insns: 1
+            }
+        );
+        assert_eq!(
+            p.exits[2],
+            ExitStub {
+                eip: CODE + 6,
+                insns: 2
+            }
+        );
+    }
+
+    #[test]
+    fn optimised_lut_loop_forwards_the_branch_and_keeps_one_record() {
+        let mut p = lower_code(lut).unwrap().prog;
+        super::super::passes::optimize(&mut p);
+        assert_eq!(
+            p.pre.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+            vec![
+                "guardr w0 [esi] len 0x1 !x0",
+                "guardr w1 [ebx+eax] len 0x1 !x0",
+                "guardw w2 [edi] len 0x1 !x0",
+            ]
+        );
+        assert_eq!(
+            texts(&p, 0),
+            vec![
+                "clock 0 !x0",
+                "t0 = load8 [esi] w0 !x0",
+                "eax = zx8 t0",
+                "t2 = load8 [ebx+eax] w1 !x1",
+                "eax[0..8] = t2",
+                "t3 = zx8 eax",
+                "store8 [edi] w2, t3 !x2",
+                "esi = add esi, 0x1",
+                "edi = add edi, 0x1",
+                "t6 = sub ecx, 0x1",
+                "flags dec32 t6, ecx, 0x1",
+                "ecx = t6",
+            ]
+        );
+        let t = p.blocks[0].term.to_string();
+        assert!(t.starts_with("bne dec32 t6, 0x0, 0x0 ? b0 : x"), "{t}");
+    }
+
+    #[test]
+    fn forward_branch_makes_a_diamond_with_exact_block_sizes() {
+        let l = lower_code(|a| {
+            let mut head = a.create_label();
+            let mut skip = a.create_label();
+            a.set_label(&mut head)?;
+            a.mov(al, byte_ptr(esi))?;
+            a.cmp(al, 0)?;
+            a.je(skip)?;
+            a.add(edx, eax)?;
+            a.set_label(&mut skip)?;
+            a.inc(esi)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        })
+        .unwrap();
+        let p = &l.prog;
+        let shape: Vec<(u32, u32, String)> = p
+            .blocks
+            .iter()
+            .map(|b| (b.eip - CODE, b.insns, b.term.to_string()))
+            .collect();
+        // mov al,[esi] 2 bytes; cmp al,0 2; je 2; add 2; inc 1; dec 1; jnz 2.
+        assert_eq!(
+            shape,
+            vec![
+                (0, 3, "je b2, b1".to_string()),
+                (6, 4, "jne b0, x10".to_string()),
+                (8, 3, "jne b0, x10".to_string()),
+            ]
+        );
+        assert!(l.unmodelled.is_empty());
+        // Both back-edge blocks leave through the same stub, after the JNZ.
+        assert_eq!(
+            p.exits[10],
+            ExitStub {
+                eip: CODE + 12,
+                insns: 0
+            }
+        );
+    }
+
+    #[test]
+    fn unmodelled_form_in_the_head_declines_with_its_name() {
+        let d = lower_code(|a| {
+            let mut head = a.create_label();
+            a.set_label(&mut head)?;
+            a.imul_2(eax, ebx)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        })
+        .unwrap_err();
+        assert_eq!(d.eip, CODE);
+        assert_eq!(d.reason, Reason::Form(Code::Imul_r32_rm32));
+        assert_eq!(d.reason.name(), "Imul_r32_rm32");
+    }
+
+    #[test]
+    fn a_side_path_that_cannot_loop_back_becomes_an_exit_at_its_start() {
+        let l = lower_code(|a| {
+            let mut head = a.create_label();
+            let mut side = a.create_label();
+            a.set_label(&mut head)?;
+            a.dec(ecx)?;
+            a.jz(side)?;
+            a.add(eax, 3)?;
+            a.jmp(head)?;
+            a.set_label(&mut side)?;
+            a.add(eax, 1)?;
+            a.call(0x0050_0000u64)?;
+            a.jmp(head)
+        })
+        .unwrap();
+        let p = &l.prog;
+        // The CALL ends the side block with an exit, so it never returns to the
+        // head inside the program: the JZ leaves instead.
+        assert_eq!(p.blocks.len(), 2);
+        let Term::Jcc {
+            cc: 4,
+            t: Target::Exit(x),
+            f: Target::Block(1),
+        } = p.blocks[0].term
+        else {
+            panic!("head ends in {}", p.blocks[0].term)
+        };
+        // The side block starts at the fifth instruction (dec, jz, add, jmp, add).
+        assert_eq!(
+            p.exits[x as usize],
+            ExitStub {
+                eip: ip_of(&l, 4),
+                insns: 0
+            },
+            "{p}"
+        );
+        assert!(l.unmodelled.is_empty());
+        assert_eq!(l.insns, 4);
+    }
+
+    #[test]
+    fn straight_code_has_no_back_edge_and_fs_is_not_flat() {
+        let d = lower_code(|a| {
+            a.add(eax, 1)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        })
+        .unwrap_err();
+        assert_eq!(d.reason, Reason::Form(Code::Jmp_rm32));
+        let d = lower_code(|a| {
+            let mut head = a.create_label();
+            a.set_label(&mut head)?;
+            a.add(eax, 1)?;
+            a.jmp(head)?;
+            Ok(())
+        });
+        assert!(d.is_ok());
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(0x18).fs())?;
+            a.jmp(head)
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let mut e = env();
+        e.seg_base[seg::FS as usize] = 0x7ffd_e000;
+        assert_eq!(lower(&m.mem, CODE, &e).unwrap_err().reason, Reason::Segment);
+        let d = lower_code(|a| {
+            a.add(eax, 1)?;
+            a.ret()
+        })
+        .unwrap_err();
+        assert_eq!(d.reason, Reason::Form(Code::Retnd));
+    }
 }
