@@ -13,7 +13,7 @@ pub mod offscreen;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use winterp_core::tiers::{ALL, StatsSnapshot, Tier, Tiers};
+use winterp_core::tiers::{ALL, DECLINES, StatsSnapshot, Tier, Tiers};
 use winterp_hostwin32::process::Process;
 
 /// Seconds of history the plot shows.
@@ -217,7 +217,12 @@ impl Overlay {
                         for v in [c.matches, c.runs, c.iterations, c.elements] {
                             ui.monospace(compact(v));
                         }
-                        ui.monospace(compact(c.declines_total()));
+                        let why: Vec<String> = DECLINES
+                            .iter()
+                            .map(|d| format!("{}: {}", d.name(), c.decline(*d)))
+                            .collect();
+                        ui.monospace(compact(c.declines_total()))
+                            .on_hover_text(why.join("\n"));
                     } else {
                         ui.weak("not built");
                         for _ in 0..4 {
