@@ -6,9 +6,7 @@ use crate::cpu::fpu::Fpu;
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
-use crate::ops::x87::{
-    self as x, ADD, C1, DIV, DIVR, ES, INDEFINITE, M32, M64, MUL, PE, SUB, arith, load_src,
-};
+use crate::ops::x87::{self as x, ADD, C1, DIV, DIVR, ES, INDEFINITE, MUL, PE, SUB, arith};
 
 /// Ends the two-op slice a handler call runs in.
 fn resume(_cpu: &mut Cpu, _ops: &[Op], _i: usize) -> Exit {
@@ -71,14 +69,22 @@ enum Step {
     Leave(Exit),
 }
 
+/// Fraction bits of an f64.
+const FRAC: u64 = (1 << 52) - 1;
+
 /// The fused op: instructions `i .. i + ops[i].r`, then the op after the run.
 pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
     let mut inline = 0u64;
+    // With every exception masked and none pending, no inline kind can set ES (only
+    // an unmasked flag does), so the per-instruction ES test is known false until a
+    // handler call, which may load a control word or an environment.
+    let quiet_now = |f: &Fpu| f.sw & ES == 0 && f.cw & 0x3f == 0x3f;
+    let mut quiet = quiet_now(&cpu.fpu);
     for j in i..end {
-        match step(cpu, ops, i, j) {
+        match step(cpu, ops, i, j, quiet) {
             Step::Inline => inline += 1,
-            Step::Next => {}
+            Step::Next => quiet = quiet_now(&cpu.fpu),
             Step::Leave(e) => {
                 let done = j - i + (e == Exit::CodeWrite) as usize;
                 return leave(cpu, i, j, done, inline, e);
@@ -138,9 +144,58 @@ fn stored(cpu: &mut Cpu, ops: &[Op], j: usize, w: Wrote) -> Step {
     Step::Inline
 }
 
+/// The handlers' `arith_m`: `ST(0) = ST(0) OP m` (`M64`: an m64 operand, else m32).
+#[inline(always)]
+fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o: &Op) -> Step {
+    let ea = cpu.ea(o);
+    // The handlers' `load_src` (value, denormal), read inline.
+    let r = if M64 {
+        cpu.mem.read_u64(ea).map(|b| {
+            let de = (b >> 52) & 0x7ff == 0 && b & FRAC != 0;
+            (f64::from_bits(b), de)
+        })
+    } else {
+        cpu.mem.read_u32(ea).map(|b| {
+            let de = (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0;
+            (x::f32_bits_to_f64(b), de)
+        })
+    };
+    let (src, de) = match r {
+        Ok(v) => v,
+        Err(f) => return fault(cpu, ops, j, f),
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    let t = f.pk(0);
+    if f.is_empty(t) {
+        if !f.underflow() {
+            f.put(t, INDEFINITE);
+        }
+        return Step::Inline;
+    }
+    if let Some(r) = apply(OP, f, f.st[t], src, de) {
+        f.put(t, r);
+    }
+    Step::Inline
+}
+
+/// The register forms: `MODE` 0 `ST(0) OP= ST(i)`, 1 `ST(i) OP= ST(0)`, 2 the same
+/// and pop.
+#[inline(always)]
+fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, o: &Op) -> Step {
+    let f = &mut cpu.fpu;
+    let (d, s) = if MODE == 0 {
+        (f.pk(0), f.pk(o.rm))
+    } else {
+        (f.pk(o.rm), f.pk(0))
+    };
+    reg_op(OP, MODE == 2, f, d, s);
+    Step::Inline
+}
+
 /// Runs instruction `j` of the run that starts at `i`.
 #[inline(always)]
-fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
+fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, quiet: bool) -> Step {
     let o = &ops[j];
     let k = o.size;
     if k == CALL {
@@ -152,7 +207,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
         return Step::Inline;
     }
     // `wait!`: deliver a pending unmasked exception, record FIP and FOP.
-    if cpu.fpu.sw & ES != 0 {
+    if !quiet && cpu.fpu.sw & ES != 0 {
         return pending(cpu, ops, j);
     }
     if k == FSTSW_AX {
@@ -165,7 +220,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
     match k {
         FLD_M32 => {
             let ea = cpu.ea(o);
-            let b = match x::load32(cpu, ea) {
+            let b = match cpu.mem.read_u32(ea) {
                 Ok(b) => b,
                 Err(f) => return fault(cpu, ops, j, f),
             };
@@ -183,7 +238,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
         }
         FLD_M64 => {
             let ea = cpu.ea(o);
-            let b = match x::load64(cpu, ea) {
+            let b = match cpu.mem.read_u64(ea) {
                 Ok(b) => b,
                 Err(f) => return fault(cpu, ops, j, f),
             };
@@ -197,31 +252,6 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
             f.top = t;
             f.put(t as usize, f64::from_bits(b));
             f.sw &= !C1;
-            Step::Inline
-        }
-        ARITH_M32..=29 => {
-            let ea = cpu.ea(o);
-            let r = if k < ARITH_M64 {
-                load_src::<M32>(cpu, ea)
-            } else {
-                load_src::<M64>(cpu, ea)
-            };
-            let (src, de) = match r {
-                Ok(v) => v,
-                Err(f) => return fault(cpu, ops, j, f),
-            };
-            let f = &mut cpu.fpu;
-            f.fdp = ea;
-            let t = f.pk(0);
-            if f.is_empty(t) {
-                if !f.underflow() {
-                    f.put(t, INDEFINITE);
-                }
-                return Step::Inline;
-            }
-            if let Some(r) = apply(k & 7, f, f.st[t], src, de) {
-                f.put(t, r);
-            }
             Step::Inline
         }
         FST_M64 | FSTP_M64 => {
@@ -310,24 +340,36 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
             }
             Step::Inline
         }
-        ARITH_ST0_STI..=37 => {
-            let f = &mut cpu.fpu;
-            let (d, s) = (f.pk(0), f.pk(o.rm));
-            reg_op(k & 7, false, f, d, s);
-            Step::Inline
-        }
-        ARITH_STI_ST0..=45 => {
-            let f = &mut cpu.fpu;
-            let (d, s) = (f.pk(o.rm), f.pk(0));
-            reg_op(k & 7, false, f, d, s);
-            Step::Inline
-        }
-        ARITH_STIP_ST0..=53 => {
-            let f = &mut cpu.fpu;
-            let (d, s) = (f.pk(o.rm), f.pk(0));
-            reg_op(k & 7, true, f, d, s);
-            Step::Inline
-        }
+        16 => arith_m::<0, false>(cpu, ops, j, o),
+        17 => arith_m::<1, false>(cpu, ops, j, o),
+        18 => arith_m::<2, false>(cpu, ops, j, o),
+        19 => arith_m::<3, false>(cpu, ops, j, o),
+        20 => arith_m::<4, false>(cpu, ops, j, o),
+        21 => arith_m::<5, false>(cpu, ops, j, o),
+        24 => arith_m::<0, true>(cpu, ops, j, o),
+        25 => arith_m::<1, true>(cpu, ops, j, o),
+        26 => arith_m::<2, true>(cpu, ops, j, o),
+        27 => arith_m::<3, true>(cpu, ops, j, o),
+        28 => arith_m::<4, true>(cpu, ops, j, o),
+        29 => arith_m::<5, true>(cpu, ops, j, o),
+        32 => reg::<0, 0>(cpu, o),
+        33 => reg::<1, 0>(cpu, o),
+        34 => reg::<2, 0>(cpu, o),
+        35 => reg::<3, 0>(cpu, o),
+        36 => reg::<4, 0>(cpu, o),
+        37 => reg::<5, 0>(cpu, o),
+        40 => reg::<0, 1>(cpu, o),
+        41 => reg::<1, 1>(cpu, o),
+        42 => reg::<2, 1>(cpu, o),
+        43 => reg::<3, 1>(cpu, o),
+        44 => reg::<4, 1>(cpu, o),
+        45 => reg::<5, 1>(cpu, o),
+        48 => reg::<0, 2>(cpu, o),
+        49 => reg::<1, 2>(cpu, o),
+        50 => reg::<2, 2>(cpu, o),
+        51 => reg::<3, 2>(cpu, o),
+        52 => reg::<4, 2>(cpu, o),
+        53 => reg::<5, 2>(cpu, o),
         _ => call(cpu, ops, i, j),
     }
 }
