@@ -82,13 +82,15 @@ impl Tier {
                 | Tier::MmxFill
                 | Tier::LutSpan
                 | Tier::CaseChain
+                | Tier::BlockExec
         )
     }
 
     /// The gate's setting in a fresh [`Tiers`]. A tier is on by default only once its
     /// equivalence tests (src/core/tests/tiers.rs) pass.
     pub fn default_on(self) -> bool {
-        self.available()
+        // block_exec stays off until its tests and the demo check pass (docs/tiers.md).
+        self.available() && self != Tier::BlockExec
     }
 }
 

@@ -104,7 +104,7 @@ pub fn discover(
     let mut terms: Vec<Term> = Vec::with_capacity(8);
     // Successor block indices (None: not decoded, so an exit).
     let mut succ: Vec<[Option<usize>; 2]> = Vec::with_capacity(8);
-    let mut dynamic = false;
+    let mut calls = false;
     let mut overflow = false;
     let Ok(h) = crate::decode::decode_block(mem, head.start, max_insns, stop) else {
         return Err(Decline::Op);
@@ -117,7 +117,12 @@ pub fn discover(
     let mut k = 0;
     while k < blocks.len() {
         let t = terms[k];
-        dynamic |= t == Term::Dynamic;
+        // A call returns to its fall-through, so a loop may continue through it: the
+        // cycle is then broken by the terminator rather than absent.
+        calls |= t == Term::Dynamic
+            && blocks[k].ops.last().is_some_and(|o| {
+                crate::exec::op::iced_code(o.code).mnemonic() == iced_x86::Mnemonic::Call
+            });
         let mut s = [None, None];
         for (j, target) in t.targets().enumerate() {
             if let Some(i) = blocks.iter().position(|b| b.start == target) {
@@ -159,7 +164,7 @@ pub fn discover(
     if !on[0] {
         return Err(if overflow {
             Decline::Size
-        } else if dynamic {
+        } else if calls {
             Decline::Terminator
         } else {
             Decline::Shape

@@ -438,6 +438,12 @@ pub fn lower_block(mem: &GuestMemory, b: &Block, body: usize) -> Option<Box<[Uop
             native(&ins)
         }
         .unwrap_or((fallback, None, true, false));
+        // A memory access can fault or store into code and end the block right
+        // there, publishing the flags as they are at that instruction: such an op
+        // reads the flags, and its own flag write is never dropped.
+        let touches = ins.mnemonic() != Mnemonic::Lea
+            && (0..ins.op_count()).any(|n| ins.op_kind(n) == OpKind::Memory);
+        let (nf, reads) = if touches { (None, true) } else { (nf, reads) };
         out.push(Uop {
             f,
             nf,
