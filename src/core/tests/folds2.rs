@@ -217,8 +217,8 @@ fn span_movzx_form_descending_other_registers() {
 }
 
 /// movzx lookup into another register than the index, the index in EBX, table base
-/// in EAX: and the spans write over their own source (in place), which takes the
-/// unit-by-unit path (the destination overlaps the source).
+/// in EAX: and the spans write over their own source (in place), and each row
+/// overlaps the previous one by a byte, so element order matters.
 #[test]
 fn span_in_place_movzx_lookup_other_register() {
     let code = assemble(|a| {
@@ -242,7 +242,7 @@ fn span_in_place_movzx_lookup_other_register() {
         finish(a)
     });
     let (s, _) = equivalent(&code, Tier::LutSpan);
-    assert_eq!(s.bulk, 0, "an in-place span is not page-verified: {s:?}");
+    assert!(s.bulk * 10 >= s.runs * 9, "{s:?}");
 }
 
 /// Spans that walk off the end of the data region fault on the exact unit's load,

@@ -17,10 +17,14 @@
 //! register in `x`/`r`. Instructions are still charged per block by the run loop, so
 //! pacing is unchanged. The handler:
 //! - verifies once per run, a page at a time, that the source and table extents are
-//!   readable and the destination extent writable and free of decoded code, and that
-//!   the destination overlaps neither; then reads the source bytes in one
-//!   `read_bytes`, looks every byte up, writes the destination in one `write_bytes`
-//!   and leaves the registers and flags of the last unit (the flags of its `xor`);
+//!   readable and the destination extent writable and free of decoded code; then
+//!   when the destination overlaps neither the source nor the table, reads the
+//!   source extent with one `read_bytes`, looks every byte up and writes the
+//!   destination extent with one `write_bytes`; otherwise runs the units in order
+//!   from precomputed addresses (load, lookup, store, element by element, so a span
+//!   over its own source or the table behaves as in the guest); either way it leaves
+//!   the registers and flags of the last unit (the flags of its `xor`, which read
+//!   what the unit before left);
 //! - otherwise runs unit by unit with every access checked: a failing access raises
 //!   that instruction's exception with the state before it, a store into decoded code
 //!   ends the block after the store (`Exit::CodeWrite`), exactly as the handlers do.
@@ -38,6 +42,9 @@ use std::sync::atomic::Ordering;
 
 /// Fewest units a span folds (the seed's four output pixels).
 pub const MIN_UNITS: usize = 4;
+
+/// Longest span the buffered form takes (a block holds at most 64 instructions).
+const BUF: usize = 64;
 
 // Roles of span ops, in `Op::x`.
 const ZERO: u8 = 1;
@@ -282,6 +289,8 @@ enum Stop {
     /// Continue exactly from this op (an access that the page check passed failed:
     /// another thread changed the mapping).
     Exact(usize),
+    /// The store at this op wrote into decoded code: the block ends after it.
+    Code(usize),
 }
 
 /// Table base: the lookup's address with the index register (kept in the lookup
@@ -351,12 +360,16 @@ fn unit_regs(cpu: &mut Cpu, ops: &[Op], u: usize, v: u8, tv: u8) {
     }
 }
 
-/// The page-verified path. Returns `Ok` when every unit ran.
+/// The page-verified path: `Ok(true)` when every unit ran, `Ok(false)` when the pages
+/// could not be verified (nothing ran).
+///
+/// The source, destination and table extents are checked once, a page at a time;
+/// then the units run in order (load, lookup, store, element by element, so spans
+/// that overlap themselves or the table behave as in the guest) and only the last
+/// two units' register effects are replayed at the end. An access that fails all the
+/// same (another thread changed the mapping) or a store that finds code stops the
+/// run at that unit's boundary with its registers published.
 fn verified(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize, u: usize) -> Result<bool, Stop> {
-    const MAX: usize = 64;
-    if n > MAX {
-        return Ok(false);
-    }
     let o = u - 3;
     let (l0, t0, s0) = (&ops[i + o], &ops[i + o + 1], &ops[i + o + 2]);
     let last = i + (n - 1) * u + o;
@@ -374,49 +387,92 @@ fn verified(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize, u: usize) -> Result<b
         return Ok(false);
     };
     let mem = &cpu.mem;
-    let disjoint = |a: (u32, u32), b: (u32, u32)| a.1 < b.0 || b.1 < a.0;
     if !(mem.fast_page(src.0, false)
         && mem.fast_page(src.1, false)
         && mem.fast_page(tb, false)
         && mem.fast_page(tend, false)
         && mem.fast_page(dst.0, true)
-        && mem.fast_page(dst.1, true)
-        && disjoint(dst, src)
-        && disjoint(dst, (tb, tend)))
+        && mem.fast_page(dst.1, true))
     {
         return Ok(false);
     }
-    let mut sbuf = [0u8; MAX];
-    let mut dbuf = [0u8; MAX];
-    if mem.read_bytes(src.0, &mut sbuf[..n]).is_err() {
-        return Err(Stop::Exact(i));
-    }
-    let down_s = san < sa0;
-    let down_d = dan < da0;
-    let at = |k: usize, down: bool| if down { n - 1 - k } else { k };
-    let mut last_v = 0u8;
-    let mut last_t = 0u8;
-    let mut prev = None;
-    for k in 0..n {
-        let v = sbuf[at(k, down_s)];
-        let Ok(tv) = mem.read_u8(tb.wrapping_add(v as u32)) else {
+    let disjoint = |a: (u32, u32), b: (u32, u32)| a.1 < b.0 || b.1 < a.0;
+    if n <= BUF && disjoint(dst, src) && disjoint(dst, (tb, tend)) {
+        // Nothing the span stores is read by it: one read of the source extent, one
+        // write of the destination extent.
+        let mut sbuf = [0u8; BUF];
+        let mut dbuf = [0u8; BUF];
+        let down_s = san < sa0;
+        let down_d = dan < da0;
+        let at = |k: usize, down: bool| if down { n - 1 - k } else { k };
+        let mut vals = [(0u8, 0u8); 2];
+        let ok = mem.read_bytes(src.0, &mut sbuf[..n]).is_ok()
+            && (0..n).all(|k| {
+                let v = sbuf[at(k, down_s)];
+                let Ok(tv) = mem.read_u8(tb.wrapping_add(v as u32)) else {
+                    return false;
+                };
+                dbuf[at(k, down_d)] = tv;
+                vals = [vals[1], (v, tv)];
+                true
+            })
+            && mem.write_bytes(dst.0, &dbuf[..n]).is_ok();
+        if !ok {
+            // Nothing was stored (write_bytes checks before writing): run it exactly.
             return Err(Stop::Exact(i));
+        }
+        if n >= 2 {
+            let (v, t) = vals[0];
+            unit_regs(cpu, &ops[i + (n - 2) * u..], u, v, t);
+        }
+        let (v, t) = vals[1];
+        unit_regs(cpu, &ops[i + (n - 1) * u..], u, v, t);
+        return Ok(true);
+    }
+    let ds = if san < sa0 { u32::MAX } else { 1 };
+    let dd = if dan < da0 { u32::MAX } else { 1 };
+    let (mut sa, mut da) = (sa0, da0);
+    let mut vals = [(0u8, 0u8); 2];
+    let mut stop = None;
+    let mut done = n;
+    for k in 0..n {
+        let Ok(v) = mem.read_u8(sa) else {
+            (done, stop) = (k, Some(Stop::Exact(i + k * u)));
+            break;
         };
-        dbuf[at(k, down_d)] = tv;
-        prev = Some((last_v, last_t));
-        last_v = v;
-        last_t = tv;
+        let Ok(tv) = mem.read_u8(tb.wrapping_add(v as u32)) else {
+            (done, stop) = (k, Some(Stop::Exact(i + k * u)));
+            break;
+        };
+        match mem.write_u8(da, tv) {
+            Ok(Wrote::Data) => {}
+            Ok(Wrote::Code) => {
+                vals = [vals[1], (v, tv)];
+                (done, stop) = (k + 1, Some(Stop::Code(i + k * u + o + 2)));
+                break;
+            }
+            Err(_) => {
+                (done, stop) = (k, Some(Stop::Exact(i + k * u)));
+                break;
+            }
+        }
+        vals = [vals[1], (v, tv)];
+        sa = sa.wrapping_add(ds);
+        da = da.wrapping_add(dd);
     }
-    if mem.write_bytes(dst.0, &dbuf[..n]).is_err() {
-        return Err(Stop::Exact(i));
+    // Registers (and the last xor's flags, which read what the unit before left).
+    if done >= 2 {
+        let (v, t) = vals[0];
+        unit_regs(cpu, &ops[i + (done - 2) * u..], u, v, t);
     }
-    // Registers: the second-to-last unit's (which the last unit's xor reads for its
-    // flags), then the last one's.
-    if let (Some((pv, pt)), true) = (prev, n >= 2) {
-        unit_regs(cpu, &ops[last - o - u..], u, pv, pt);
+    if done >= 1 {
+        let (v, t) = vals[1];
+        unit_regs(cpu, &ops[i + (done - 1) * u..], u, v, t);
     }
-    unit_regs(cpu, &ops[last - o..], u, last_v, last_t);
-    Ok(true)
+    match stop {
+        None => Ok(true),
+        Some(s) => Err(s),
+    }
 }
 
 /// The span handler (on the span's first op).
@@ -432,6 +488,10 @@ pub fn span_op(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         }
         Ok(false) => Some(i),
         Err(Stop::Exact(k)) => Some(k),
+        Err(Stop::Code(k)) => {
+            skipped(cpu, k - i);
+            return op::code_written(cpu, ops, k);
+        }
     };
     if let Some(from) = from {
         for k in from..j {
