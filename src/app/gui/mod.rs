@@ -859,10 +859,12 @@ impl App {
         {
             self.overlay_clock.1 = Some(now);
             let t = (now - self.overlay_clock.0).as_secs_f64();
+            // Reading the hot blocks makes guest threads publish them often: only
+            // while they are shown.
             let sample = overlay::Sample::take(
                 t,
                 &winterp_core::tiers::global(),
-                proc.map(|p| &**p),
+                proc.filter(|_| self.ui.overlay.open).map(|p| &**p),
                 now,
                 Some(self.meter.guest_fps),
             );

@@ -186,7 +186,7 @@ impl GuestThread {
         }
         let stop = self.exec.run(&mut self.cpu, QUANTUM.min(left));
         // Between runs, so the block counters are this thread's to read.
-        if self.hot.due(self.exec.counters.insns) {
+        if self.hot.due(self.exec.counters.insns, &proc.hot) {
             self.hot.publish(&self.exec, &proc.hot);
         }
         match stop {

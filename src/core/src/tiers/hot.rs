@@ -9,11 +9,19 @@ use super::HotBlock;
 use crate::exec::Executor;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// How often a running thread publishes (wall clock; publishing never changes guest
-/// state, so deterministic runs stay deterministic).
+/// How often a running thread publishes while someone reads the recent window (wall
+/// clock; publishing never changes guest state, so deterministic runs stay
+/// deterministic).
 pub const PERIOD: Duration = Duration::from_millis(100);
+/// How often otherwise: only the totals are wanted then, and a publish matters for
+/// them only when code is retired later (a retired block's entries since the last
+/// publish are lost), so rarely is cheaper.
+pub const IDLE_PERIOD: Duration = Duration::from_secs(2);
+/// A read of the recent window keeps the fast cadence this long.
+const WATCH: Duration = Duration::from_secs(2);
 /// Instructions between looks at the clock.
 const CHECK_INSNS: u64 = 100_000;
 /// Batches older than this are dropped (the overlay's window is one second).
@@ -47,14 +55,17 @@ impl HotTracker {
         }
     }
 
-    /// Whether a publish is due, given the thread's retired instructions: one compare
-    /// on most calls, a clock read every [`CHECK_INSNS`].
-    pub fn due(&mut self, insns: u64) -> bool {
+    /// Whether a publish to `to` is due, given the thread's retired instructions: one
+    /// compare on most calls, a clock read every [`CHECK_INSNS`].
+    pub fn due(&mut self, insns: u64, to: &HotRegistry) -> bool {
         if insns < self.next_check {
             return false;
         }
         self.next_check = insns.saturating_add(CHECK_INSNS);
-        self.published_at.is_none_or(|t| t.elapsed() >= PERIOD)
+        let now = Instant::now();
+        let period = if to.watched(now) { PERIOD } else { IDLE_PERIOD };
+        self.published_at
+            .is_none_or(|t| now.saturating_duration_since(t) >= period)
     }
 
     /// Publishes what `exec` ran since the last publish.
@@ -100,14 +111,13 @@ pub struct HotRegistry {
     inner: Mutex<Inner>,
     /// When the registry (the process) began: a window reaching before it is shorter.
     created: Instant,
+    /// Milliseconds after `created` until which threads publish every [`PERIOD`].
+    watched_until: AtomicU64,
 }
 
 impl Default for HotRegistry {
     fn default() -> Self {
-        HotRegistry {
-            inner: Mutex::default(),
-            created: Instant::now(),
-        }
+        HotRegistry::created_at(Instant::now())
     }
 }
 
@@ -145,7 +155,17 @@ impl HotRegistry {
         HotRegistry {
             inner: Mutex::default(),
             created,
+            watched_until: AtomicU64::new(0),
         }
+    }
+
+    fn ms(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.created).as_millis() as u64
+    }
+
+    /// Whether someone read the recent window lately (threads then publish often).
+    pub fn watched(&self, now: Instant) -> bool {
+        self.ms(now) < self.watched_until.load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -181,6 +201,8 @@ impl HotRegistry {
 
     /// The `n` most entered blocks among what was published in `(now - window, now]`.
     pub fn recent(&self, n: usize, now: Instant, window: Duration) -> Recent {
+        self.watched_until
+            .fetch_max(self.ms(now + WATCH), Ordering::Relaxed);
         let g = self.lock();
         let mut merged = HashMap::new();
         let mut insns = 0;
@@ -297,6 +319,24 @@ mod tests {
         // Everything after the first publish was counted by the re-decoded block.
         assert_eq!(reg.top(1)[0].entries, 29_999);
         assert!(first > 0 && first < 29_999);
+    }
+
+    #[test]
+    fn threads_publish_often_only_while_the_window_is_read() {
+        let t0 = Instant::now();
+        let reg = HotRegistry::created_at(t0);
+        assert!(!reg.watched(t0));
+        let mut t = HotTracker::new();
+        assert!(t.due(0, &reg), "the first check publishes");
+        t.published_at = Some(Instant::now() - Duration::from_millis(500));
+        t.next_check = 0;
+        assert!(!t.due(0, &reg), "half a second is not due unwatched");
+        let _ = reg.recent(1, Instant::now(), Duration::from_secs(1));
+        assert!(reg.watched(Instant::now()));
+        t.next_check = 0;
+        assert!(t.due(0, &reg), "watched: due after PERIOD");
+        assert!(!t.due(1, &reg), "the clock is read every CHECK_INSNS only");
+        assert!(!reg.watched(Instant::now() + WATCH + Duration::from_millis(10)));
     }
 
     #[test]
