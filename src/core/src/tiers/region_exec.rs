@@ -44,7 +44,7 @@ impl Region {
             n += 1;
             heads += (bi == 0) as u64;
             for u in blk.uops.iter() {
-                match (u.f)(cpu, u) {
+                match super::uop::exec(cpu, u) {
                     UEnd::Ok => {}
                     UEnd::Code => {
                         cpu.retired += u.k as u64 + 1;

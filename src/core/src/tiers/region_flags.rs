@@ -19,6 +19,7 @@ pub fn elide_dead(blocks: &mut [RBlock]) -> u32 {
             if u.writes {
                 if !live && let Some(nf) = u.nf {
                     u.f = nf;
+                    u.kind = u.nkind;
                     dead += 1;
                 }
                 live = false;

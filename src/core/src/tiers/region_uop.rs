@@ -43,6 +43,9 @@ pub struct Uop {
     pub writes: bool,
     /// Index of the instruction in its block (RDTSC and retired counts need it).
     pub k: u32,
+    /// Inline kind of `f` (see [`exec`]; 0: call `f`), and of `nf`.
+    pub kind: u16,
+    pub nkind: u16,
     /// The interpreter's op for this instruction.
     pub o: Op,
 }
@@ -245,7 +248,7 @@ fn fallback(cpu: &mut Cpu, u: &Uop) -> UEnd {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Form {
     RR,
     RI,
@@ -289,7 +292,7 @@ fn unary_pair<const OP: u8>(s: u32) -> (UopFn, UopFn) {
 /// (function, no-flag variant, reads flags, writes flags) for an instruction with a
 /// micro-op kind. The operand conditions mirror `ops::alu::lower`, whose fields the
 /// functions read.
-type Native = (UopFn, Option<UopFn>, bool, bool);
+type Native = (UopFn, Option<UopFn>, bool, bool, u16);
 
 fn native(ins: &Instruction) -> Option<Native> {
     if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
@@ -344,7 +347,7 @@ fn native(ins: &Instruction) -> Option<Native> {
             _ => alu_pair::<TEST>(form, s),
         };
         let reads = a == ADC || a == SBB;
-        return Some((f, Some(nf), reads, true));
+        return Some((f, Some(nf), reads, true, alu_kind(form, a, s)));
     }
     match m {
         Mnemonic::Inc | Mnemonic::Dec | Mnemonic::Neg | Mnemonic::Not => {
@@ -357,11 +360,19 @@ fn native(ins: &Instruction) -> Option<Native> {
                 Mnemonic::Inc => unary_pair::<INC>(s),
                 Mnemonic::Dec => unary_pair::<DEC>(s),
                 Mnemonic::Neg => unary_pair::<NEG>(s),
-                _ => return Some((by_s!(s, unary_r::<NOT, true>), None, false, false)),
+                _ => {
+                    let k = if s == 32 { 43 } else { 0 };
+                    return Some((by_s!(s, unary_r::<NOT, true>), None, false, false, k));
+                }
             };
             // INC/DEC read CF (they keep it).
             let reads = matches!(m, Mnemonic::Inc | Mnemonic::Dec);
-            Some((f, Some(nf), reads, true))
+            let op = match m {
+                Mnemonic::Inc => INC,
+                Mnemonic::Dec => DEC,
+                _ => NEG,
+            };
+            Some((f, Some(nf), reads, true, unary_kind(op, s)))
         }
         Mnemonic::Mov => {
             let (k0, k1) = (ins.op_kind(0), ins.op_kind(1));
@@ -371,15 +382,15 @@ fn native(ins: &Instruction) -> Option<Native> {
                 return None;
             }
             let s = sz();
-            let f = match (k0, k1) {
-                (OpKind::Register, OpKind::Register) => by_s!(s, mov_rr),
-                (OpKind::Register, OpKind::Memory) => by_s!(s, mov_rm),
-                (OpKind::Register, _) => by_s!(s, mov_ri),
-                (OpKind::Memory, OpKind::Register) => by_s!(s, mov_mr),
-                (OpKind::Memory, _) => by_s!(s, mov_mi),
+            let (f, k) = match (k0, k1) {
+                (OpKind::Register, OpKind::Register) => (by_s!(s, mov_rr), 44),
+                (OpKind::Register, OpKind::Memory) => (by_s!(s, mov_rm), 46),
+                (OpKind::Register, _) => (by_s!(s, mov_ri), 45),
+                (OpKind::Memory, OpKind::Register) => (by_s!(s, mov_mr), 47),
+                (OpKind::Memory, _) => (by_s!(s, mov_mi), 0),
                 _ => return None,
             };
-            Some((f, None, false, false))
+            Some((f, None, false, false, if s == 32 { k } else { 0 }))
         }
         Mnemonic::Movzx | Mnemonic::Movsx => {
             reg_op(ins, 0)?;
@@ -403,14 +414,98 @@ fn native(ins: &Instruction) -> Option<Native> {
                 (16, true, true) => by_s!(s, movx_rm::<16, true>),
                 _ => return None,
             };
-            Some((f, None, false, false))
+            let k = if (src, sx, mem, s) == (8, false, true, 32) { 49 } else { 0 };
+            Some((f, None, false, false, k))
         }
         Mnemonic::Lea => {
             reg_op(ins, 0)?;
-            Some((by_s!(sz(), lea), None, false, false))
+            let s = sz();
+            Some((by_s!(s, lea), None, false, false, if s == 32 { 48 } else { 0 }))
         }
         _ => None,
     }
+}
+
+/// Runs a micro-op. The commonest 32-bit forms are matched by kind so their bodies
+/// (the same functions `f` points to) are inlined into the executor's loop instead of
+/// called through a pointer; everything else is called through `f`.
+#[inline(always)]
+pub fn exec(cpu: &mut Cpu, u: &Uop) -> UEnd {
+    match u.kind {
+        1 => alu_rr::<ADD, true, 32>(cpu, u),
+        2 => alu_rr::<ADD, false, 32>(cpu, u),
+        3 => alu_rr::<OR, true, 32>(cpu, u),
+        4 => alu_rr::<OR, false, 32>(cpu, u),
+        5 => alu_rr::<ADC, true, 32>(cpu, u),
+        6 => alu_rr::<ADC, false, 32>(cpu, u),
+        7 => alu_rr::<SBB, true, 32>(cpu, u),
+        8 => alu_rr::<SBB, false, 32>(cpu, u),
+        9 => alu_rr::<AND, true, 32>(cpu, u),
+        10 => alu_rr::<AND, false, 32>(cpu, u),
+        11 => alu_rr::<SUB, true, 32>(cpu, u),
+        12 => alu_rr::<SUB, false, 32>(cpu, u),
+        13 => alu_rr::<XOR, true, 32>(cpu, u),
+        14 => alu_rr::<XOR, false, 32>(cpu, u),
+        15 => alu_rr::<CMP, true, 32>(cpu, u),
+        16 => alu_rr::<CMP, false, 32>(cpu, u),
+        17 => alu_rr::<TEST, true, 32>(cpu, u),
+        18 => alu_rr::<TEST, false, 32>(cpu, u),
+        19 => alu_ri::<ADD, true, 32>(cpu, u),
+        20 => alu_ri::<ADD, false, 32>(cpu, u),
+        21 => alu_ri::<OR, true, 32>(cpu, u),
+        22 => alu_ri::<OR, false, 32>(cpu, u),
+        23 => alu_ri::<ADC, true, 32>(cpu, u),
+        24 => alu_ri::<ADC, false, 32>(cpu, u),
+        25 => alu_ri::<SBB, true, 32>(cpu, u),
+        26 => alu_ri::<SBB, false, 32>(cpu, u),
+        27 => alu_ri::<AND, true, 32>(cpu, u),
+        28 => alu_ri::<AND, false, 32>(cpu, u),
+        29 => alu_ri::<SUB, true, 32>(cpu, u),
+        30 => alu_ri::<SUB, false, 32>(cpu, u),
+        31 => alu_ri::<XOR, true, 32>(cpu, u),
+        32 => alu_ri::<XOR, false, 32>(cpu, u),
+        33 => alu_ri::<CMP, true, 32>(cpu, u),
+        34 => alu_ri::<CMP, false, 32>(cpu, u),
+        35 => alu_ri::<TEST, true, 32>(cpu, u),
+        36 => alu_ri::<TEST, false, 32>(cpu, u),
+        37 => unary_r::<INC, true, 32>(cpu, u),
+        38 => unary_r::<INC, false, 32>(cpu, u),
+        39 => unary_r::<DEC, true, 32>(cpu, u),
+        40 => unary_r::<DEC, false, 32>(cpu, u),
+        41 => unary_r::<NEG, true, 32>(cpu, u),
+        42 => unary_r::<NEG, false, 32>(cpu, u),
+        43 => unary_r::<NOT, true, 32>(cpu, u),
+        44 => mov_rr::<32>(cpu, u),
+        45 => mov_ri::<32>(cpu, u),
+        46 => mov_rm::<32>(cpu, u),
+        47 => mov_mr::<32>(cpu, u),
+        48 => lea::<32>(cpu, u),
+        49 => movx_rm::<8, false, 32>(cpu, u),
+        50 => alu_rm::<ADD, true, 32>(cpu, u),
+        51 => alu_rm::<OR, true, 32>(cpu, u),
+        52 => alu_rm::<ADC, true, 32>(cpu, u),
+        53 => alu_rm::<SBB, true, 32>(cpu, u),
+        54 => alu_rm::<AND, true, 32>(cpu, u),
+        55 => alu_rm::<SUB, true, 32>(cpu, u),
+        56 => alu_rm::<XOR, true, 32>(cpu, u),
+        57 => alu_rm::<CMP, true, 32>(cpu, u),
+        58 => alu_rm::<TEST, true, 32>(cpu, u),
+        _ => (u.f)(cpu, u),
+    }
+}
+
+/// Inline kinds (see [`exec`]); 0 means "call `f`".
+fn alu_kind(form: Form, op: u8, s: u32) -> u16 {
+    match (form, s) {
+        (Form::RR, 32) => 1 + op as u16 * 2,
+        (Form::RI, 32) => 19 + op as u16 * 2,
+        (Form::RM, 32) => 50 + op as u16,
+        _ => 0,
+    }
+}
+
+fn unary_kind(op: u8, s: u32) -> u16 {
+    if s == 32 { 37 + op as u16 * 2 } else { 0 }
 }
 
 /// Micro-ops for the first `body` instructions of `b` (its instructions before the
@@ -432,24 +527,29 @@ pub fn lower_block(mem: &GuestMemory, b: &Block, body: usize) -> Option<Box<[Uop
         }
         // An instruction the interpreter left unimplemented or invalid keeps its
         // handler, which raises exactly as in the block.
-        let (f, nf, reads, writes) = if ins.is_invalid() {
+        let (f, nf, reads, writes, kind) = if ins.is_invalid() {
             None
         } else {
             native(&ins)
         }
-        .unwrap_or((fallback, None, true, false));
+        .unwrap_or((fallback, None, true, false, 0));
+        // The no-flag variant's inline kind is the next one (see `exec`).
+        let nkind = if kind != 0 && nf.is_some() { kind + 1 } else { 0 };
         // A memory access can fault or store into code and end the block right
         // there, publishing the flags as they are at that instruction: such an op
         // reads the flags, and its own flag write is never dropped.
         let touches = ins.mnemonic() != Mnemonic::Lea
             && (0..ins.op_count()).any(|n| ins.op_kind(n) == OpKind::Memory);
         let (nf, reads) = if touches { (None, true) } else { (nf, reads) };
+        let nkind = if nf.is_some() { nkind } else { 0 };
         out.push(Uop {
             f,
             nf,
             reads,
             writes,
             k: k as u32,
+            kind,
+            nkind,
             o,
         });
     }
