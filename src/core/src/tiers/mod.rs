@@ -18,6 +18,8 @@ pub mod fold;
 pub mod hot;
 pub mod region;
 pub mod span;
+pub mod x87_fuse;
+pub mod x87_fuse_exec;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -83,6 +85,7 @@ impl Tier {
                 | Tier::LutSpan
                 | Tier::CaseChain
                 | Tier::BlockExec
+                | Tier::X87Fusion
         )
     }
 
@@ -90,7 +93,8 @@ impl Tier {
     /// equivalence tests (src/core/tests/tiers.rs) pass.
     pub fn default_on(self) -> bool {
         // block_exec stays off until its tests and the demo check pass (docs/tiers.md).
-        self.available() && self != Tier::BlockExec
+        // x87_fusion stays off until its tests and the demo check pass.
+        self.available() && !matches!(self, Tier::BlockExec | Tier::X87Fusion)
     }
 }
 
