@@ -120,7 +120,8 @@ pub fn attach(mem: &GuestMemory, b: &mut Block, tiers: &Tiers, stop: (u32, u32))
         return;
     }
     let page_end = (b.start & !0xfff).wrapping_add(0x1000);
-    let in_page = page_end.wrapping_sub(b.start) as usize;
+    // A rung is at most 9 bytes (`80 /7 ib`, `0f 84 rel32`).
+    let in_page = (page_end.wrapping_sub(b.start) as usize).min(9 * MAX_RUNGS);
     let mut bytes = vec![0u8; in_page];
     if mem.read_bytes(b.start, &mut bytes).is_err() {
         return;
