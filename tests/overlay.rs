@@ -277,7 +277,9 @@ fn f10_toggles_the_overlay_in_the_player() {
     };
     // The program draws once and waits; give the player time to show it.
     std::thread::sleep(std::time::Duration::from_secs(3));
-    xdotool(&display, &["windowfocus", "--sync", &win]);
+    // Without a window manager nothing gives the window the keyboard focus.
+    xdotool(&display, &["windowfocus", &win]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let pause = || std::thread::sleep(std::time::Duration::from_millis(1500));
     let before = screenshot(&display, &tmp.path().join("a.png"));
     xdotool(&display, &["key", "F10"]);
