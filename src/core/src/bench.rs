@@ -827,154 +827,196 @@ fn region_shape(
 
 /// Seed shape A: one self-loop block of full-width register dataflow.
 pub fn tree_span(iters: u32) -> Shape {
-    region_shape("tree_span", "self-loop of register dataflow", iters, 0x4000, |a| {
-        let mut top = a.create_label();
-        a.mov(eax, 1u32)?;
-        a.set_label(&mut top)?;
-        a.mov(esi, eax)?;
-        a.add(esi, ebx)?;
-        a.xor(edx, esi)?;
-        a.sub(eax, edx)?;
-        a.lea(edi, eax + ebx * 2 + 5)?;
-        a.and(edi, 0xffffu32)?;
-        a.or(ebx, edi)?;
-        a.add(eax, edi)?;
-        a.dec(ecx)?;
-        a.jnz(top)
-    })
+    region_shape(
+        "tree_span",
+        "self-loop of register dataflow",
+        iters,
+        0x4000,
+        |a| {
+            let mut top = a.create_label();
+            a.mov(eax, 1u32)?;
+            a.set_label(&mut top)?;
+            a.mov(esi, eax)?;
+            a.add(esi, ebx)?;
+            a.xor(edx, esi)?;
+            a.sub(eax, edx)?;
+            a.lea(edi, eax + ebx * 2 + 5)?;
+            a.and(edi, 0xffffu32)?;
+            a.or(ebx, edi)?;
+            a.add(eax, edi)?;
+            a.dec(ecx)?;
+            a.jnz(top)
+        },
+    )
 }
 
 /// Seed shape B: a reduction over two streams (loads folded into the ALU ops).
 pub fn tree_dot(iters: u32) -> Shape {
-    region_shape("tree_dot", "two-stream reduction loop", iters, 0x2000, |a| {
-        let mut top = a.create_label();
-        a.mov(edi, DATA + 0x8000)?;
-        a.set_label(&mut top)?;
-        a.mov(eax, dword_ptr(esi))?;
-        a.add(eax, dword_ptr(edi))?;
-        a.add(ebx, eax)?;
-        a.xor(edx, eax)?;
-        a.add(esi, 4)?;
-        a.add(edi, 4)?;
-        a.dec(ecx)?;
-        a.jnz(top)
-    })
+    region_shape(
+        "tree_dot",
+        "two-stream reduction loop",
+        iters,
+        0x2000,
+        |a| {
+            let mut top = a.create_label();
+            a.mov(edi, DATA + 0x8000)?;
+            a.set_label(&mut top)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.add(eax, dword_ptr(edi))?;
+            a.add(ebx, eax)?;
+            a.xor(edx, eax)?;
+            a.add(esi, 4)?;
+            a.add(edi, 4)?;
+            a.dec(ecx)?;
+            a.jnz(top)
+        },
+    )
 }
 
 /// Seed shape C: an in-place transform chain (load, two ALU ops, store back).
 pub fn tree_chain(iters: u32) -> Shape {
-    region_shape("tree_chain", "in-place transform loop", iters, 0x4000, |a| {
-        let mut top = a.create_label();
-        a.set_label(&mut top)?;
-        a.mov(eax, dword_ptr(edi))?;
-        a.xor(eax, edx)?;
-        a.add(eax, ebx)?;
-        a.mov(dword_ptr(edi), eax)?;
-        a.add(edi, 4)?;
-        a.dec(ecx)?;
-        a.jnz(top)
-    })
+    region_shape(
+        "tree_chain",
+        "in-place transform loop",
+        iters,
+        0x4000,
+        |a| {
+            let mut top = a.create_label();
+            a.set_label(&mut top)?;
+            a.mov(eax, dword_ptr(edi))?;
+            a.xor(eax, edx)?;
+            a.add(eax, ebx)?;
+            a.mov(dword_ptr(edi), eax)?;
+            a.add(edi, 4)?;
+            a.dec(ecx)?;
+            a.jnz(top)
+        },
+    )
 }
 
 /// Region (a): `while (esi < edx) { ebx += *esi; esi += 4; }` (guard block, body
 /// block).
 pub fn region_if2(iters: u32) -> Shape {
-    region_shape("region_if2", "guarded scan (2 blocks)", iters, 0x4000, |a| {
-        let mut head = a.create_label();
-        let mut done = a.create_label();
-        a.lea(edx, esi + 0x4000 * 4)?;
-        a.set_label(&mut head)?;
-        a.cmp(esi, edx)?;
-        a.jae(done)?;
-        a.add(ebx, dword_ptr(esi))?;
-        a.add(esi, 4)?;
-        a.jmp(head)?;
-        a.set_label(&mut done)?;
-        a.mov(edx, ebx)
-    })
+    region_shape(
+        "region_if2",
+        "guarded scan (2 blocks)",
+        iters,
+        0x4000,
+        |a| {
+            let mut head = a.create_label();
+            let mut done = a.create_label();
+            a.lea(edx, esi + 0x4000 * 4)?;
+            a.set_label(&mut head)?;
+            a.cmp(esi, edx)?;
+            a.jae(done)?;
+            a.add(ebx, dword_ptr(esi))?;
+            a.add(esi, 4)?;
+            a.jmp(head)?;
+            a.set_label(&mut done)?;
+            a.mov(edx, ebx)
+        },
+    )
 }
 
 /// Region (b): head, two data-dependent arms, tail.
 pub fn region_diamond4(iters: u32) -> Shape {
-    region_shape("region_diamond4", "data-dependent diamond", iters, 0x4000, |a| {
-        let mut head = a.create_label();
-        let mut other = a.create_label();
-        let mut tail = a.create_label();
-        a.set_label(&mut head)?;
-        a.mov(eax, dword_ptr(esi))?;
-        a.test(al, 1)?;
-        a.jz(other)?;
-        a.add(ebx, eax)?;
-        a.jmp(tail)?;
-        a.set_label(&mut other)?;
-        a.sub(ebx, eax)?;
-        a.xor(edx, eax)?;
-        a.set_label(&mut tail)?;
-        a.add(esi, 4)?;
-        a.dec(ecx)?;
-        a.jnz(head)
-    })
+    region_shape(
+        "region_diamond4",
+        "data-dependent diamond",
+        iters,
+        0x4000,
+        |a| {
+            let mut head = a.create_label();
+            let mut other = a.create_label();
+            let mut tail = a.create_label();
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.test(al, 1)?;
+            a.jz(other)?;
+            a.add(ebx, eax)?;
+            a.jmp(tail)?;
+            a.set_label(&mut other)?;
+            a.sub(ebx, eax)?;
+            a.xor(edx, eax)?;
+            a.set_label(&mut tail)?;
+            a.add(esi, 4)?;
+            a.dec(ecx)?;
+            a.jnz(head)
+        },
+    )
 }
 
 /// Region (c): a two-rung compare chain selecting one of three arms per byte.
 pub fn region_state6(iters: u32) -> Shape {
-    region_shape("region_state6", "two-rung compare chain", iters, 0x8000, |a| {
-        let mut head = a.create_label();
-        let mut arm_a = a.create_label();
-        let mut arm_b = a.create_label();
-        let mut tail = a.create_label();
-        a.set_label(&mut head)?;
-        a.movzx(eax, byte_ptr(esi))?;
-        a.cmp(al, 0x55)?;
-        a.jb(arm_a)?;
-        a.cmp(al, 0xaa)?;
-        a.jb(arm_b)?;
-        a.xor(ebx, eax)?;
-        a.jmp(tail)?;
-        a.set_label(&mut arm_a)?;
-        a.add(ebx, eax)?;
-        a.jmp(tail)?;
-        a.set_label(&mut arm_b)?;
-        a.sub(edx, eax)?;
-        a.set_label(&mut tail)?;
-        a.inc(esi)?;
-        a.dec(ecx)?;
-        a.jnz(head)
-    })
+    region_shape(
+        "region_state6",
+        "two-rung compare chain",
+        iters,
+        0x8000,
+        |a| {
+            let mut head = a.create_label();
+            let mut arm_a = a.create_label();
+            let mut arm_b = a.create_label();
+            let mut tail = a.create_label();
+            a.set_label(&mut head)?;
+            a.movzx(eax, byte_ptr(esi))?;
+            a.cmp(al, 0x55)?;
+            a.jb(arm_a)?;
+            a.cmp(al, 0xaa)?;
+            a.jb(arm_b)?;
+            a.xor(ebx, eax)?;
+            a.jmp(tail)?;
+            a.set_label(&mut arm_a)?;
+            a.add(ebx, eax)?;
+            a.jmp(tail)?;
+            a.set_label(&mut arm_b)?;
+            a.sub(edx, eax)?;
+            a.set_label(&mut tail)?;
+            a.inc(esi)?;
+            a.dec(ecx)?;
+            a.jnz(head)
+        },
+    )
 }
 
 /// Region (d): the RLE token ladder in miniature: four cmp/je rungs, five case
 /// bodies, one shared tail (ten blocks).
 pub fn region_ladder5(iters: u32) -> Shape {
-    region_shape("region_ladder5", "4-rung token ladder", iters, 0x8000, |a| {
-        let mut head = a.create_label();
-        let mut tail = a.create_label();
-        let mut cases: Vec<_> = (0..4).map(|_| a.create_label()).collect();
-        a.set_label(&mut head)?;
-        a.movzx(eax, byte_ptr(esi))?;
-        a.and(eax, 7)?;
-        for (k, c) in cases.iter().enumerate() {
-            a.cmp(eax, k as u32)?;
-            a.je(*c)?;
-        }
-        a.add(edx, eax)?;
-        a.jmp(tail)?;
-        a.set_label(&mut cases[0])?;
-        a.add(ebx, 1)?;
-        a.jmp(tail)?;
-        a.set_label(&mut cases[1])?;
-        a.sub(ebx, eax)?;
-        a.jmp(tail)?;
-        a.set_label(&mut cases[2])?;
-        a.xor(ebx, edx)?;
-        a.jmp(tail)?;
-        a.set_label(&mut cases[3])?;
-        a.lea(ebx, ebx + eax * 2)?;
-        a.set_label(&mut tail)?;
-        a.inc(esi)?;
-        a.dec(ecx)?;
-        a.jnz(head)
-    })
+    region_shape(
+        "region_ladder5",
+        "4-rung token ladder",
+        iters,
+        0x8000,
+        |a| {
+            let mut head = a.create_label();
+            let mut tail = a.create_label();
+            let mut cases: Vec<_> = (0..4).map(|_| a.create_label()).collect();
+            a.set_label(&mut head)?;
+            a.movzx(eax, byte_ptr(esi))?;
+            a.and(eax, 7)?;
+            for (k, c) in cases.iter().enumerate() {
+                a.cmp(eax, k as u32)?;
+                a.je(*c)?;
+            }
+            a.add(edx, eax)?;
+            a.jmp(tail)?;
+            a.set_label(&mut cases[0])?;
+            a.add(ebx, 1)?;
+            a.jmp(tail)?;
+            a.set_label(&mut cases[1])?;
+            a.sub(ebx, eax)?;
+            a.jmp(tail)?;
+            a.set_label(&mut cases[2])?;
+            a.xor(ebx, edx)?;
+            a.jmp(tail)?;
+            a.set_label(&mut cases[3])?;
+            a.lea(ebx, ebx + eax * 2)?;
+            a.set_label(&mut tail)?;
+            a.inc(esi)?;
+            a.dec(ecx)?;
+            a.jnz(head)
+        },
+    )
 }
 
 /// Addresses of the 512 mix blocks: each starts right after a `jmp` back to the

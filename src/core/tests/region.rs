@@ -336,13 +336,18 @@ fn code_write_into_an_interior_block_is_seen() {
     let mut dec = iced_x86::Decoder::with_ip(32, &probe, CODE as u64, 0);
     let imm_at = dec
         .iter()
-        .find(|i| i.mnemonic() == iced_x86::Mnemonic::Add && i.op0_register() == iced_x86::Register::EBX)
+        .find(|i| {
+            i.mnemonic() == iced_x86::Mnemonic::Add && i.op0_register() == iced_x86::Register::EBX
+        })
         .map(|i| i.next_ip32() - 4)
         .unwrap();
     let code = build(imm_at);
     assert_eq!(code.len(), probe.len());
     let s = equivalent_taken(&code, &[]);
-    assert!(s.matches > 1, "the region was not rebuilt after the write: {s:?}");
+    assert!(
+        s.matches > 1,
+        "the region was not rebuilt after the write: {s:?}"
+    );
 }
 
 fn declines_of(code: &[u8]) -> (StatsSnapshot, End) {

@@ -894,6 +894,8 @@ fn bench_shapes_end_identically_and_fold_where_named() {
     let tier_of = |name: &str| match name {
         "lut16" | "lut_bounded" => Some(Tier::Lut),
         "mem_copy" => Some(Tier::Copy),
+        "tree_span" | "tree_dot" | "tree_chain" | "region_if2" | "region_diamond4"
+        | "region_state6" | "region_ladder5" => Some(Tier::BlockExec),
         n => Tier::from_name(n).filter(|t| t.available()),
     };
     let shapes = bench::standard(1);

@@ -178,7 +178,11 @@ impl RegionIndex {
         let hi = lo + len as u64;
         self.heads.retain(|(h, spans)| {
             let hit = spans.iter().any(|&(s, e)| {
-                let e = if e < s { e as u64 + (1 << 32) } else { e as u64 };
+                let e = if e < s {
+                    e as u64 + (1 << 32)
+                } else {
+                    e as u64
+                };
                 (s as u64) < hi && lo < e
             });
             if hit {

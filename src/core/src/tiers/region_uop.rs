@@ -13,8 +13,8 @@ use crate::exec::cache::Block;
 use crate::exec::op::Op;
 use crate::mem::{Fault, GuestMemory, Wrote};
 use crate::ops::alu::{
-    self, ADC, ADD, AND, CMP, DEC, INC, NEG, NOT, OR, SBB, SUB, TEST, XOR, as_write, extend,
-    unary, writes_back,
+    self, ADC, ADD, AND, CMP, DEC, INC, NEG, NOT, OR, SBB, SUB, TEST, XOR, as_write, extend, unary,
+    writes_back,
 };
 use crate::ops::{is_imm, reg_op};
 use iced_x86::{Decoder, DecoderOptions, Instruction, Mnemonic, OpKind};
@@ -76,7 +76,11 @@ fn fault(cpu: &mut Cpu, u: &Uop, f: Fault) -> UEnd {
 
 #[inline(always)]
 fn stored(w: Wrote) -> UEnd {
-    if w == Wrote::Code { UEnd::Code } else { UEnd::Ok }
+    if w == Wrote::Code {
+        UEnd::Code
+    } else {
+        UEnd::Ok
+    }
 }
 
 macro_rules! utry {
@@ -259,26 +263,11 @@ enum Form {
 
 fn alu_pair<const OP: u8>(form: Form, s: u32) -> (UopFn, UopFn) {
     match form {
-        Form::RR => (
-            by_s!(s, alu_rr::<OP, true>),
-            by_s!(s, alu_rr::<OP, false>),
-        ),
-        Form::RI => (
-            by_s!(s, alu_ri::<OP, true>),
-            by_s!(s, alu_ri::<OP, false>),
-        ),
-        Form::RM => (
-            by_s!(s, alu_rm::<OP, true>),
-            by_s!(s, alu_rm::<OP, false>),
-        ),
-        Form::MR => (
-            by_s!(s, alu_mr::<OP, true>),
-            by_s!(s, alu_mr::<OP, false>),
-        ),
-        Form::MI => (
-            by_s!(s, alu_mi::<OP, true>),
-            by_s!(s, alu_mi::<OP, false>),
-        ),
+        Form::RR => (by_s!(s, alu_rr::<OP, true>), by_s!(s, alu_rr::<OP, false>)),
+        Form::RI => (by_s!(s, alu_ri::<OP, true>), by_s!(s, alu_ri::<OP, false>)),
+        Form::RM => (by_s!(s, alu_rm::<OP, true>), by_s!(s, alu_rm::<OP, false>)),
+        Form::MR => (by_s!(s, alu_mr::<OP, true>), by_s!(s, alu_mr::<OP, false>)),
+        Form::MI => (by_s!(s, alu_mi::<OP, true>), by_s!(s, alu_mi::<OP, false>)),
     }
 }
 
@@ -414,13 +403,23 @@ fn native(ins: &Instruction) -> Option<Native> {
                 (16, true, true) => by_s!(s, movx_rm::<16, true>),
                 _ => return None,
             };
-            let k = if (src, sx, mem, s) == (8, false, true, 32) { 49 } else { 0 };
+            let k = if (src, sx, mem, s) == (8, false, true, 32) {
+                49
+            } else {
+                0
+            };
             Some((f, None, false, false, k))
         }
         Mnemonic::Lea => {
             reg_op(ins, 0)?;
             let s = sz();
-            Some((by_s!(s, lea), None, false, false, if s == 32 { 48 } else { 0 }))
+            Some((
+                by_s!(s, lea),
+                None,
+                false,
+                false,
+                if s == 32 { 48 } else { 0 },
+            ))
         }
         _ => None,
     }
@@ -527,14 +526,14 @@ pub fn lower_block(mem: &GuestMemory, b: &Block, body: usize) -> Option<Box<[Uop
         }
         // An instruction the interpreter left unimplemented or invalid keeps its
         // handler, which raises exactly as in the block.
-        let (f, nf, reads, writes, kind) = if ins.is_invalid() {
-            None
-        } else {
-            native(&ins)
-        }
-        .unwrap_or((fallback, None, true, false, 0));
+        let (f, nf, reads, writes, kind) = if ins.is_invalid() { None } else { native(&ins) }
+            .unwrap_or((fallback, None, true, false, 0));
         // The no-flag variant's inline kind is the next one (see `exec`).
-        let nkind = if kind != 0 && nf.is_some() { kind + 1 } else { 0 };
+        let nkind = if kind != 0 && nf.is_some() {
+            kind + 1
+        } else {
+            0
+        };
         // A memory access can fault or store into code and end the block right
         // there, publishing the flags as they are at that instruction: such an op
         // reads the flags, and its own flag write is never dropped.
