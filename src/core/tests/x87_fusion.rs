@@ -709,3 +709,64 @@ fn status_after_every_kind() {
     });
     equivalent(&code);
 }
+
+/// FCOM/FCOMP m32/m64, FCOMPP and FUCOMPP against NaN, SNaN, denormal, infinite and
+/// equal operands, on an empty stack, and with IE/DE unmasked (the pop is stopped
+/// and the next waiting instruction raises), each read back through `fnstsw ax`.
+#[test]
+fn compares_with_special_operands() {
+    let body = |unmask: bool| {
+        assemble(move |a| {
+            let mut slot = 0u32;
+            let mut rd = |a: &mut A| -> R {
+                a.fnstsw(ax)?;
+                a.mov(word_ptr(DST + slot), ax)?;
+                slot += 2;
+                Ok(())
+            };
+            for (x, y) in [
+                (0, 8),
+                (24, 24),
+                (40, 0),
+                (48, 8),
+                (56, 0),
+                (64, 72),
+                (0, 64),
+            ] {
+                a.fld(qword_ptr(K + x))?;
+                a.fcom(qword_ptr(K + y))?;
+                rd(a)?;
+                a.fcom(dword_ptr(K + 16))?;
+                rd(a)?;
+                a.fld(qword_ptr(K + y))?;
+                a.fucompp()?;
+                rd(a)?;
+                a.fld(qword_ptr(K + y))?;
+                a.fld(qword_ptr(K + x))?;
+                a.fcompp()?;
+                rd(a)?;
+                a.fcomp(dword_ptr(K + 80))?;
+                rd(a)?;
+                a.fcomp(qword_ptr(K + 48))?;
+                rd(a)?;
+                a.fnclex()?;
+            }
+            if unmask {
+                a.mov(dword_ptr(DST + 0x100), 0x027cu32)?;
+                a.fldcw(word_ptr(DST + 0x100))?;
+                a.fld(qword_ptr(K + 40))?;
+                a.fcomp(qword_ptr(K))?;
+                rd(a)?;
+                a.fld(qword_ptr(K))?;
+                a.fcomp(qword_ptr(K + 56))?;
+                rd(a)?;
+                a.fld(qword_ptr(K))?;
+            }
+            finish(a)
+        })
+    };
+    equivalent(&body(false));
+    let code = body(true);
+    assert!(matches!(last_stop(&code), StopReason::Exception(_)));
+    equivalent(&code);
+}

@@ -53,6 +53,14 @@ pub const ARITH_STI_ST0: u8 = 40;
 /// `ST(i) op= ST(0)` and pop.
 pub const ARITH_STIP_ST0: u8 = 48;
 
+/// FCOM/FCOMP m32/m64, FCOMPP, FUCOMPP.
+pub const FCOM_M32: u8 = 56;
+pub const FCOMP_M32: u8 = 57;
+pub const FCOM_M64: u8 = 58;
+pub const FCOMP_M64: u8 = 59;
+pub const FCOMPP: u8 = 60;
+pub const FUCOMPP: u8 = 61;
+
 /// Fewest instructions a fused run has (one instruction gains nothing).
 pub const MIN_RUN: usize = 2;
 /// Fewest inline kinds in a run: a run of handler calls only is slower than the
@@ -103,6 +111,12 @@ pub fn kind(c: Code) -> u8 {
         Fst_sti => FST_STI,
         Fstp_sti => FSTP_STI,
         Fnstsw_AX => FNSTSW_AX,
+        Fcom_m32fp => FCOM_M32,
+        Fcomp_m32fp => FCOMP_M32,
+        Fcom_m64fp => FCOM_M64,
+        Fcomp_m64fp => FCOMP_M64,
+        Fcompp => FCOMPP,
+        Fucompp => FUCOMPP,
         Fstsw_AX => FSTSW_AX,
         Fadd_m32fp | Fmul_m32fp | Fsub_m32fp | Fsubr_m32fp | Fdiv_m32fp | Fdivr_m32fp => {
             ARITH_M32 + op(c.mnemonic())

@@ -6,7 +6,9 @@ use crate::cpu::fpu::Fpu;
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
-use crate::ops::x87::{self as x, ADD, C1, DIV, DIVR, ES, INDEFINITE, MUL, PE, SUB, arith};
+use crate::ops::x87::{
+    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, arith,
+};
 
 /// Ends the two-op slice a handler call runs in.
 fn resume(_cpu: &mut Cpu, _ops: &[Op], _i: usize) -> Exit {
@@ -175,6 +177,77 @@ fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o
     }
     if let Some(r) = apply(OP, f, f.st[t], src, de) {
         f.put(t, r);
+    }
+    Step::Inline
+}
+
+/// The handlers' `compare`: the C3 C2 C0 pattern of `a` against `b` and whether an
+/// unmasked exception stops the pop (`unordered`: FUCOM, IE only for SNaN).
+#[inline(always)]
+fn compare(f: &mut Fpu, a: f64, b: f64, unordered: bool, de: bool) -> (u16, bool) {
+    if a.is_nan() || b.is_nan() {
+        let ie = !unordered || x::is_snan(a) || x::is_snan(b);
+        return (C3 | C2 | C0, f.exc(if ie { IE } else { 0 }));
+    }
+    let stop = de && f.exc(DE);
+    let c = if a > b {
+        0
+    } else if a < b {
+        C0
+    } else {
+        C3
+    };
+    (c, stop)
+}
+
+/// The handlers' `fcom_m`: FCOM/FCOMP m32/m64.
+#[inline(always)]
+fn fcom_m<const POP: bool, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o: &Op) -> Step {
+    let ea = cpu.ea(o);
+    let r = if M64 {
+        cpu.mem.read_u64(ea).map(|b| {
+            let de = (b >> 52) & 0x7ff == 0 && b & FRAC != 0;
+            (f64::from_bits(b), de)
+        })
+    } else {
+        cpu.mem.read_u32(ea).map(|b| {
+            let de = (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0;
+            (x::f32_bits_to_f64(b), de)
+        })
+    };
+    let (b, de) = match r {
+        Ok(v) => v,
+        Err(f) => return fault(cpu, ops, j, f),
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    let k = f.pk(0);
+    let (c, stop) = if f.is_empty(k) {
+        (C3 | C2 | C0, f.underflow())
+    } else {
+        compare(f, f.st[k], b, false, de)
+    };
+    f.sw = (f.sw & !x::CC) | c;
+    if POP && !stop {
+        f.pop();
+    }
+    Step::Inline
+}
+
+/// The handlers' `fcom_sti::<2, U>`: FCOMPP and FUCOMPP.
+#[inline(always)]
+fn fcompp<const U: bool>(cpu: &mut Cpu) -> Step {
+    let f = &mut cpu.fpu;
+    let (k0, k1) = (f.pk(0), f.pk(1));
+    let (c, stop) = if f.is_empty(k0) || f.is_empty(k1) {
+        (C3 | C2 | C0, f.underflow())
+    } else {
+        compare(f, f.st[k0], f.st[k1], U, false)
+    };
+    f.sw = (f.sw & !x::CC) | c;
+    if !stop {
+        f.pop();
+        f.pop();
     }
     Step::Inline
 }
@@ -370,6 +443,12 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, quiet: bool) -> Step {
         51 => reg::<3, 2>(cpu, o),
         52 => reg::<4, 2>(cpu, o),
         53 => reg::<5, 2>(cpu, o),
+        FCOM_M32 => fcom_m::<false, false>(cpu, ops, j, o),
+        FCOMP_M32 => fcom_m::<true, false>(cpu, ops, j, o),
+        FCOM_M64 => fcom_m::<false, true>(cpu, ops, j, o),
+        FCOMP_M64 => fcom_m::<true, true>(cpu, ops, j, o),
+        FCOMPP => fcompp::<false>(cpu),
+        FUCOMPP => fcompp::<true>(cpu),
         _ => call(cpu, ops, i, j),
     }
 }
