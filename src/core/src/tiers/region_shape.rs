@@ -187,10 +187,13 @@ pub fn discover(
         return Err(Decline::Size);
     }
     // A self-loop a loop-idiom fold would take stays the fold's: the fold is faster
-    // on it, and each tier's statistics then describe that tier alone.
+    // on it, and each tier's statistics then describe that tier alone. The same for
+    // a block holding an unrolled LUT span or a case-chain rung (tiers/span.rs).
     let probe = Tiers::all(true);
     for &v in &keep {
-        if crate::tiers::fold::match_block(mem, &blocks[v], &probe).is_some() {
+        if crate::tiers::fold::match_block(mem, &blocks[v], &probe).is_some()
+            || crate::tiers::span::would_fold(mem, &blocks[v])
+        {
             return Err(Decline::Shape);
         }
     }

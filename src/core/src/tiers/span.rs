@@ -63,6 +63,15 @@ pub fn attach(mem: &GuestMemory, b: &mut Block, tiers: &Tiers, stop: (u32, u32))
     }
 }
 
+/// Whether `lut_span` or `case_chain` would fold `b` (with their gates on): other
+/// tiers that would absorb the block (the block/region executor) leave it to them.
+pub fn would_fold(mem: &GuestMemory, b: &Block) -> bool {
+    let probe = Tiers::all(true);
+    let mut c = Block::new(b.ops.to_vec(), b.start, b.end, b.ninsn);
+    attach(mem, &mut c, &probe, (0, 0));
+    c.fold.is_some() || probe.stats(Tier::LutSpan).snapshot().matches > 0
+}
+
 /// Adds span counters gathered by the handlers during a run to the tier stats;
 /// returns the span ops the run loop counted as dispatched that never were.
 pub fn flush_stats(ch: &mut ChainState, tiers: &Tiers) -> u64 {
