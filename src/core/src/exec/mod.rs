@@ -70,6 +70,8 @@ pub struct Executor {
     /// Live `block_exec` regions, for code-write invalidation (tiers/region.rs).
     regions: RegionIndex,
     hits: Vec<u32>,
+    /// Micro-op tier state of this thread (src/core/src/uop/engine.rs).
+    pub uop: crate::uop::engine::UopState,
 }
 
 impl Default for Executor {
@@ -95,6 +97,7 @@ impl Executor {
             tiers: crate::tiers::global(),
             regions: RegionIndex::default(),
             hits: Vec::new(),
+            uop: Default::default(),
         }
     }
 
@@ -194,6 +197,7 @@ impl Executor {
     pub fn flush(&mut self) {
         self.cache.flush();
         self.regions.clear();
+        self.uop.clear();
         self.counters.flushes += 1;
     }
 
@@ -230,7 +234,10 @@ impl Executor {
         // between blocks, never while a handler (and so a chain hop) runs.
         cpu.chain.arm(&self.cache);
         loop {
-            if cpu.retired >= target {
+            // After a uop exit inside a block, the rest of that block runs before the
+            // next budget or halt check, as it would have without the program.
+            let mid = std::mem::take(&mut self.uop.resume_mid_block);
+            if cpu.retired >= target && !mid {
                 return StopReason::BudgetSpent;
             }
             if cpu.mem.code_epoch() != self.seen_epoch {
@@ -242,7 +249,7 @@ impl Executor {
                 self.seen_tiers = te;
                 self.flush();
             }
-            if self.halt.load(Ordering::Relaxed) {
+            if self.halt.load(Ordering::Relaxed) && !mid {
                 return StopReason::Halt;
             }
             let eip = cpu.eip;
@@ -281,7 +288,7 @@ impl Executor {
             // never starts more iterations than the interpreter would start blocks
             // before its budget check stops it; profiling runs the plain ops so the
             // per-form histogram stays meaningful.
-            if let (false, Some(f)) = (PROF, block.fold.as_deref()) {
+            if let (false, Some(f)) = (PROF || mid, block.fold.as_deref()) {
                 let n = block.ninsn as u64;
                 let allowed = (target - cpu.retired).div_ceil(n).min(RUN_CAP);
                 let bulk0 = f.bulk_iters.get();
@@ -319,9 +326,24 @@ impl Executor {
                     continue;
                 }
             }
+            // A hot loop head with a uop program runs it (src/core/src/uop/engine.rs);
+            // the program exits at an exact instruction with pacing charged.
+            if !PROF && !mid && block.fold.is_none() && self.tiers.is_on(Tier::Uop) {
+                let env = crate::uop::lower::Env {
+                    max_insns: self.max_block_insns,
+                    stop: (self.stop_lo, self.stop_len),
+                    seg_base: cpu.seg_base,
+                };
+                let st = self.tiers.stats(Tier::Uop);
+                if let Some(e) = self.uop.enter(cpu, block, target, &self.halt, &env, st) {
+                    cpu.chain.dispatches += 1;
+                    block.entries.set(block.entries.get() + e.iters);
+                    continue;
+                }
+            }
             // A region runs its blocks by index until it leaves (tiers/region.rs); it
             // charges instructions and blocks per block exactly as below.
-            if let (false, Some(r)) = (PROF, block.region.as_deref())
+            if let (false, Some(r)) = (PROF || mid, block.region.as_deref())
                 && r.stop == (self.stop_lo, self.stop_len)
             {
                 let before = cpu.retired;
@@ -397,6 +419,7 @@ impl Executor {
                 self.seen_epoch = now;
                 for &(a, l) in &self.scratch {
                     self.counters.invalidations += self.cache.invalidate(a, l) as u64;
+                    self.uop.invalidate(a, l);
                     // A write into a region's interior retires the region's head.
                     self.regions.take_hits(a, l, &mut self.hits);
                     for h in self.hits.drain(..) {

@@ -157,13 +157,14 @@ pub enum Inst {
     },
     /// Proves window `win` for `[addr, addr + len)` (the page of `addr` when the
     /// lowering cannot bound the stream); `write` also requires that no page in it
-    /// holds decoded code. Leaves through `exit` on failure.
+    /// holds decoded code. When it cannot, the window starts empty and the first
+    /// access through it proves its own page: a stream the loop may never touch
+    /// (a side path's) must not keep the whole loop out.
     Guard {
         win: u8,
         addr: Addr,
         len: u32,
         write: bool,
-        exit: ExitId,
     },
     /// Budget check: leaves through `exit` unless more than `insns` instructions of
     /// budget remain, so no interpreter block boundary before the next check could
@@ -265,10 +266,9 @@ impl Inst {
     /// Exits this instruction can leave through.
     pub fn exit(&self) -> Option<ExitId> {
         match *self {
-            Inst::Load { exit, .. }
-            | Inst::Store { exit, .. }
-            | Inst::Guard { exit, .. }
-            | Inst::Clock { exit, .. } => Some(exit),
+            Inst::Load { exit, .. } | Inst::Store { exit, .. } | Inst::Clock { exit, .. } => {
+                Some(exit)
+            }
             _ => None,
         }
     }
@@ -528,10 +528,9 @@ impl fmt::Display for Inst {
                 addr,
                 len,
                 write,
-                exit,
             } => write!(
                 f,
-                "guard{} w{w} {addr} len {len:#x} !x{exit}",
+                "guard{} w{w} {addr} len {len:#x}",
                 if write { "w" } else { "r" }
             ),
             Inst::Clock { insns, exit } => write!(f, "clock {insns} !x{exit}"),

@@ -180,6 +180,11 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         raws.push(raw);
     }
     raws.sort_by_key(|r| r.start.wrapping_sub(head));
+    // A write to any of these bytes retires the program.
+    let code: Vec<(u32, u32)> = raws
+        .iter()
+        .map(|r| (r.start, r.end.wrapping_sub(r.start).max(1)))
+        .collect();
     let order: Vec<u32> = raws.iter().map(|r| r.start).collect();
 
     let mut lw = Lower {
@@ -190,7 +195,7 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
             exits: Vec::new(),
             nvregs: NGUEST,
             nwin: 0,
-            code: Vec::new(),
+            code,
         },
         env: *env,
         order,
@@ -848,9 +853,9 @@ mod tests {
         assert_eq!(
             p.pre.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
             vec![
-                "guardr w0 [esi] len 0x1 !x0",
-                "guardr w1 [ebx+eax] len 0x1 !x0",
-                "guardw w2 [edi] len 0x1 !x0",
+                "guardr w0 [esi] len 0x1",
+                "guardr w1 [ebx+eax] len 0x1",
+                "guardw w2 [edi] len 0x1",
             ]
         );
         assert_eq!(

@@ -6,6 +6,7 @@
 //! on IR in / IR out. No engine executes the IR yet, so the tier's gate stays
 //! unavailable (docs/tiers.md, section "uop").
 
+pub mod engine;
 pub mod ir;
 pub mod lower;
 pub mod passes;

@@ -86,7 +86,6 @@ pub fn run(p: &mut Program) {
             *win = w as u8;
         }
     }
-    let exit = p.exit_to(p.head, 0);
     for (w, s) in streams.iter().enumerate() {
         let span = s.hi.wrapping_sub(s.lo);
         p.pre.push(Inst::Guard {
@@ -99,7 +98,6 @@ pub fn run(p: &mut Program) {
             },
             len: span.clamp(1, 0x1000),
             write: s.write,
-            exit,
         });
     }
     p.nwin = streams.len() as u8;
@@ -180,9 +178,9 @@ mod tests {
         assert_eq!(
             pre,
             vec![
-                "guardw w0 [esi+0xfffffffc] len 0x6 !x0",
-                "guardr w1 [0x600010] len 0x4 !x0",
-                "guardw w2 [edi] len 0x1 !x0",
+                "guardw w0 [esi+0xfffffffc] len 0x6",
+                "guardr w1 [0x600010] len 0x4",
+                "guardw w2 [edi] len 0x1",
             ]
         );
         assert_eq!(p.nwin, 3);

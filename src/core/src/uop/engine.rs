@@ -1,0 +1,484 @@
+//! The engine: runs an optimised [`Program`] on a guest CPU, and the per-thread
+//! bookkeeping that decides which loop heads get one ([`UopState`]).
+//!
+//! The dispatch loop matches on the IR instructions of one block at a time over a
+//! local register file (guest registers copied in at entry and out at every exit)
+//! and a local flag record. Nothing on its path calls out of line: memory goes
+//! through `GuestMemory`'s inline fast path after a window or page check, so any
+//! access that would need the slow path (a fault, a guard page, a page-crossing
+//! access, a store into a page holding decoded code) leaves through the access's
+//! exit before it has any effect, and the interpreter runs that instruction.
+//!
+//! Exactness: registers, flag record and EIP at an exit are the interpreter's at
+//! that instruction; instructions retired and blocks entered are charged as the
+//! interpreter charges them, with a partial block left for the interpreter to
+//! count when it resumes inside it ([`Entered::mid_block`]).
+
+use super::ir::*;
+use super::lower::{Decline, Env, Reason, lower};
+use crate::cpu::{Cpu, FlagOp, LazyFlags};
+use crate::mem::GuestMemory;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Block entries after which a block is tried as a loop head.
+pub const HOT: u64 = 32;
+/// Consecutive entries without a completed iteration after which a head is retired.
+pub const BARREN: u32 = 8;
+
+/// A program ready to run, with what it assumed when it was lowered.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub prog: Program,
+    pub flat_segs: u8,
+    /// Guest instructions lowered.
+    pub insns: u32,
+    barren: u32,
+}
+
+/// What this thread decided about a loop head.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Run(Box<Compiled>),
+    Declined(Decline),
+    /// Compiled, but its entries kept leaving before completing an iteration.
+    Retired,
+    /// The head block carries another tier's ops.
+    Claimed,
+}
+
+/// Whether every op of `b` runs the handler the interpreter's own lowering gives
+/// its instruction (no tier has rewritten it).
+fn plain(mem: &GuestMemory, b: &crate::exec::cache::Block) -> bool {
+    let n = b.ninsn as usize;
+    let len = b.end.wrapping_sub(b.start) as usize;
+    let mut bytes = vec![0u8; len];
+    if mem.read_bytes(b.start, &mut bytes).is_err() {
+        return false;
+    }
+    let mut dec =
+        iced_x86::Decoder::with_ip(32, &bytes, b.start as u64, iced_x86::DecoderOptions::NONE);
+    for o in b.ops.iter().take(n) {
+        let ins = dec.decode();
+        if ins.ip32() != o.eip || ins.is_invalid() {
+            return false;
+        }
+        let mut fresh = crate::exec::op::Op::new(crate::exec::op::invalid_opcode, o.eip, o.next);
+        let h = crate::ops::lower(&ins, &mut fresh);
+        if !std::ptr::fn_addr_eq(h, o.h) || fresh.x != o.x || fresh.imm != o.imm {
+            return false;
+        }
+    }
+    true
+}
+
+/// How one entry ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entered {
+    /// Whole iterations completed (back edges taken).
+    pub iters: u64,
+    /// Instructions charged to `cpu.retired`.
+    pub insns: u64,
+    /// Interpreter blocks charged to `cpu.chain.blocks`.
+    pub blocks: u64,
+    /// The exit resumes inside an interpreter block: the executor must run the
+    /// rest of that block before its next budget or halt check, as it would have
+    /// without the program.
+    pub mid_block: bool,
+    /// Where the interpreter resumes.
+    pub exit: u32,
+}
+
+/// Per-thread state of the tier: verdicts by loop head, and the engine's scratch.
+#[derive(Default)]
+pub struct UopState {
+    heads: HashMap<u32, Verdict>,
+    regs: Vec<u32>,
+    /// Decline census: reason name -> heads declined for it.
+    pub census: HashMap<String, u64>,
+    /// Programs retired because guest code they were lowered from changed.
+    pub invalidated: u64,
+    /// Exits taken, by guest EIP (what keeps loops from staying in the tier).
+    pub exits: HashMap<u32, u64>,
+    /// Set after an exit inside a block; the executor takes it (see [`Entered`]).
+    pub resume_mid_block: bool,
+}
+
+impl UopState {
+    pub fn clear(&mut self) {
+        self.heads.clear();
+    }
+
+    pub fn verdict(&self, head: u32) -> Option<&Verdict> {
+        self.heads.get(&head)
+    }
+
+    /// Retires every program lowered from bytes in `[addr, addr + len)`.
+    pub fn invalidate(&mut self, addr: u32, len: u32) {
+        let before = self.heads.len();
+        self.heads.retain(|_, v| match v {
+            Verdict::Run(c) => !c
+                .prog
+                .code
+                .iter()
+                .any(|&(a, l)| addr.wrapping_sub(a) < l || a.wrapping_sub(addr) < len.max(1)),
+            _ => true,
+        });
+        self.invalidated += (before - self.heads.len()) as u64;
+    }
+
+    /// Called at a block entry. Compiles a head that just became hot, and runs the
+    /// head's program if it has one. `None`: the interpreter runs the block.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enter(
+        &mut self,
+        cpu: &mut Cpu,
+        block: &crate::exec::cache::Block,
+        target: u64,
+        halt: &AtomicBool,
+        env: &Env,
+        stats: &crate::tiers::TierStats,
+    ) -> Option<Entered> {
+        let head = block.start;
+        if !self.heads.contains_key(&head) {
+            if block.entries.get() < HOT {
+                return None;
+            }
+            // Another tier rewrote this block's ops (lut_span, case_chain, x87
+            // fusion): the loop stays with that tier.
+            if block.fold.is_some() || block.region.is_some() || !plain(&cpu.mem, block) {
+                self.heads.insert(head, Verdict::Claimed);
+                return None;
+            }
+            let v = compile(&cpu.mem, head, env);
+            match &v {
+                Verdict::Run(_) => {
+                    stats.matches.fetch_add(1, Ordering::Relaxed);
+                }
+                Verdict::Declined(d) => {
+                    *self.census.entry(d.reason.name()).or_default() += 1;
+                    let k = match d.reason {
+                        Reason::Form(_) | Reason::Fetch => crate::tiers::Decline::Op,
+                        Reason::NoBackEdge => crate::tiers::Decline::Shape,
+                        Reason::BlockCap => crate::tiers::Decline::Size,
+                        Reason::Segment => crate::tiers::Decline::Address,
+                    };
+                    stats.declines[k as usize].fetch_add(1, Ordering::Relaxed);
+                }
+                Verdict::Retired | Verdict::Claimed => {}
+            }
+            self.heads.insert(head, v);
+        }
+        let Some(Verdict::Run(c)) = self.heads.get_mut(&head) else {
+            return None;
+        };
+        let flat_ok = (0..8).all(|s| c.flat_segs & (1 << s) == 0 || cpu.seg_base[s] == 0);
+        if !flat_ok {
+            return None;
+        }
+        if self.regs.len() < c.prog.nvregs as usize {
+            self.regs.resize(c.prog.nvregs as usize, 0);
+        }
+        let Some(e) = run(&c.prog, cpu, &mut self.regs, target, halt) else {
+            c.barren += 1;
+            if c.barren >= BARREN {
+                self.heads.insert(head, Verdict::Retired);
+            }
+            return None;
+        };
+        stats.runs.fetch_add(1, Ordering::Relaxed);
+        stats.iterations.fetch_add(e.iters, Ordering::Relaxed);
+        stats.elements.fetch_add(e.insns, Ordering::Relaxed);
+        if e.iters == 0 {
+            c.barren += 1;
+            if c.barren >= BARREN {
+                self.heads.insert(head, Verdict::Retired);
+            }
+        } else {
+            c.barren = 0;
+        }
+        self.resume_mid_block = e.mid_block;
+        *self.exits.entry(e.exit).or_default() += 1;
+        Some(e)
+    }
+}
+
+/// Lowers and optimises the loop at `head`.
+pub fn compile(mem: &GuestMemory, head: u32, env: &Env) -> Verdict {
+    match lower(mem, head, env) {
+        Ok(l) => {
+            let mut prog = l.prog;
+            super::passes::optimize(&mut prog);
+            Verdict::Run(Box::new(Compiled {
+                prog,
+                flat_segs: l.flat_segs,
+                insns: l.insns,
+                barren: 0,
+            }))
+        }
+        Err(d) => Verdict::Declined(d),
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Win {
+    lo: u32,
+    len: u32,
+}
+
+impl Win {
+    #[inline(always)]
+    fn hit(&self, ga: u32, n: u32) -> bool {
+        let off = ga.wrapping_sub(self.lo);
+        off < self.len && self.len - off >= n
+    }
+}
+
+/// Proves the page of `ga` for an `n`-byte access: the access stays in the page
+/// and takes the memory fast path (for a store: writable, no decoded code).
+#[inline(always)]
+fn page_ok(mem: &GuestMemory, ga: u32, n: u32, write: bool) -> bool {
+    (ga & 0xfff) <= 0x1000 - n && mem.fast_page(ga, write)
+}
+
+#[inline(always)]
+fn val(r: &[u32], v: Val) -> u32 {
+    match v {
+        Val::R(x) => r[x as usize],
+        Val::K(k) => k,
+    }
+}
+
+/// Proves window `w` for an access at `ga`, re-guarding the page on a miss.
+#[inline(always)]
+fn prove(mem: &GuestMemory, wins: &mut [Win], w: u8, ga: u32, n: u32, write: bool) -> bool {
+    if let Some(win) = wins.get(w as usize) {
+        if win.hit(ga, n) {
+            return true;
+        }
+        if page_ok(mem, ga, n, write) {
+            wins[w as usize] = Win {
+                lo: ga & !0xfff,
+                len: 0x1000,
+            };
+            return true;
+        }
+        return false;
+    }
+    page_ok(mem, ga, n, write)
+}
+
+/// Runs `p` from its head. `None`: it left before anything happened (a preheader
+/// guard failed, or the first budget check), so nothing changed and the
+/// interpreter runs the head block itself.
+pub fn run(
+    p: &Program,
+    cpu: &mut Cpu,
+    r: &mut [u32],
+    target: u64,
+    halt: &AtomicBool,
+) -> Option<Entered> {
+    r[..8].copy_from_slice(&cpu.regs[..8]);
+    let mut fl = cpu.flags;
+    let mut wins = [Win::default(); super::passes::guards::MAX_WINDOWS as usize];
+    let epoch = cpu.mem.code_epoch();
+    for i in &p.pre {
+        let ok = step(i, cpu, r, &mut fl, &mut wins);
+        if !ok {
+            return None;
+        }
+    }
+    let mut insns: u64 = 0;
+    let mut blocks: u64 = 0;
+    let mut iters: u64 = 0;
+    let mut b = 0usize;
+    let exit = loop {
+        let blk = &p.blocks[b];
+        let mut left = None;
+        for i in &blk.body {
+            let ok = match *i {
+                Inst::Clock { insns: max, exit } => {
+                    let now = cpu.retired + insns;
+                    if now + max as u64 >= target
+                        || halt.load(Ordering::Relaxed)
+                        || cpu.mem.code_epoch() != epoch
+                    {
+                        left = Some(exit);
+                        break;
+                    }
+                    true
+                }
+                _ => step(i, cpu, r, &mut fl, &mut wins),
+            };
+            if !ok {
+                left = i.exit();
+                break;
+            }
+        }
+        if let Some(x) = left {
+            break x;
+        }
+        let next = match blk.term {
+            Term::Jump(t) => t,
+            Term::Jcc { cc, t, f } => {
+                if fl.cond(cc) {
+                    t
+                } else {
+                    f
+                }
+            }
+            Term::Bcc {
+                cc,
+                op,
+                size,
+                res,
+                a,
+                b: bb,
+                t,
+                f,
+            } => {
+                let mut rec = LazyFlags::default();
+                rec.set(op, size as u32, val(r, res), val(r, a), val(r, bb));
+                if rec.cond(cc) { t } else { f }
+            }
+        };
+        insns += blk.insns as u64;
+        blocks += 1;
+        match next {
+            Target::Block(k) => {
+                if k == 0 {
+                    iters += 1;
+                }
+                b = k as usize;
+            }
+            Target::Exit(x) => break x,
+        }
+    };
+    let stub = p.exits[exit as usize];
+    insns += stub.insns as u64;
+    if insns == 0 && blocks == 0 {
+        // Left before the first block did anything (the budget or a halt): the
+        // registers and flags were not touched, and the interpreter runs the head.
+        return None;
+    }
+    cpu.regs[..8].copy_from_slice(&r[..8]);
+    cpu.flags = fl;
+    cpu.eip = stub.eip;
+    cpu.retired += insns;
+    cpu.chain.blocks += blocks;
+    Some(Entered {
+        iters,
+        insns,
+        blocks,
+        mid_block: stub.insns != 0,
+        exit: stub.eip,
+    })
+}
+
+/// Runs one non-clock instruction; `false` means leave through its exit (nothing
+/// of it happened).
+#[inline(always)]
+fn step(i: &Inst, cpu: &Cpu, r: &mut [u32], fl: &mut LazyFlags, wins: &mut [Win]) -> bool {
+    match *i {
+        Inst::Mov { d, s } => r[d as usize] = val(r, s),
+        Inst::Alu { op, d, a, b } => r[d as usize] = op.eval(val(r, a), val(r, b)),
+        Inst::Ext {
+            d,
+            s,
+            shift,
+            bits,
+            signed,
+        } => {
+            let v = val(r, s) >> shift;
+            r[d as usize] = if bits >= 32 {
+                v
+            } else if signed {
+                (((v << (32 - bits)) as i32) >> (32 - bits)) as u32
+            } else {
+                v & ((1u32 << bits) - 1)
+            };
+        }
+        Inst::Ins { d, s, shift, bits } => {
+            let m = if bits >= 32 {
+                u32::MAX
+            } else {
+                ((1u32 << bits) - 1) << shift
+            };
+            let old = r[d as usize];
+            r[d as usize] = (old & !m) | ((val(r, s) << shift) & m);
+        }
+        Inst::Load {
+            d, size, addr, win, ..
+        } => {
+            let ga = addr.eval(|x| r[x as usize]);
+            let n = size as u32 / 8;
+            if !prove(&cpu.mem, wins, win, ga, n, false) {
+                return false;
+            }
+            match cpu.load(size as u32, ga) {
+                Ok(v) => r[d as usize] = v,
+                Err(_) => return false,
+            }
+        }
+        Inst::Store {
+            size, addr, s, win, ..
+        } => {
+            let ga = addr.eval(|x| r[x as usize]);
+            let n = size as u32 / 8;
+            if !prove(&cpu.mem, wins, win, ga, n, true) {
+                return false;
+            }
+            // The page was proved free of decoded code; a `Wrote::Code` here means
+            // another thread decoded from it since, without synchronisation (SDM
+            // 8.1.3): the write is in the code log either way, and every executor
+            // retires what it overwrote at its next block boundary.
+            if cpu.store(size as u32, ga, val(r, s)).is_err() {
+                return false;
+            }
+        }
+        Inst::Flags {
+            op,
+            size,
+            res,
+            a,
+            b,
+        } => {
+            let (res, a, b) = (val(r, res), val(r, a), val(r, b));
+            match op {
+                FlagOp::Inc | FlagOp::Dec => fl.set_incdec(op == FlagOp::Inc, size as u32, res, a),
+                _ => fl.set(op, size as u32, res, a, b),
+            }
+        }
+        Inst::Guard {
+            win,
+            addr,
+            len,
+            write,
+        } => {
+            let ga = addr.eval(|x| r[x as usize]);
+            // The guard proves the page the stream starts in (and the next one
+            // when the displacement span reaches it); a miss later re-proves.
+            let first = ga & !0xfff;
+            let last = ga.wrapping_add(len.max(1) - 1) & !0xfff;
+            if !cpu.mem.fast_page(first, write) {
+                if let Some(slot) = wins.get_mut(win as usize) {
+                    *slot = Win::default();
+                }
+                return true;
+            }
+            let mut w = Win {
+                lo: first,
+                len: 0x1000,
+            };
+            if last != first && last == first.wrapping_add(0x1000) && cpu.mem.fast_page(last, write)
+            {
+                w.len = 0x2000;
+            }
+            if let Some(slot) = wins.get_mut(win as usize) {
+                *slot = w;
+            }
+        }
+        Inst::Clock { .. } => {}
+    }
+    true
+}

@@ -1,0 +1,255 @@
+//! The micro-op tier: the same guest program with only `uop` on and with every
+//! tier off must end with identical registers, materialised flags, EIP, memory,
+//! stop reasons, per-slice states and pacing counters (instructions retired,
+//! blocks entered), whole and in budget slices, including a loop that faults
+//! mid-run and one that writes into its own code while its program is hot.
+
+use iced_x86::code_asm::*;
+use std::sync::Arc;
+use winterp_core::StopReason;
+use winterp_core::harness::{CODE, DATA, DATA_SIZE, EXIT, Machine, assemble};
+use winterp_core::tiers::{StatsSnapshot, Tier, Tiers};
+
+type A = CodeAssembler;
+type R = Result<(), IcedError>;
+
+const SRC: u32 = DATA;
+const DST: u32 = DATA + 0x10_0000;
+const TABLE: u32 = DATA + 0x1f_0000;
+
+fn finish(a: &mut A) -> R {
+    a.mov(ebp, EXIT)?;
+    a.jmp(ebp)
+}
+
+fn init(m: &Machine) {
+    let mut x = 0x9e37_79b9u32;
+    let mut buf = vec![0u8; 0x2_0000];
+    for b in buf.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x as u8;
+    }
+    m.mem.write_bytes(SRC, &buf).unwrap();
+    let t: Vec<u8> = (0..=255u8).map(|b| b.rotate_left(3) ^ 0x5a).collect();
+    m.mem.write_bytes(TABLE, &t).unwrap();
+}
+
+#[derive(Debug, PartialEq)]
+struct End {
+    stops: Vec<StopReason>,
+    /// Registers, EIP, EFLAGS and instructions retired at every slice boundary.
+    states: Vec<([u32; 8], u32, u32, u64)>,
+    insns: u64,
+    blocks: u64,
+    mem: Vec<u8>,
+}
+
+fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
+    let tiers = Arc::new(Tiers::all(false));
+    tiers.set(Tier::Uop, on).unwrap();
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers.clone());
+    init(&m);
+    m.load(code);
+    // CF set on entry, so INC/DEC's kept CF is visible in the final flags.
+    m.cpu.set_eflags(0x2 | 1);
+    let mut stops = Vec::new();
+    let mut states = Vec::new();
+    for _ in 0..2_000_000 {
+        let s = m.run(slice);
+        stops.push(s);
+        let mut regs = [0u32; 8];
+        regs.copy_from_slice(&m.cpu.regs[..8]);
+        states.push((regs, m.cpu.eip, m.cpu.eflags(), m.exec.counters.insns));
+        if s != StopReason::BudgetSpent {
+            break;
+        }
+    }
+    let mut mem = vec![0u8; DATA_SIZE as usize];
+    m.mem.read_bytes(DATA, &mut mem).unwrap();
+    let invalidated = m.exec.uop.invalidated;
+    (
+        End {
+            stops,
+            states,
+            insns: m.exec.counters.insns,
+            blocks: m.exec.counters.blocks,
+            mem,
+        },
+        tiers,
+        invalidated,
+    )
+}
+
+/// Off and on agree for every slice size; returns the on arm's stats for the
+/// whole run and for the 1000-instruction slices.
+fn equivalent(code: &[u8]) -> (StatsSnapshot, StatsSnapshot, u64) {
+    let mut whole = None;
+    let mut sliced = None;
+    let mut inval = 0;
+    for slice in [u64::MAX, 1, 7, 37, 1000] {
+        let (off, toff, _) = run(code, false, slice);
+        let (on, ton, inv) = run(code, true, slice);
+        assert_eq!(toff.stats(Tier::Uop).snapshot().runs, 0, "off arm ran");
+        assert_eq!(off.stops, on.stops, "slice {slice}: stops");
+        assert_eq!(off.states.len(), on.states.len(), "slice {slice}: slices");
+        for (k, (a, b)) in off.states.iter().zip(&on.states).enumerate() {
+            assert_eq!(a, b, "slice {slice}: state after slice {k}");
+        }
+        assert_eq!(
+            (off.insns, off.blocks),
+            (on.insns, on.blocks),
+            "slice {slice}: counters"
+        );
+        assert!(off.mem == on.mem, "slice {slice}: memory differs");
+        let s = ton.stats(Tier::Uop).snapshot();
+        if slice == u64::MAX {
+            whole = Some(s);
+            inval = inv;
+        }
+        if slice == 1000 {
+            sliced = Some(s);
+        }
+    }
+    (whole.unwrap(), sliced.unwrap(), inval)
+}
+
+fn lut(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebx, TABLE)?;
+        a.mov(ecx, n)?;
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn uop_lut_loop_matches_the_interpreter() {
+    let (whole, sliced, _) = equivalent(&lut(20_000));
+    assert_eq!(whole.matches, 1, "{whole:?}");
+    assert!(whole.iterations > 19_000, "{whole:?}");
+    assert!(sliced.iterations > 10_000, "{sliced:?}");
+}
+
+/// A branchy body: a forward diamond, partial-register arithmetic, 16-bit
+/// operations, a read-modify-write store and a CMP/JB back edge.
+fn mix() -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut odd = a.create_label();
+        let mut join = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.lea(ebp, ptr(esi + 6000))?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.test(al, 1)?;
+        a.jnz(odd)?;
+        a.add(dx, ax)?;
+        a.mov(ah, byte_ptr(esi + 1))?;
+        a.sub(bl, ah)?;
+        a.jmp(join)?;
+        a.set_label(&mut odd)?;
+        a.movsx(ecx, byte_ptr(esi + 2))?;
+        a.xor(edx, ecx)?;
+        a.add(dword_ptr(edi), ecx)?;
+        a.neg(ebx)?;
+        a.set_label(&mut join)?;
+        a.lea(edi, ptr(edi + eax * 4 + 4))?;
+        a.and(edi, DST + 0xfffc)?;
+        a.add(esi, 1)?;
+        a.cmp(esi, ebp)?;
+        a.jb(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn uop_branchy_partial_register_loop_matches_the_interpreter() {
+    let (whole, sliced, _) = equivalent(&mix());
+    assert_eq!(whole.matches, 1, "{whole:?}");
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+}
+
+/// Reads run off the end of the data region: the access violation is raised by
+/// the interpreter at the exact instruction, with the same state, flags and
+/// counters.
+#[test]
+fn uop_loop_faulting_mid_run_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, DATA + DATA_SIZE - 0x3000)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        // The faulting load is second in its block: the program leaves inside
+        // the block, with the INC's flags in the record.
+        a.inc(edx)?;
+        a.add(eax, dword_ptr(esi))?;
+        a.add(esi, 4)?;
+        a.jmp(head)
+    });
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 2_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
+/// The loop patches the immediate of its own `add edx, imm8` after 3000
+/// iterations, while its program is hot: the patched bytes must take effect from
+/// the next iteration, exactly as in the interpreter.
+#[test]
+fn uop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut skip = a.create_label();
+        let mut imm = a.create_label();
+        a.mov(ecx, 6000)?;
+        a.xor(edx, edx)?;
+        // Seven bytes so far; seven NOPs put the patched ADD at +0x10.
+        for _ in 0..7 {
+            a.nop()?;
+        }
+        a.set_label(&mut head)?;
+        a.add(edx, ecx)?;
+        a.set_label(&mut imm)?;
+        a.add(edx, 1)?;
+        a.cmp(ecx, 3000)?;
+        a.jne(skip)?;
+        // Both encodings are `83 C2 ib`: the immediate is the third byte.
+        a.mov(eax, CODE + 0x10)?;
+        a.mov(byte_ptr(eax + 2), 7)?;
+        a.set_label(&mut skip)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    // The patched instruction must be where the store aims.
+    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let add = d
+        .iter()
+        .find(|i| i.ip32() == CODE + 0x10)
+        .expect("an instruction at +0x10");
+    assert_eq!(add.code(), iced_x86::Code::Add_rm32_imm8, "layout changed");
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+}
