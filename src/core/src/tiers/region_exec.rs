@@ -3,7 +3,7 @@
 
 use super::uop::UEnd;
 use super::{RTerm, Region, Succ};
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, LazyFlags};
 
 /// How a region run ended. In every case `cpu.retired` and `cpu.chain.blocks` have
 /// been charged exactly as the interpreter charges the blocks it ran.
@@ -26,6 +26,30 @@ pub struct RunInfo {
     pub blocks: u64,
     /// Of those, entries of the head block.
     pub heads: u64,
+}
+
+/// `LazyFlags::cond` with the condition code made a constant per arm, so each arm
+/// evaluates only the flags its condition needs (as the monomorphised Jcc handlers do).
+#[inline(always)]
+fn cond(f: &LazyFlags, cc: u8) -> bool {
+    match cc & 15 {
+        0 => f.cond(0),
+        1 => f.cond(1),
+        2 => f.cond(2),
+        3 => f.cond(3),
+        4 => f.cond(4),
+        5 => f.cond(5),
+        6 => f.cond(6),
+        7 => f.cond(7),
+        8 => f.cond(8),
+        9 => f.cond(9),
+        10 => f.cond(10),
+        11 => f.cond(11),
+        12 => f.cond(12),
+        13 => f.cond(13),
+        14 => f.cond(14),
+        _ => f.cond(15),
+    }
 }
 
 impl Region {
@@ -68,7 +92,7 @@ impl Region {
             cpu.retired += blk.ninsn as u64;
             let s = match blk.term {
                 RTerm::Jcc { cc, taken, fall } => {
-                    if cpu.flags.cond(cc) {
+                    if cond(&cpu.flags, cc) {
                         taken
                     } else {
                         fall
