@@ -149,13 +149,17 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     if let (Some(path), Some(log)) = (&a.frame_hashes, &frame_log) {
         lock(log).write(path, display::uses_directdraw(&proc))?;
     }
-    if let (Some(path), Some(sampler)) = (&a.overlay_png, overlay) {
-        let mut o = sampler.finish(&proc).map_err(|e| anyhow::anyhow!(e))?;
-        crate::gui::overlay::offscreen::write_png(&mut o, path)?;
-    }
+    // The overlay's last sample is taken now (its "last second" ends with the run);
+    // it is rendered after the stats are written, which need no graphics adapter.
+    let overlay = overlay
+        .map(|s| s.finish(&proc).map_err(|e| anyhow::anyhow!(e)))
+        .transpose()?;
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let (Some(path), Some(mut o)) = (&a.overlay_png, overlay) {
+        crate::gui::overlay::offscreen::write_png(&mut o, path)?;
     }
     let code = match &end {
         ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => *c as i32,
