@@ -1,7 +1,10 @@
 //! The tier overlay rendered offscreen during a demo run (`--overlay-png`) and the
 //! process-wide hot blocks in `--stats`: the PNG has the overlay's size, shows a
 //! window with content, and changes with what ran; the stats name the demo's hot
-//! blocks by module and offset.
+//! blocks by module and offset, with the same counts whatever the tiers. And F10 in
+//! the player's window (under Xvfb; skipped without it unless WINTERP_REQUIRE_GUI is
+//! set) opens and closes the overlay. (The switch-flips-the-gate unit test is in
+//! src/app/gui/overlay.rs.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
