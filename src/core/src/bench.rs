@@ -1074,7 +1074,130 @@ pub fn standard(scale: u32) -> Vec<Shape> {
         region_diamond4(0x100_0000 * scale),
         region_state6(0x100_0000 * scale),
         region_ladder5(0x100_0000 * scale),
+        uop_lut(0x100_0000 * scale),
+        uop_blk_mix512(0x80_0000 * scale),
+        uop_h3shadow(0x100_0000 * scale),
     ]
+}
+
+/// An outer loop running a 64 KiB inner loop `iters / 64 Ki` times; `body` is the
+/// inner body before its `dec ecx; jnz`, with ESI over the random bytes at DATA,
+/// EDI over DATA + 1 MiB and EBX at the byte table.
+fn uop_counted(iters: u32, body: impl Fn(&mut Asm) -> R) -> (Vec<u8>, u64) {
+    let len = 0x10000u32;
+    let code = harness::assemble(|a| {
+        let mut outer = a.create_label();
+        let mut top = a.create_label();
+        a.mov(ebp, (iters / len).max(1))?;
+        a.mov(ebx, DATA + 0x1f_0000)?;
+        a.xor(eax, eax)?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut outer)?;
+        a.mov(esi, DATA)?;
+        a.mov(edi, DATA + 0x10_0000)?;
+        a.mov(ecx, len)?;
+        a.set_label(&mut top)?;
+        body(a)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        finish(a)
+    });
+    (code, ((iters / len).max(1) * len) as u64)
+}
+
+/// The `lut` loop plus a running checksum of the translated bytes: no fold idiom
+/// matches it, so it measures the micro-op tier (`--toggle uop`) on the same
+/// memory traffic as `lut`.
+pub fn uop_lut(iters: u32) -> Shape {
+    let (code, iters) = uop_counted(iters, |a| {
+        a.movzx(eax, byte_ptr(esi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.add(edx, eax)?;
+        a.inc(esi)?;
+        a.inc(edi)
+    });
+    Shape {
+        name: "uop_lut",
+        what: "byte translate with a checksum (uop tier, not a fold idiom)",
+        code,
+        iters,
+        init: test_data(),
+    }
+}
+
+/// A branchy loop whose path is chosen per iteration by random source bits:
+/// three forward diamonds give eight paths in a non-periodic order, so branch
+/// prediction cannot learn a period (the role blk_mix512 plays in the seed; the
+/// tier's regions hold at most 16 blocks, so this is not 512 blocks).
+pub fn uop_blk_mix512(iters: u32) -> Shape {
+    let (code, iters) = uop_counted(iters, |a| {
+        let mut l1 = a.create_label();
+        let mut j1 = a.create_label();
+        let mut l2 = a.create_label();
+        let mut j2 = a.create_label();
+        let mut l3 = a.create_label();
+        let mut j3 = a.create_label();
+        a.movzx(eax, byte_ptr(esi))?;
+        a.test(al, 1)?;
+        a.jz(l1)?;
+        a.add(edx, eax)?;
+        a.jmp(j1)?;
+        a.set_label(&mut l1)?;
+        a.xor(edx, 0x5a5a)?;
+        a.set_label(&mut j1)?;
+        a.test(al, 4)?;
+        a.jnz(l2)?;
+        a.sub(edx, 7)?;
+        a.mov(byte_ptr(edi), dl)?;
+        a.jmp(j2)?;
+        a.set_label(&mut l2)?;
+        a.lea(edx, ptr(edx + eax * 2 + 1))?;
+        a.set_label(&mut j2)?;
+        a.cmp(al, 0x90)?;
+        a.jb(l3)?;
+        a.movzx(eax, byte_ptr(ebx + eax))?;
+        a.xor(edx, eax)?;
+        a.jmp(j3)?;
+        a.set_label(&mut l3)?;
+        a.inc(edi)?;
+        a.set_label(&mut j3)?;
+        a.and(edi, DATA + 0x10_ffff)?;
+        a.inc(esi)
+    });
+    Shape {
+        name: "uop_blk_mix512",
+        what: "data-driven branch mix: 8 paths per iteration, non-periodic (uop tier)",
+        code,
+        iters,
+        init: test_data(),
+    }
+}
+
+/// A Heroes III-style shadow blit: where the sprite byte is not the key (0), the
+/// destination pixel is darkened through a 256-byte shade table.
+pub fn uop_h3shadow(iters: u32) -> Shape {
+    let (code, iters) = uop_counted(iters, |a| {
+        let mut skip = a.create_label();
+        a.mov(al, byte_ptr(esi))?;
+        a.test(al, 3)?;
+        a.jz(skip)?;
+        a.movzx(eax, byte_ptr(edi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.set_label(&mut skip)?;
+        a.inc(esi)?;
+        a.inc(edi)
+    });
+    Shape {
+        name: "uop_h3shadow",
+        what: "keyed shadow blit through a shade table (uop tier)",
+        code,
+        iters,
+        init: test_data(),
+    }
 }
 
 /// Fixed unrolled LUT spans (seed §17): four straight-line blocks of sixteen

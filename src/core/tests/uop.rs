@@ -253,3 +253,67 @@ fn uop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
     assert!(inval >= 1, "the program was not retired by the code write");
     assert!(sliced.iterations > 2_000, "{sliced:?}");
 }
+
+/// Every shape `winterp bench` runs ends identically with only `uop` on; the
+/// shapes named for the tier run (nearly) all their iterations in it.
+#[test]
+fn uop_bench_shapes_end_identically_and_run_in_the_tier() {
+    use winterp_core::bench;
+    for shape in bench::standard(1) {
+        let off = bench::end_state(&shape, Arc::new(Tiers::all(false))).unwrap();
+        let on_tiers = Arc::new(Tiers::all(false));
+        on_tiers.set(Tier::Uop, true).unwrap();
+        let on = bench::end_state(&shape, on_tiers.clone()).unwrap();
+        assert_eq!(off.0, on.0, "{}: registers", shape.name);
+        assert_eq!(off.1, on.1, "{}: flags", shape.name);
+        assert_eq!(off.2, on.2, "{}: memory", shape.name);
+        assert_eq!(
+            (off.3.insns, off.3.blocks),
+            (on.3.insns, on.3.blocks),
+            "{}: pacing counters",
+            shape.name
+        );
+        let s = on_tiers.stats(Tier::Uop).snapshot();
+        if shape.name.starts_with("uop_") {
+            assert!(
+                s.iterations as f64 >= 0.9 * shape.iters as f64,
+                "{}: {s:?}",
+                shape.name
+            );
+        }
+    }
+}
+
+/// With every tier on, the folds keep the idioms and `uop` the rest, and the end
+/// state still matches the plain interpreter.
+#[test]
+fn uop_composes_with_the_other_tiers() {
+    for code in [lut(20_000), mix()] {
+        let off = {
+            let mut m = Machine::new();
+            m.exec.set_tiers(Arc::new(Tiers::all(false)));
+            init(&m);
+            m.load(&code);
+            assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+            (
+                m.cpu.regs,
+                m.cpu.eflags(),
+                m.exec.counters.insns,
+                m.exec.counters.blocks,
+            )
+        };
+        let tiers = Arc::new(Tiers::all(true));
+        let mut m = Machine::new();
+        m.exec.set_tiers(tiers.clone());
+        init(&m);
+        m.load(&code);
+        assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+        let on = (
+            m.cpu.regs,
+            m.cpu.eflags(),
+            m.exec.counters.insns,
+            m.exec.counters.blocks,
+        );
+        assert_eq!(off, on);
+    }
+}
