@@ -730,10 +730,16 @@ fn switching_lut_mid_run_retires_folded_code() {
 #[test]
 fn unbuilt_tiers_report_not_available() {
     let t = Tiers::new();
-    for tier in [Tier::BlockExec] {
-        assert_eq!(t.set(tier, true), Err(TierError::NotAvailable(tier)));
-        assert!(!t.is_on(tier));
+    // Every named tier is built now: each gate switches (to its current setting here,
+    // which does not flush).
+    for tier in ALL {
+        assert!(tier.available(), "{tier:?} is not built");
+        assert_ne!(
+            t.set(tier, t.is_on(tier)),
+            Err(TierError::NotAvailable(tier))
+        );
     }
+    assert!(t.is_on(Tier::X87Fusion), "x87_fusion defaults on");
     for tier in [Tier::Lut, Tier::Copy, Tier::Fill, Tier::Scan] {
         assert!(t.is_on(tier), "{tier:?} defaults on");
         assert_eq!(Tier::from_name(tier.name()), Some(tier));
