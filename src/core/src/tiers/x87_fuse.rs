@@ -26,8 +26,8 @@ use crate::exec::cache::Block;
 use crate::exec::chain::ChainState;
 use crate::exec::op::{Handler, iced_code};
 use iced_x86::Code;
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
+use std::sync::{Mutex, OnceLock};
 
 // Kinds (in `Op::size` of every op of a run).
 pub const CALL: u8 = 0;
@@ -134,21 +134,30 @@ pub fn kind(c: Code) -> u8 {
     }
 }
 
-/// Handlers of first ops, by slot (interned: the set of x87 handlers is small).
-static HANDLERS: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
+/// Handlers of first ops, by slot (interned: the set of x87 handlers is small). The
+/// mutex serialises interning at decode; the slots are read lock-free by the fused op
+/// whenever its first instruction takes its handler's path.
+static INTERN: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
+const SLOTS: usize = 1024;
+static HANDLERS: [OnceLock<Handler>; SLOTS] = [const { OnceLock::new() }; SLOTS];
 
 fn intern(h: Handler) -> Option<u32> {
-    let mut v = HANDLERS.lock().ok()?;
+    let mut v = INTERN.lock().ok()?;
     if let Some(k) = v.iter().position(|&g| std::ptr::fn_addr_eq(g, h)) {
         return Some(k as u32);
     }
+    if v.len() >= SLOTS {
+        return None;
+    }
+    HANDLERS[v.len()].set(h).ok()?;
     v.push(h);
     Some(v.len() as u32 - 1)
 }
 
 /// The handler interned in `slot` (the first op's own handler).
+#[inline(always)]
 pub fn handler(slot: u32) -> Option<Handler> {
-    HANDLERS.lock().ok()?.get(slot as usize).copied()
+    HANDLERS.get(slot as usize)?.get().copied()
 }
 
 /// Fuses every run of x87 instructions in a freshly decoded block.
