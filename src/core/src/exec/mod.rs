@@ -328,7 +328,12 @@ impl Executor {
             }
             // A hot loop head with a uop program runs it (src/core/src/uop/engine.rs);
             // the program exits at an exact instruction with pacing charged.
-            if !PROF && !mid && block.fold.is_none() && self.tiers.is_on(Tier::Uop) {
+            if !PROF
+                && !mid
+                && self.uop.wants(block.start, block.entries.get())
+                && block.fold.is_none()
+                && self.tiers.is_on(Tier::Uop)
+            {
                 let env = crate::uop::lower::Env {
                     max_insns: self.max_block_insns,
                     stop: (self.stop_lo, self.stop_len),

@@ -89,10 +89,97 @@ pub struct Entered {
     pub exit: u32,
 }
 
+/// Verdicts by loop head in a direct-mapped table: the lookup is on the path of
+/// every hot block entry, so it is one multiply and one compare. A head whose
+/// slot another head holds goes to a hash map instead (evicting would make two
+/// hot colliding heads recompile on every entry).
+#[derive(Default)]
+struct HeadTable {
+    slots: Vec<Option<(u32, Verdict)>>,
+    overflow: HashMap<u32, Verdict>,
+    len: usize,
+}
+
+const HEAD_SLOTS_LOG2: u32 = 12;
+
+impl HeadTable {
+    #[inline(always)]
+    fn slot(head: u32) -> usize {
+        (head.wrapping_mul(0x9e37_79b1) >> (32 - HEAD_SLOTS_LOG2)) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, head: &u32) -> Option<&Verdict> {
+        match self.slots.get(Self::slot(*head))? {
+            Some((h, v)) if h == head => Some(v),
+            Some(_) => self.overflow.get(head),
+            None => None,
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, head: &u32) -> Option<&mut Verdict> {
+        match self.slots.get_mut(Self::slot(*head))? {
+            Some((h, v)) if h == head => Some(v),
+            Some(_) => self.overflow.get_mut(head),
+            None => None,
+        }
+    }
+
+    #[inline(always)]
+    fn contains_key(&self, head: &u32) -> bool {
+        self.get(head).is_some()
+    }
+
+    fn insert(&mut self, head: u32, v: Verdict) {
+        if self.slots.is_empty() {
+            self.slots = (0..1 << HEAD_SLOTS_LOG2).map(|_| None).collect();
+        }
+        let s = &mut self.slots[Self::slot(head)];
+        match s {
+            Some((h, old)) if *h == head => *old = v,
+            Some(_) => {
+                if self.overflow.insert(head, v).is_none() {
+                    self.len += 1;
+                }
+            }
+            None => {
+                *s = Some((head, v));
+                self.len += 1;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.iter_mut().for_each(|s| *s = None);
+            self.overflow.clear();
+            self.len = 0;
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&Verdict) -> bool) {
+        if self.len == 0 {
+            return;
+        }
+        for s in self.slots.iter_mut() {
+            if let Some((_, v)) = s
+                && !keep(v)
+            {
+                *s = None;
+                self.len -= 1;
+            }
+        }
+        let before = self.overflow.len();
+        self.overflow.retain(|_, v| keep(v));
+        self.len -= before - self.overflow.len();
+    }
+}
+
 /// Per-thread state of the tier: verdicts by loop head, and the engine's scratch.
 #[derive(Default)]
 pub struct UopState {
-    heads: HashMap<u32, Verdict>,
+    heads: HeadTable,
     regs: Vec<u32>,
     /// Decline census: reason name -> heads declined for it.
     pub census: HashMap<String, u64>,
@@ -109,14 +196,26 @@ impl UopState {
         self.heads.clear();
     }
 
+    /// Whether [`UopState::enter`] could do anything at this block entry: the
+    /// block is hot and its head has no negative verdict. Inline, because it is
+    /// asked at every block entry while the gate is on.
+    #[inline(always)]
+    pub fn wants(&self, head: u32, entries: u64) -> bool {
+        entries >= HOT
+            && !matches!(
+                self.heads.get(&head),
+                Some(Verdict::Declined(_) | Verdict::Claimed | Verdict::Retired)
+            )
+    }
+
     pub fn verdict(&self, head: u32) -> Option<&Verdict> {
         self.heads.get(&head)
     }
 
     /// Retires every program lowered from bytes in `[addr, addr + len)`.
     pub fn invalidate(&mut self, addr: u32, len: u32) {
-        let before = self.heads.len();
-        self.heads.retain(|_, v| match v {
+        let before = self.heads.len;
+        self.heads.retain(|v| match v {
             Verdict::Run(c) => !c
                 .prog
                 .code
@@ -124,7 +223,7 @@ impl UopState {
                 .any(|&(a, l)| addr.wrapping_sub(a) < l || a.wrapping_sub(addr) < len.max(1)),
             _ => true,
         });
-        self.invalidated += (before - self.heads.len()) as u64;
+        self.invalidated += (before - self.heads.len) as u64;
     }
 
     /// Called at a block entry. Compiles a head that just became hot, and runs the
@@ -139,11 +238,13 @@ impl UopState {
         env: &Env,
         stats: &crate::tiers::TierStats,
     ) -> Option<Entered> {
+        // Most block entries end here: a block entered fewer than HOT times since it
+        // was decoded is not run by a program.
+        if block.entries.get() < HOT {
+            return None;
+        }
         let head = block.start;
         if !self.heads.contains_key(&head) {
-            if block.entries.get() < HOT {
-                return None;
-            }
             // Another tier rewrote this block's ops (lut_span, case_chain, x87
             // fusion): the loop stays with that tier.
             if block.fold.is_some() || block.region.is_some() || !plain(&cpu.mem, block) {
