@@ -21,6 +21,17 @@ use crate::mem::GuestMemory;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Register file size: programs with more virtual registers are declined, and
+/// masking an index with `MAX_VREGS - 1` lets the compiler drop the bounds checks.
+pub const MAX_VREGS: usize = 1024;
+
+type Regs = [u32; MAX_VREGS];
+
+#[inline(always)]
+fn ix(v: VReg) -> usize {
+    v as usize & (MAX_VREGS - 1)
+}
+
 /// Block entries after which a block is tried as a loop head.
 pub const HOT: u64 = 32;
 /// Consecutive entries without a completed iteration after which a head is retired.
@@ -180,7 +191,7 @@ impl HeadTable {
 #[derive(Default)]
 pub struct UopState {
     heads: HeadTable,
-    regs: Vec<u32>,
+    regs: Option<Box<Regs>>,
     /// Decline census: reason name -> heads declined for it.
     pub census: HashMap<String, u64>,
     /// Programs retired because guest code they were lowered from changed.
@@ -261,7 +272,7 @@ impl UopState {
                     let k = match d.reason {
                         Reason::Form(_) | Reason::Fetch => crate::tiers::Decline::Op,
                         Reason::NoBackEdge => crate::tiers::Decline::Shape,
-                        Reason::BlockCap => crate::tiers::Decline::Size,
+                        Reason::BlockCap | Reason::Size => crate::tiers::Decline::Size,
                         Reason::Segment => crate::tiers::Decline::Address,
                     };
                     stats.declines[k as usize].fetch_add(1, Ordering::Relaxed);
@@ -277,10 +288,8 @@ impl UopState {
         if !flat_ok {
             return None;
         }
-        if self.regs.len() < c.prog.nvregs as usize {
-            self.regs.resize(c.prog.nvregs as usize, 0);
-        }
-        let Some(e) = run(&c.prog, cpu, &mut self.regs, target, halt) else {
+        let regs = self.regs.get_or_insert_with(|| Box::new([0; MAX_VREGS]));
+        let Some(e) = run(&c.prog, cpu, regs, target, halt) else {
             c.barren += 1;
             if c.barren >= BARREN {
                 self.heads.insert(head, Verdict::Retired);
@@ -307,6 +316,10 @@ impl UopState {
 /// Lowers and optimises the loop at `head`.
 pub fn compile(mem: &GuestMemory, head: u32, env: &Env) -> Verdict {
     match lower(mem, head, env) {
+        Ok(l) if l.prog.nvregs as usize > MAX_VREGS => Verdict::Declined(Decline {
+            eip: head,
+            reason: Reason::Size,
+        }),
         Ok(l) => {
             let mut prog = l.prog;
             super::passes::optimize(&mut prog);
@@ -343,9 +356,9 @@ fn page_ok(mem: &GuestMemory, ga: u32, n: u32, write: bool) -> bool {
 }
 
 #[inline(always)]
-fn val(r: &[u32], v: Val) -> u32 {
+fn val(r: &Regs, v: Val) -> u32 {
     match v {
-        Val::R(x) => r[x as usize],
+        Val::R(x) => r[ix(x)],
         Val::K(k) => k,
     }
 }
@@ -375,7 +388,7 @@ fn prove(mem: &GuestMemory, wins: &mut [Win], w: u8, ga: u32, n: u32, write: boo
 pub fn run(
     p: &Program,
     cpu: &mut Cpu,
-    r: &mut [u32],
+    r: &mut Regs,
     target: u64,
     halt: &AtomicBool,
 ) -> Option<Entered> {
@@ -479,10 +492,10 @@ pub fn run(
 /// Runs one non-clock instruction; `false` means leave through its exit (nothing
 /// of it happened).
 #[inline(always)]
-fn step(i: &Inst, cpu: &Cpu, r: &mut [u32], fl: &mut LazyFlags, wins: &mut [Win]) -> bool {
+fn step(i: &Inst, cpu: &Cpu, r: &mut Regs, fl: &mut LazyFlags, wins: &mut [Win]) -> bool {
     match *i {
-        Inst::Mov { d, s } => r[d as usize] = val(r, s),
-        Inst::Alu { op, d, a, b } => r[d as usize] = op.eval(val(r, a), val(r, b)),
+        Inst::Mov { d, s } => r[ix(d)] = val(r, s),
+        Inst::Alu { op, d, a, b } => r[ix(d)] = op.eval(val(r, a), val(r, b)),
         Inst::Ext {
             d,
             s,
@@ -491,7 +504,7 @@ fn step(i: &Inst, cpu: &Cpu, r: &mut [u32], fl: &mut LazyFlags, wins: &mut [Win]
             signed,
         } => {
             let v = val(r, s) >> shift;
-            r[d as usize] = if bits >= 32 {
+            r[ix(d)] = if bits >= 32 {
                 v
             } else if signed {
                 (((v << (32 - bits)) as i32) >> (32 - bits)) as u32
@@ -505,26 +518,26 @@ fn step(i: &Inst, cpu: &Cpu, r: &mut [u32], fl: &mut LazyFlags, wins: &mut [Win]
             } else {
                 ((1u32 << bits) - 1) << shift
             };
-            let old = r[d as usize];
-            r[d as usize] = (old & !m) | ((val(r, s) << shift) & m);
+            let old = r[ix(d)];
+            r[ix(d)] = (old & !m) | ((val(r, s) << shift) & m);
         }
         Inst::Load {
             d, size, addr, win, ..
         } => {
-            let ga = addr.eval(|x| r[x as usize]);
+            let ga = addr.eval(|x| r[ix(x)]);
             let n = size as u32 / 8;
             if !prove(&cpu.mem, wins, win, ga, n, false) {
                 return false;
             }
             match cpu.load(size as u32, ga) {
-                Ok(v) => r[d as usize] = v,
+                Ok(v) => r[ix(d)] = v,
                 Err(_) => return false,
             }
         }
         Inst::Store {
             size, addr, s, win, ..
         } => {
-            let ga = addr.eval(|x| r[x as usize]);
+            let ga = addr.eval(|x| r[ix(x)]);
             let n = size as u32 / 8;
             if !prove(&cpu.mem, wins, win, ga, n, true) {
                 return false;
@@ -556,7 +569,7 @@ fn step(i: &Inst, cpu: &Cpu, r: &mut [u32], fl: &mut LazyFlags, wins: &mut [Win]
             len,
             write,
         } => {
-            let ga = addr.eval(|x| r[x as usize]);
+            let ga = addr.eval(|x| r[ix(x)]);
             // The guard proves the page the stream starts in (and the next one
             // when the displacement span reaches it); a miss later re-proves.
             let first = ga & !0xfff;

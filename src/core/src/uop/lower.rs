@@ -37,6 +37,8 @@ pub enum Reason {
     BlockCap,
     /// Guest bytes of the region are not readable.
     Fetch,
+    /// More virtual registers than the engine's register file holds.
+    Size,
     /// A memory operand uses a segment with a non-zero base, or 16-bit addressing.
     Segment,
 }
@@ -48,6 +50,7 @@ impl Reason {
             Reason::NoBackEdge => "no_backedge".into(),
             Reason::BlockCap => "block_cap".into(),
             Reason::Fetch => "fetch".into(),
+            Reason::Size => "size".into(),
             Reason::Segment => "segment".into(),
         }
     }
