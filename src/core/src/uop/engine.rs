@@ -596,3 +596,101 @@ fn step(i: &Inst, cpu: &Cpu, r: &mut Regs, fl: &mut LazyFlags, wins: &mut [Win])
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declined(eip: u32) -> Verdict {
+        Verdict::Declined(Decline {
+            eip,
+            reason: Reason::NoBackEdge,
+        })
+    }
+
+    fn eip_of(v: Option<&Verdict>) -> Option<u32> {
+        match v {
+            Some(Verdict::Declined(d)) => Some(d.eip),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn colliding_heads_both_keep_their_verdicts() {
+        let mut t = HeadTable::default();
+        let a = 0x0040_1000u32;
+        // Find another head in the same slot.
+        let b = (a + 1..a + 0x100_0000)
+            .find(|&h| HeadTable::slot(h) == HeadTable::slot(a))
+            .expect("a colliding head");
+        t.insert(a, declined(a));
+        t.insert(b, declined(b));
+        assert_eq!(t.len, 2);
+        assert_eq!(eip_of(t.get(&a)), Some(a));
+        assert_eq!(eip_of(t.get(&b)), Some(b));
+        // Replacing a verdict does not count a new head.
+        t.insert(b, Verdict::Retired);
+        assert_eq!(t.len, 2);
+        assert!(matches!(t.get(&b), Some(Verdict::Retired)));
+        t.retain(|v| !matches!(v, Verdict::Retired));
+        assert_eq!(t.len, 1);
+        assert!(t.get(&b).is_none() && t.get(&a).is_some());
+        t.clear();
+        assert_eq!(t.len, 0);
+        assert!(t.get(&a).is_none());
+    }
+
+    #[test]
+    fn compile_runs_a_lowerable_loop_and_declines_the_rest() {
+        use crate::harness::{CODE, EXIT, Machine, assemble};
+        use iced_x86::code_asm::*;
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            let mut h2 = a.create_label();
+            a.set_label(&mut head)?;
+            a.add(eax, dword_ptr(esi))?;
+            a.add(esi, 4)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            a.set_label(&mut h2)?;
+            a.shl(eax, 1)?;
+            a.dec(ecx)?;
+            a.jnz(h2)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let env = Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        };
+        let Verdict::Run(c) = compile(&m.mem, CODE, &env) else {
+            panic!("the first loop lowers")
+        };
+        assert_eq!(c.insns, 4);
+        // The program covers exactly the loop's bytes, so writes there retire it.
+        let mut st = UopState::default();
+        st.heads.insert(CODE, Verdict::Run(c));
+        st.invalidate(CODE + 0x40, 4);
+        assert_eq!(st.invalidated, 0);
+        st.invalidate(CODE + 2, 1);
+        assert_eq!(st.invalidated, 1);
+        assert!(st.verdict(CODE).is_none());
+        // The second loop's head is a SHL, which the IR does not model.
+        // The second loop starts at the fifth instruction (by an independent decode).
+        let h2 = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE)
+            .iter()
+            .nth(4)
+            .expect("five instructions")
+            .ip32();
+        match compile(&m.mem, h2, &env) {
+            Verdict::Declined(d) => {
+                assert_eq!(d.eip, h2);
+                assert_eq!(d.reason, Reason::Form(iced_x86::Code::Shl_rm32_1));
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+}
