@@ -48,11 +48,13 @@ for src in src/*.c; do
     fi
     # Only the system DLLs winterp provides may be imported.
     dlls=$($OBJDUMP -p "bin/$name.exe" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
+    # Import libraries spell DLL names in either case (libwinmm.a says WINMM.DLL);
+    # Windows matches them case-insensitively, and so does this check.
     for dll in $dlls; do
-        case "$gui:$dll" in
-            *:KERNEL32.dll|*:msvcrt.dll) ;;
-            yes:USER32.dll|yes:GDI32.dll) ;;
-            yes:DDRAW.dll|yes:DSOUND.dll|yes:DINPUT.dll|yes:WINMM.dll) ;;
+        case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
+            *:kernel32.dll|*:msvcrt.dll) ;;
+            yes:user32.dll|yes:gdi32.dll) ;;
+            yes:ddraw.dll|yes:dsound.dll|yes:dinput.dll|yes:winmm.dll) ;;
             *) echo "error: bin/$name.exe imports $dll" >&2; status=1 ;;
         esac
     done
