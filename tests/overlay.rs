@@ -233,6 +233,11 @@ fn f10_toggles_the_overlay_in_the_player() {
     let tmp = tempfile::tempdir().unwrap();
     let run_dir = tmp.path().join("run");
     std::fs::create_dir(&run_dir).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&run_dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
     // A display number nobody uses (scripts/gui-smoke.sh starts at 99).
     let n = (140..400)
         .find(|n| {
@@ -243,7 +248,15 @@ fn f10_toggles_the_overlay_in_the_player() {
     let display = format!(":{n}");
     let _xvfb = Child(
         Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+            .args([
+                &display,
+                "-screen",
+                "0",
+                "1024x768x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -251,12 +264,14 @@ fn f10_toggles_the_overlay_in_the_player() {
     );
     let socket = format!("/tmp/.X11-unix/X{n}");
     let t0 = std::time::Instant::now();
-    while !Path::new(&socket).exists() {
-        assert!(t0.elapsed().as_secs() < 10, "Xvfb did not start");
+    // The socket appears before the server answers; wait until a client gets through.
+    while !Path::new(&socket).exists() || xdotool(&display, &["getdisplaygeometry"]).is_empty() {
+        assert!(t0.elapsed().as_secs() < 20, "Xvfb did not start");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    let log = tmp.path().join("winterp.log");
     let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest/bin/gdi_draw.exe");
-    let _player = Child(
+    let mut player = Child(
         Command::new(env!("CARGO_BIN_EXE_winterp"))
             .arg(&program)
             .env("DISPLAY", &display)
@@ -264,18 +279,28 @@ fn f10_toggles_the_overlay_in_the_player() {
             .env("XDG_RUNTIME_DIR", &run_dir)
             .env("WINTERP_CONFIG_DIR", tmp.path().join("config"))
             .env("WINTERP_DATA_DIR", tmp.path().join("data"))
+            .env("RUST_LOG", "info")
+            .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .expect("cannot start the player"),
     );
     let t0 = std::time::Instant::now();
     let win = loop {
-        let w = xdotool(&display, &["search", "--name", "winterp$"]);
+        // The title is "<guest title> — winterp", with " (paused)" while paused.
+        let w = xdotool(&display, &["search", "--name", "winterp"]);
         if let Some(w) = w.lines().next().filter(|w| !w.is_empty()) {
             break w.to_string();
         }
-        assert!(t0.elapsed().as_secs() < 30, "no player window within 30 s");
+        let exited = player.0.try_wait().ok().flatten();
+        if exited.is_some() || t0.elapsed().as_secs() >= 60 {
+            panic!(
+                "no player window within {:.1} s (player exit status: {exited:?}); its log:\n{}",
+                t0.elapsed().as_secs_f64(),
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
     // The program draws once and waits; give the player time to show it.
