@@ -82,6 +82,21 @@ fn folds_fire_on_guest_programs_and_change_nothing() {
             assert!(stat(&on, t, "matches") > 0, "{program}: {t} did not match");
             assert!(stat(&on, t, "iterations") > 0, "{program}: {t} never ran");
         }
+        let fired: Vec<String> = tiers
+            .iter()
+            .map(|t| {
+                format!(
+                    "{t} {}/{}",
+                    stat(&on, t, "matches"),
+                    stat(&on, t, "iterations")
+                )
+            })
+            .collect();
+        println!(
+            "{program}: matches/iterations with the folds on: {}; {} instructions in both arms",
+            fired.join(", "),
+            on["instructions"]
+        );
     }
 }
 
