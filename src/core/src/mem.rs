@@ -130,6 +130,11 @@ struct Region {
     base: *mut u8,
     perms: Box<[AtomicU8]>,
     code_epoch: AtomicU64,
+    /// Bumped after every change that can withdraw what [`GuestMemory::fast_page`]
+    /// proved for a page (protection, commitment, guard bit, a page newly marked as
+    /// code), so a caller holding a proof across many accesses can revalidate it
+    /// with one load.
+    layout_epoch: AtomicU64,
     code_log: Mutex<CodeLog>,
     /// Serialises LOCKed accesses that the host cannot do as one native atomic
     /// (misaligned or page-crossing).
@@ -218,6 +223,7 @@ impl GuestMemory {
             base: p as *mut u8,
             perms,
             code_epoch: AtomicU64::new(0),
+            layout_epoch: AtomicU64::new(0),
             code_log: Mutex::new(CodeLog {
                 ring: vec![(u64::MAX, 0, 0); CODE_LOG_LEN],
             }),
@@ -248,6 +254,7 @@ impl GuestMemory {
             self.region.perms[page as usize]
                 .store(prot.bits() | perm::COMMITTED | keep, Ordering::Relaxed);
         }
+        self.bump_layout();
         Ok(())
     }
 
@@ -266,6 +273,7 @@ impl GuestMemory {
             let keep = slot.load(Ordering::Relaxed) & (perm::CODE | perm::COMMITTED);
             slot.store(prot.bits() | keep, Ordering::Relaxed);
         }
+        self.bump_layout();
         Ok(old)
     }
 
@@ -280,6 +288,7 @@ impl GuestMemory {
                 slot.fetch_and(!perm::GUARD, Ordering::Relaxed);
             }
         }
+        self.bump_layout();
     }
 
     /// Releases pages: contents are dropped and any access faults.
@@ -288,6 +297,11 @@ impl GuestMemory {
         self.note_code_write(first << PAGE_SHIFT, (last - first + 1) << PAGE_SHIFT);
         for page in first..=last {
             self.region.perms[page as usize].store(0, Ordering::Relaxed);
+        }
+        // Before the host protection goes: a holder of a proof sees the change
+        // at its next revalidation.
+        self.bump_layout();
+        for page in first..=last {
             let ga = page << PAGE_SHIFT;
             // SAFETY: the page lies inside our reservation; dropping its contents is the intent.
             unsafe {
@@ -511,7 +525,33 @@ impl GuestMemory {
 
     /// Marks a page as holding decoded code, so stores to it are reported.
     pub fn mark_code(&self, addr: u32) {
-        self.region.perms[(addr >> PAGE_SHIFT) as usize].fetch_or(perm::CODE, Ordering::Relaxed);
+        let old = self.region.perms[(addr >> PAGE_SHIFT) as usize]
+            .fetch_or(perm::CODE, Ordering::Relaxed);
+        if old & perm::CODE == 0 {
+            self.bump_layout();
+        }
+    }
+
+    fn bump_layout(&self) {
+        self.region.layout_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The layout epoch (see `Region::layout_epoch`): while it is unchanged, a page
+    /// [`GuestMemory::fast_page`] accepted still takes the fast path. Returned as the
+    /// atomic so a hot loop can keep the reference and pay one load per check.
+    #[inline(always)]
+    pub fn layout_epoch(&self) -> &AtomicU64 {
+        &self.region.layout_epoch
+    }
+
+    /// Host address of guest address 0: guest byte `ga` lives at `host_base() + ga`.
+    /// Dereferencing is sound only for an access that stays inside a page
+    /// [`GuestMemory::fast_page`] accepted (for a store: with `write`) under the
+    /// current [`GuestMemory::layout_epoch`]; a store through it is not reported as a
+    /// code write, which is why `fast_page(.., true)` refuses pages holding code.
+    #[inline(always)]
+    pub fn host_base(&self) -> *mut u8 {
+        self.base
     }
 
     /// Records that guest bytes holding decoded code changed; every thread's block
@@ -730,6 +770,35 @@ mod tests {
         let mut v = Vec::new();
         assert_eq!(m.code_writes_since(e0, &mut v), Some(e0 + 1));
         assert_eq!(v, vec![(0x30010, 1)]);
+    }
+
+    #[test]
+    fn layout_epoch_moves_when_a_fast_page_proof_could_break() {
+        let m = GuestMemory::new().unwrap();
+        let e = |m: &GuestMemory| m.layout_epoch().load(Ordering::SeqCst);
+        m.commit(0x30000, 0x2000, Prot::RW).unwrap();
+        let e0 = e(&m);
+        // Data stores and a code mark of an already-marked page change nothing.
+        m.write_u8(0x30010, 1).unwrap();
+        assert_eq!(e(&m), e0);
+        m.mark_code(0x30000);
+        let e1 = e(&m);
+        assert!(e1 > e0, "a page newly holding code");
+        assert!(!m.fast_page(0x30000, true));
+        m.mark_code(0x30004);
+        assert_eq!(e(&m), e1);
+        m.protect(0x31000, 0x1000, Prot::R).unwrap();
+        let e2 = e(&m);
+        assert!(e2 > e1, "protect");
+        m.set_guard(0x31000, 1, true);
+        let e3 = e(&m);
+        assert!(e3 > e2, "guard");
+        m.decommit(0x31000, 0x1000).unwrap();
+        assert!(e(&m) > e3, "decommit");
+        // SAFETY: 0x30010 is in a committed page; reading it through the base is what
+        // the fast path does.
+        let b = unsafe { *m.host_base().add(0x30010) };
+        assert_eq!(b, 1);
     }
 
     #[test]
