@@ -36,6 +36,8 @@ pub struct HeadlessArgs {
     pub tier_at: Vec<TierAt>,
     /// Render the tier overlay at the end of the run as PNG.
     pub overlay_png: Option<PathBuf>,
+    /// Print the `uop` census at the end of the run.
+    pub uop_census: bool,
 }
 
 /// `--tier-at FRAME:NAME=on|off`: once frame `frame` has been shown, the process-wide
@@ -157,6 +159,9 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     if let Some(path) = &a.stats {
         std::fs::write(path, stats_json(&proc))
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if a.uop_census {
+        eprint!("{}", uop_census_text(&proc));
     }
     if let (Some(path), Some(mut o)) = (&a.overlay_png, overlay) {
         crate::gui::overlay::offscreen::write_png(&mut o, path)?;
@@ -513,10 +518,51 @@ fn stats_json(proc: &Process) -> String {
         "threads": threads.len(),
         "per_thread": per_thread,
         "hot_blocks": hot_blocks_json(proc),
+        "uop_census": uop_census_json(proc),
         "tiers": serde_json::from_str::<serde_json::Value>(&winterp_core::tiers::global().to_json())
             .unwrap_or_default(),
     }))
     .unwrap_or_default()
+}
+
+/// The micro-op tier's verdicts on hot loop heads, heaviest first: `verdict` is
+/// `installed`, `retired`, `claimed` or `declined:<reason>` (for a declined head the
+/// reason is the first instruction form the lowering does not model, as iced names
+/// it, or a structural reason), with the heads and their block entries.
+fn uop_census_json(proc: &Process) -> serde_json::Value {
+    proc.hot
+        .uop_census()
+        .iter()
+        .map(|r| serde_json::json!({ "verdict": r.verdict.key(), "heads": r.heads, "entries": r.entries }))
+        .collect()
+}
+
+/// `--uop-census`: the same rows as a table, with each row's share of the entries.
+fn uop_census_text(proc: &Process) -> String {
+    let rows = proc.hot.uop_census();
+    let total: u64 = rows.iter().map(|r| r.entries).sum();
+    let uop = winterp_core::tiers::global().is_on(winterp_core::tiers::Tier::Uop);
+    let mut out = format!(
+        "uop census ({} gate; hot loop heads by verdict, weighted by block entries):\n",
+        if uop { "on" } else { "off" }
+    );
+    if rows.is_empty() {
+        out.push_str("  no head got hot enough for a verdict (is the uop gate on?)\n");
+    }
+    out.push_str(&format!(
+        "  {:<40} {:>7} {:>14} {:>7}\n",
+        "verdict", "heads", "entries", "share"
+    ));
+    for r in &rows {
+        out.push_str(&format!(
+            "  {:<40} {:>7} {:>14} {:>6.1}%\n",
+            r.verdict.key(),
+            r.heads,
+            r.entries,
+            100.0 * r.entries as f64 / total.max(1) as f64
+        ));
+    }
+    out
 }
 
 /// The 20 most entered blocks of the run across all threads: guest address, module and

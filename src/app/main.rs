@@ -77,6 +77,12 @@ struct Cli {
     /// will do).
     #[arg(long, value_name = "OUT.png")]
     overlay_png: Option<std::path::PathBuf>,
+    /// Headless: at the end, print the micro-op tier's census: hot loop heads by
+    /// verdict (installed, retired, claimed by another tier, declined with the
+    /// instruction form or reason that stopped the scan), weighted by their block
+    /// entries. Also in the --stats JSON as `uop_census`.
+    #[arg(long)]
+    uop_census: bool,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -111,10 +117,11 @@ fn main() -> Result<()> {
                 || cli.frame_hashes.is_some()
                 || !cli.tier_at.is_empty()
                 || cli.overlay_png.is_some()
+                || cli.uop_census
             {
                 eprintln!(
                     "winterp: --stats, --frames, --screenshot, --input, --audio-dump, \
-                     --frame-hashes, --tier-at and --overlay-png need --headless; ignored \
+                     --frame-hashes, --tier-at, --overlay-png and --uop-census need --headless; ignored \
                      in the player (F10 shows the tier overlay)"
                 );
             }
@@ -159,6 +166,7 @@ fn main() -> Result<()> {
                     frame_hashes: cli.frame_hashes,
                     tier_at,
                     overlay_png: cli.overlay_png,
+                    uop_census: cli.uop_census,
                 })?;
                 std::process::exit(code);
             }

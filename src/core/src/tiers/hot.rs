@@ -36,6 +36,8 @@ pub struct HotTracker {
     insns: u64,
     next_check: u64,
     published_at: Option<Instant>,
+    /// The `uop` verdict of each head at the last publish (sent again only on change).
+    uop: HashMap<u32, UopVerdict>,
 }
 
 impl Default for HotTracker {
@@ -52,6 +54,7 @@ impl HotTracker {
             insns: 0,
             next_check: 0,
             published_at: None,
+            uop: HashMap::new(),
         }
     }
 
@@ -97,6 +100,18 @@ impl HotTracker {
             next.insert(b.start, b.entries);
         }
         self.last = next;
+        let mut verdicts = Vec::new();
+        for &start in self.last.keys() {
+            if let Some(v) = exec.uop.verdict(start).map(UopVerdict::of)
+                && self.uop.get(&start) != Some(&v)
+            {
+                self.uop.insert(start, v.clone());
+                verdicts.push((start, v));
+            }
+        }
+        if !verdicts.is_empty() {
+            to.lock().uop.extend(verdicts);
+        }
         let insns = exec.counters.insns.saturating_sub(self.insns);
         self.insns = exec.counters.insns;
         self.published_at = Some(now);
@@ -126,6 +141,54 @@ struct Inner {
     totals: HashMap<u32, HotBlock>,
     insns: u64,
     recent: VecDeque<Batch>,
+    /// The latest `uop` verdict per loop head (any thread).
+    uop: HashMap<u32, UopVerdict>,
+}
+
+/// What the micro-op tier decided for a hot head, as the census groups it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum UopVerdict {
+    /// A program was compiled and installed.
+    Installed,
+    /// Lowering declined the head; the reason names the instruction form that stopped
+    /// the scan (an iced `Code` name) or the structural reason (`no_backedge`, ...).
+    Declined(String),
+    /// Installed, then retired: its entries kept leaving without an iteration.
+    Retired,
+    /// Another tier's ops run the head (a fold, a region, a rewritten block).
+    Claimed,
+}
+
+impl UopVerdict {
+    fn of(v: &crate::uop::engine::Verdict) -> UopVerdict {
+        use crate::uop::engine::Verdict;
+        match v {
+            Verdict::Run(_) => UopVerdict::Installed,
+            Verdict::Declined(d) => UopVerdict::Declined(d.reason.name()),
+            Verdict::Retired => UopVerdict::Retired,
+            Verdict::Claimed => UopVerdict::Claimed,
+        }
+    }
+
+    /// The census key: `installed`, `retired`, `claimed` or `declined:<reason>`.
+    pub fn key(&self) -> String {
+        match self {
+            UopVerdict::Installed => "installed".into(),
+            UopVerdict::Declined(r) => format!("declined:{r}"),
+            UopVerdict::Retired => "retired".into(),
+            UopVerdict::Claimed => "claimed".into(),
+        }
+    }
+}
+
+/// One row of the `uop` census: the heads that got a verdict and the block entries
+/// they had in all (the weight: a declined head entered a million times matters more
+/// than ten entered 40 times).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CensusRow {
+    pub verdict: UopVerdict,
+    pub heads: u64,
+    pub entries: u64,
 }
 
 struct Batch {
@@ -192,6 +255,28 @@ impl HotRegistry {
     pub fn top(&self, n: usize) -> Vec<HotBlock> {
         let g = self.lock();
         ranked(g.totals.values().copied().collect(), n)
+    }
+
+    /// The `uop` census: per verdict, the heads and their entries since the process
+    /// started, heaviest first.
+    pub fn uop_census(&self) -> Vec<CensusRow> {
+        let g = self.lock();
+        let mut rows: HashMap<&UopVerdict, (u64, u64)> = HashMap::new();
+        for (start, v) in &g.uop {
+            let r = rows.entry(v).or_default();
+            r.0 += 1;
+            r.1 += g.totals.get(start).map_or(0, |b| b.entries);
+        }
+        let mut v: Vec<CensusRow> = rows
+            .into_iter()
+            .map(|(v, (heads, entries))| CensusRow {
+                verdict: v.clone(),
+                heads,
+                entries,
+            })
+            .collect();
+        v.sort_by(|a, b| (b.entries, &a.verdict).cmp(&(a.entries, &b.verdict)));
+        v
     }
 
     /// Instructions published so far (all threads).
