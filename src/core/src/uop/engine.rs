@@ -14,23 +14,13 @@
 //! interpreter charges them, with a partial block left for the interpreter to
 //! count when it resumes inside it ([`Entered::mid_block`]).
 
+use super::flat::{self, Flat};
 use super::ir::*;
 use super::lower::{Decline, Env, Reason, lower};
-use crate::cpu::{Cpu, FlagOp, LazyFlags};
+use crate::cpu::Cpu;
 use crate::mem::GuestMemory;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Register file size: programs with more virtual registers are declined, and
-/// masking an index with `MAX_VREGS - 1` lets the compiler drop the bounds checks.
-pub const MAX_VREGS: usize = 1024;
-
-type Regs = [u32; MAX_VREGS];
-
-#[inline(always)]
-fn ix(v: VReg) -> usize {
-    v as usize & (MAX_VREGS - 1)
-}
 
 /// Block entries after which a block is tried as a loop head.
 pub const HOT: u64 = 32;
@@ -41,6 +31,8 @@ pub const BARREN: u32 = 8;
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub prog: Program,
+    /// What the engine runs.
+    pub flat: Flat,
     pub flat_segs: u8,
     /// Guest instructions lowered.
     pub insns: u32,
@@ -191,7 +183,7 @@ impl HeadTable {
 #[derive(Default)]
 pub struct UopState {
     heads: HeadTable,
-    regs: Option<Box<Regs>>,
+    regs: Option<Box<flat::Regs>>,
     /// Decline census: reason name -> heads declined for it.
     pub census: HashMap<String, u64>,
     /// Programs retired because guest code they were lowered from changed.
@@ -288,8 +280,10 @@ impl UopState {
         if !flat_ok {
             return None;
         }
-        let regs = self.regs.get_or_insert_with(|| Box::new([0; MAX_VREGS]));
-        let Some(e) = run(&c.prog, cpu, regs, target, halt) else {
+        let regs = self
+            .regs
+            .get_or_insert_with(|| Box::new([0; flat::MAX_REGS]));
+        let Some(e) = flat::run(&c.flat, cpu, regs, target, halt) else {
             c.barren += 1;
             if c.barren >= BARREN {
                 self.heads.insert(head, Verdict::Retired);
@@ -316,285 +310,25 @@ impl UopState {
 /// Lowers and optimises the loop at `head`.
 pub fn compile(mem: &GuestMemory, head: u32, env: &Env) -> Verdict {
     match lower(mem, head, env) {
-        Ok(l) if l.prog.nvregs as usize > MAX_VREGS => Verdict::Declined(Decline {
-            eip: head,
-            reason: Reason::Size,
-        }),
         Ok(l) => {
             let mut prog = l.prog;
             super::passes::optimize(&mut prog);
-            Verdict::Run(Box::new(Compiled {
-                prog,
-                flat_segs: l.flat_segs,
-                insns: l.insns,
-                barren: 0,
-            }))
+            match flat::build(&prog) {
+                Ok(flat) => Verdict::Run(Box::new(Compiled {
+                    prog,
+                    flat,
+                    flat_segs: l.flat_segs,
+                    insns: l.insns,
+                    barren: 0,
+                })),
+                Err(_) => Verdict::Declined(Decline {
+                    eip: head,
+                    reason: Reason::Size,
+                }),
+            }
         }
         Err(d) => Verdict::Declined(d),
     }
-}
-
-#[derive(Clone, Copy, Default)]
-struct Win {
-    lo: u32,
-    len: u32,
-}
-
-impl Win {
-    #[inline(always)]
-    fn hit(&self, ga: u32, n: u32) -> bool {
-        let off = ga.wrapping_sub(self.lo);
-        off < self.len && self.len - off >= n
-    }
-}
-
-/// Proves the page of `ga` for an `n`-byte access: the access stays in the page
-/// and takes the memory fast path (for a store: writable, no decoded code).
-#[inline(always)]
-fn page_ok(mem: &GuestMemory, ga: u32, n: u32, write: bool) -> bool {
-    (ga & 0xfff) <= 0x1000 - n && mem.fast_page(ga, write)
-}
-
-#[inline(always)]
-fn val(r: &Regs, v: Val) -> u32 {
-    match v {
-        Val::R(x) => r[ix(x)],
-        Val::K(k) => k,
-    }
-}
-
-/// Proves window `w` for an access at `ga`, re-guarding the page on a miss.
-#[inline(always)]
-fn prove(mem: &GuestMemory, wins: &mut [Win], w: u8, ga: u32, n: u32, write: bool) -> bool {
-    if let Some(win) = wins.get(w as usize) {
-        if win.hit(ga, n) {
-            return true;
-        }
-        if page_ok(mem, ga, n, write) {
-            wins[w as usize] = Win {
-                lo: ga & !0xfff,
-                len: 0x1000,
-            };
-            return true;
-        }
-        return false;
-    }
-    page_ok(mem, ga, n, write)
-}
-
-/// Runs `p` from its head. `None`: it left before anything happened (a preheader
-/// guard failed, or the first budget check), so nothing changed and the
-/// interpreter runs the head block itself.
-pub fn run(
-    p: &Program,
-    cpu: &mut Cpu,
-    r: &mut Regs,
-    target: u64,
-    halt: &AtomicBool,
-) -> Option<Entered> {
-    r[..8].copy_from_slice(&cpu.regs[..8]);
-    let mut fl = cpu.flags;
-    let mut wins = [Win::default(); super::passes::guards::MAX_WINDOWS as usize];
-    let epoch = cpu.mem.code_epoch();
-    for i in &p.pre {
-        let ok = step(i, cpu, r, &mut fl, &mut wins);
-        if !ok {
-            return None;
-        }
-    }
-    let mut insns: u64 = 0;
-    let mut blocks: u64 = 0;
-    let mut iters: u64 = 0;
-    let mut b = 0usize;
-    let exit = loop {
-        let blk = &p.blocks[b];
-        let mut left = None;
-        for i in &blk.body {
-            let ok = match *i {
-                Inst::Clock { insns: max, exit } => {
-                    let now = cpu.retired + insns;
-                    if now + max as u64 >= target
-                        || halt.load(Ordering::Relaxed)
-                        || cpu.mem.code_epoch() != epoch
-                    {
-                        left = Some(exit);
-                        break;
-                    }
-                    true
-                }
-                _ => step(i, cpu, r, &mut fl, &mut wins),
-            };
-            if !ok {
-                left = i.exit();
-                break;
-            }
-        }
-        if let Some(x) = left {
-            break x;
-        }
-        let next = match blk.term {
-            Term::Jump(t) => t,
-            Term::Jcc { cc, t, f } => {
-                if fl.cond(cc) {
-                    t
-                } else {
-                    f
-                }
-            }
-            Term::Bcc {
-                cc,
-                op,
-                size,
-                res,
-                a,
-                b: bb,
-                t,
-                f,
-            } => {
-                let mut rec = LazyFlags::default();
-                rec.set(op, size as u32, val(r, res), val(r, a), val(r, bb));
-                if rec.cond(cc) { t } else { f }
-            }
-        };
-        insns += blk.insns as u64;
-        blocks += 1;
-        match next {
-            Target::Block(k) => {
-                if k == 0 {
-                    iters += 1;
-                }
-                b = k as usize;
-            }
-            Target::Exit(x) => break x,
-        }
-    };
-    let stub = p.exits[exit as usize];
-    insns += stub.insns as u64;
-    if insns == 0 && blocks == 0 {
-        // Left before the first block did anything (the budget or a halt): the
-        // registers and flags were not touched, and the interpreter runs the head.
-        return None;
-    }
-    cpu.regs[..8].copy_from_slice(&r[..8]);
-    cpu.flags = fl;
-    cpu.eip = stub.eip;
-    cpu.retired += insns;
-    cpu.chain.blocks += blocks;
-    Some(Entered {
-        iters,
-        insns,
-        blocks,
-        mid_block: stub.insns != 0,
-        exit: stub.eip,
-    })
-}
-
-/// Runs one non-clock instruction; `false` means leave through its exit (nothing
-/// of it happened).
-#[inline(always)]
-fn step(i: &Inst, cpu: &Cpu, r: &mut Regs, fl: &mut LazyFlags, wins: &mut [Win]) -> bool {
-    match *i {
-        Inst::Mov { d, s } => r[ix(d)] = val(r, s),
-        Inst::Alu { op, d, a, b } => r[ix(d)] = op.eval(val(r, a), val(r, b)),
-        Inst::Ext {
-            d,
-            s,
-            shift,
-            bits,
-            signed,
-        } => {
-            let v = val(r, s) >> shift;
-            r[ix(d)] = if bits >= 32 {
-                v
-            } else if signed {
-                (((v << (32 - bits)) as i32) >> (32 - bits)) as u32
-            } else {
-                v & ((1u32 << bits) - 1)
-            };
-        }
-        Inst::Ins { d, s, shift, bits } => {
-            let m = if bits >= 32 {
-                u32::MAX
-            } else {
-                ((1u32 << bits) - 1) << shift
-            };
-            let old = r[ix(d)];
-            r[ix(d)] = (old & !m) | ((val(r, s) << shift) & m);
-        }
-        Inst::Load {
-            d, size, addr, win, ..
-        } => {
-            let ga = addr.eval(|x| r[ix(x)]);
-            let n = size as u32 / 8;
-            if !prove(&cpu.mem, wins, win, ga, n, false) {
-                return false;
-            }
-            match cpu.load(size as u32, ga) {
-                Ok(v) => r[ix(d)] = v,
-                Err(_) => return false,
-            }
-        }
-        Inst::Store {
-            size, addr, s, win, ..
-        } => {
-            let ga = addr.eval(|x| r[ix(x)]);
-            let n = size as u32 / 8;
-            if !prove(&cpu.mem, wins, win, ga, n, true) {
-                return false;
-            }
-            // The page was proved free of decoded code; a `Wrote::Code` here means
-            // another thread decoded from it since, without synchronisation (SDM
-            // 8.1.3): the write is in the code log either way, and every executor
-            // retires what it overwrote at its next block boundary.
-            if cpu.store(size as u32, ga, val(r, s)).is_err() {
-                return false;
-            }
-        }
-        Inst::Flags {
-            op,
-            size,
-            res,
-            a,
-            b,
-        } => {
-            let (res, a, b) = (val(r, res), val(r, a), val(r, b));
-            match op {
-                FlagOp::Inc | FlagOp::Dec => fl.set_incdec(op == FlagOp::Inc, size as u32, res, a),
-                _ => fl.set(op, size as u32, res, a, b),
-            }
-        }
-        Inst::Guard {
-            win,
-            addr,
-            len,
-            write,
-        } => {
-            let ga = addr.eval(|x| r[ix(x)]);
-            // The guard proves the page the stream starts in (and the next one
-            // when the displacement span reaches it); a miss later re-proves.
-            let first = ga & !0xfff;
-            let last = ga.wrapping_add(len.max(1) - 1) & !0xfff;
-            if !cpu.mem.fast_page(first, write) {
-                if let Some(slot) = wins.get_mut(win as usize) {
-                    *slot = Win::default();
-                }
-                return true;
-            }
-            let mut w = Win {
-                lo: first,
-                len: 0x1000,
-            };
-            if last != first && last == first.wrapping_add(0x1000) && cpu.mem.fast_page(last, write)
-            {
-                w.len = 0x2000;
-            }
-            if let Some(slot) = wins.get_mut(win as usize) {
-                *slot = w;
-            }
-        }
-        Inst::Clock { .. } => {}
-    }
-    true
 }
 
 #[cfg(test)]

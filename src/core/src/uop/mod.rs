@@ -6,6 +6,7 @@
 //! interpreter on the shapes measured (docs/tiers.md, section "uop").
 
 pub mod engine;
+pub mod flat;
 pub mod ir;
 pub mod lower;
 pub mod passes;
