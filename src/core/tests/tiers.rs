@@ -304,6 +304,101 @@ fn lut_bounded_jb() {
     equivalent_bulk(&lut_bounded(4100, false), Tier::Lut, 0x1_0000);
 }
 
+/// LUT's two-source index form (seed §16, version one): two bytes from two moving
+/// sources make a 16-bit index `(s1 << 8) + s2` into a 64 KiB table (here the
+/// source's own random bytes at SRC + 64 KiB), the entry is stored to a third
+/// stream. `shift` and `scale` make the near misses.
+fn lut_two_source(n: u32, shift: u32, scale: u32, zero_high: bool) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC + 0x100)?;
+        a.mov(edi, SRC + 0x4000)?;
+        a.mov(ebp, DST)?;
+        a.mov(ecx, SRC + 0x4000 + n)?;
+        a.mov(ebx, 0x100u32)?;
+        a.set_label(&mut top)?;
+        if zero_high {
+            a.xor(eax, eax)?;
+        } else {
+            // Upper bits from a register the body never zero-extended.
+            a.mov(eax, ebx)?;
+        }
+        a.xor(edx, edx)?;
+        a.mov(al, byte_ptr(esi))?;
+        a.mov(dl, byte_ptr(edi))?;
+        a.shl(eax, shift)?;
+        a.mov(al, byte_ptr(eax + edx * scale + (SRC + 0x1_0000)))?;
+        a.mov(byte_ptr(ebp), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.inc(ebp)?;
+        a.cmp(edi, ecx)?;
+        a.jb(top)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn lut_two_source_index_bounded() {
+    let s = equivalent_steps(&lut_two_source(3000, 8, 1, true), Tier::Lut, 0x1_0000);
+    assert_eq!(
+        s.iterations,
+        3000 - 1,
+        "every iteration after the first folded: {s:?}"
+    );
+}
+
+/// The same form with movzx loads, the table register first in the SIB, a counted
+/// `dec/jnz` and other registers.
+#[test]
+fn lut_two_source_index_counted_movzx() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(edx, SRC + 0x800)?;
+        a.mov(ebp, SRC + 0x9001)?;
+        a.mov(edi, DST + 7)?;
+        a.mov(esi, 2500u32)?;
+        a.set_label(&mut top)?;
+        a.movzx(ebx, byte_ptr(edx))?;
+        a.shl(ebx, 8)?;
+        a.movzx(eax, byte_ptr(ebp))?;
+        a.movzx(eax, byte_ptr(eax + ebx + (SRC + 0x1_0000)))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(edx)?;
+        a.add(ebp, 1)?;
+        a.add(edi, 1)?;
+        a.dec(esi)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent_steps(&code, Tier::Lut, 0x1_0000);
+}
+
+#[test]
+fn lut_two_source_near_misses_stay_unfolded() {
+    for (what, code) in [
+        ("shift by 7", lut_two_source(300, 7, 1, true)),
+        ("scaled low byte", lut_two_source(300, 8, 2, true)),
+        (
+            "high byte not zero-extended",
+            lut_two_source(300, 8, 1, false),
+        ),
+    ] {
+        let (m, d) = matches_all(&code);
+        assert_eq!(m, 0, "{what}: a fold matched");
+        let lut = d.iter().find(|x| x.0 == Tier::Lut).unwrap().1;
+        assert!(lut > 0, "{what}: LUT did not decline it: {d:?}");
+        // Still exact with the folds on.
+        for slice in [u64::MAX, 7] {
+            assert_eq!(
+                run(&code, false, slice, 0x1_0000).0,
+                run(&code, true, slice, 0x1_0000).0,
+                "{what}"
+            );
+        }
+    }
+}
+
 // ---- COPY_RUN -----------------------------------------------------------------------
 
 fn copy_bytes(n: u32, overlap: bool) -> Vec<u8> {

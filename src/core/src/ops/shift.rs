@@ -152,6 +152,15 @@ fn sh_ri<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exi
     next(cpu, ops, i)
 }
 
+/// `shl r32, c` (c already masked, nonzero) as the handler runs it: for the loop
+/// folds, which execute body steps with the handlers' semantics.
+pub(crate) fn shl_r32(cpu: &mut Cpu, r: u8, c: u32) {
+    let v = cpu.reg(32, r);
+    let (res, fl) = shift::<SHL, 32>(&cpu.flags, v, c);
+    cpu.set_reg(32, r, res);
+    cpu.flags.set_eager(fl);
+}
+
 /// Register destination, count in CL.
 fn sh_rc<const OP: u8, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];

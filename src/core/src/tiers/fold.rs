@@ -103,6 +103,9 @@ pub enum Step {
     CmpRI { a: u8, imm: u32, bits: u8 },
     /// `test r, r`.
     TestRR { a: u8, b: u8, bits: u8 },
+    /// `shl r32, imm` (count masked, 1..=31): builds the high byte of a two-source
+    /// LUT index (seed §16, version one).
+    ShlImm { r: u8, c: u8 },
 }
 
 impl Step {
@@ -115,6 +118,7 @@ impl Step {
                 | Step::CmpRR { .. }
                 | Step::CmpRI { .. }
                 | Step::TestRR { .. }
+                | Step::ShlImm { .. }
         )
     }
 
@@ -133,7 +137,10 @@ impl Step {
         match *self {
             Step::Load { dst, bits, .. } => Some(if bits == 8 { dst & 3 } else { dst }),
             Step::Mov { dst, .. } => Some(dst),
-            Step::Zero { r } | Step::IncDec { r, .. } | Step::AddImm { r, .. } => Some(r),
+            Step::Zero { r }
+            | Step::IncDec { r, .. }
+            | Step::AddImm { r, .. }
+            | Step::ShlImm { r, .. } => Some(r),
             _ => None,
         }
     }
@@ -433,6 +440,15 @@ pub(crate) fn step_of(ins: &Instruction) -> Option<Step> {
                 sub: ins.mnemonic() == Mnemonic::Sub,
             }
         }
+        Mnemonic::Shl | Mnemonic::Sal
+            if k0 == OpKind::Register && r0.is_gpr32() && k1 == OpKind::Immediate8 =>
+        {
+            let c = ins.immediate(1) as u8 & 31;
+            if c == 0 {
+                return None; // changes nothing, not even the flags: not a body step
+            }
+            Step::ShlImm { r: gpr(r0)?, c }
+        }
         Mnemonic::Cmp if k0 == OpKind::Register && k1 == OpKind::Register => Step::CmpRR {
             a: gpr(r0)?,
             b: gpr(r1)?,
@@ -488,6 +504,9 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
     // Walk the body in order tracking which registers provably hold a zero-extended
     // byte (the xor-zeroing rule), and classify each memory access.
     let mut small = [false; 8];
+    // Holds a zero-extended byte shifted left by 8 (the high part of a two-source
+    // index, seed §16 version one).
+    let mut high = [false; 8];
     let mut loaded = [false; 8]; // holds a value loaded (or moved from one) this iteration
     let mut table_vals = [false; 8]; // holds a table lookup result
     let (mut stream_loads, mut table_loads, mut stream_stores) = (0u32, 0u32, 0u32);
@@ -537,12 +556,21 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
                 }
             } else {
                 // A table lookup: a load whose index (or base) is a zero-extended byte
-                // computed this iteration, and whose other component is invariant.
-                let ok = is_load
+                // computed this iteration, and whose other component is invariant; or
+                // the two-source form `[hi + lo + table]`, unscaled, with `hi` a byte
+                // shifted left by 8 and `lo` a byte, both from this iteration's loads.
+                let one = is_load
                     && m.regs().any(|r| small[r as usize])
                     && m.regs().all(|r| small[r as usize] || invariant(r))
                     && m.regs().filter(|r| small[*r as usize]).count() == 1;
-                if !ok {
+                let two = is_load
+                    && m.scale == 0
+                    && m.base != NOREG
+                    && m.index != NOREG
+                    && m.base != m.index
+                    && ((high[m.base as usize] && small[m.index as usize])
+                        || (small[m.base as usize] && high[m.index as usize]));
+                if !(one || two) {
                     return Err((guess, Decline::Address));
                 }
                 table_loads += 1;
@@ -552,7 +580,13 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
         match *s {
             Step::Zero { r } => {
                 small[r as usize] = true;
+                high[r as usize] = false;
                 loaded[r as usize] = false;
+                table_vals[r as usize] = false;
+            }
+            Step::ShlImm { r, c } => {
+                high[r as usize] = small[r as usize] && c == 8;
+                small[r as usize] = false;
                 table_vals[r as usize] = false;
             }
             Step::Load {
@@ -569,16 +603,19 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
                 } else {
                     bits == 8 && dst < 4 && small[p]
                 };
+                high[p] = false;
                 loaded[p] = true;
                 table_vals[p] = table;
             }
             Step::Mov { dst, src } => {
                 small[dst as usize] = small[src as usize];
+                high[dst as usize] = high[src as usize];
                 loaded[dst as usize] = loaded[src as usize];
                 table_vals[dst as usize] = table_vals[src as usize];
             }
             Step::IncDec { r, .. } | Step::AddImm { r, .. } => {
                 small[r as usize] = false;
+                high[r as usize] = false;
             }
             _ => {}
         }
@@ -689,6 +726,12 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
 /// value produced earlier in the body than the store. Anything else runs on the
 /// exact step loop only.
 fn kernel_of(steps: &[Step], tier: Tier, term: Term, cc: u8, stride: &[i64; 8]) -> Option<Kernel> {
+    // A shifted register may carry a value from one iteration to the next, which a
+    // kernel that skips the register work of whole iterations would lose; the
+    // two-source LUT form that shifts runs on the exact step loop.
+    if steps.iter().any(|s| matches!(s, Step::ShlImm { .. })) {
+        return None;
+    }
     let mut delta = [0i64; 8];
     let mut load: Option<(usize, Stream, u8, u8)> = None; // (step, stream, dst, bits written)
     let mut table: Option<(usize, Mem, u8, u8, u32)> = None; // (step, mem, dst, bits, bytes)
@@ -1040,6 +1083,7 @@ fn exec_step(cpu: &mut Cpu, s: &Step) -> Result<Wrote, Fault> {
             let (x, y) = (cpu.reg(bits as u32, a), cpu.reg(bits as u32, b));
             cpu.flags.set(FlagOp::Logic, bits as u32, x & y, x, y);
         }
+        Step::ShlImm { r, c } => crate::ops::shift::shl_r32(cpu, r, c as u32),
     }
     Ok(Wrote::Data)
 }
