@@ -770,3 +770,208 @@ fn compares_with_special_operands() {
     assert!(matches!(last_stop(&code), StopReason::Exception(_)));
     equivalent(&code);
 }
+
+// ---- owed C1 (the fused op derives an arithmetic result's C1 only when read) ----------
+
+/// The arithmetic kinds, each as the last instruction of a run (then integer code
+/// and a block end), so the C1 of that instruction — rounded up or not, both occur
+/// over the data — is what the block leaves in the status word. With PE set (after
+/// the first inexact result) the fused op defers it; the slices of 1, 7 and 37
+/// instructions compare the status word at every block boundary.
+fn ends_on_arith(fnclex: bool) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 300u32)?;
+        a.set_label(&mut top)?;
+        type Arith = fn(&mut A) -> R;
+        let tails: [Arith; 16] = [
+            |a| a.fadd(qword_ptr(K + 8)),
+            |a| a.fsub(qword_ptr(esi + 16)),
+            |a| a.fsubr(qword_ptr(esi + 16)),
+            |a| a.fmul(qword_ptr(K)),
+            |a| a.fdiv(qword_ptr(K + 24)),
+            |a| a.fdivr(qword_ptr(esi + 8)),
+            |a| a.fadd(dword_ptr(K + 20)),
+            |a| a.fmul(dword_ptr(K + 16)),
+            |a| a.fdiv(dword_ptr(K + 20)),
+            |a| a.fsubr(dword_ptr(K + 16)),
+            |a| a.fadd_2(st0, st1),
+            |a| a.fdiv_2(st0, st1),
+            |a| a.fmul_2(st1, st0),
+            |a| a.fsubr_2(st1, st0),
+            |a| a.fsubp(st1, st0),
+            |a| a.fdivrp(st1, st0),
+        ];
+        for (n, tail) in tails.iter().enumerate() {
+            if fnclex {
+                // PE clear at run entry: the run's first inexact result must set it.
+                a.fnclex()?;
+                a.nop()?;
+            }
+            a.fld(qword_ptr(esi + 8 * (n as u32 % 3)))?;
+            a.fld(qword_ptr(esi + 24))?;
+            a.fmul(qword_ptr(K))?;
+            tail(a)?;
+            a.add(edi, 4)?;
+            block_end(a)?;
+            a.fstp(qword_ptr(edi))?;
+            a.fstp(qword_ptr(edi + 0x1000))?;
+            block_end(a)?;
+        }
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    })
+}
+
+/// A `jmp` to the next instruction: ends the block there.
+fn block_end(a: &mut A) -> R {
+    let mut l = a.create_label();
+    a.jmp(l)?;
+    a.set_label(&mut l)
+}
+
+#[test]
+fn owed_c1_paid_when_run_ends_on_arithmetic() {
+    let (s, _) = equivalent(&ends_on_arith(false));
+    assert!(s.matches >= 16, "{s:?}");
+    equivalent(&ends_on_arith(true));
+}
+
+/// A fault right after an arithmetic instruction whose C1 is owed: the fault leaves
+/// the status word as the interpreter does after that instruction.
+#[test]
+fn owed_c1_paid_at_a_fault() {
+    let mut rounded_up = 0;
+    for (tail, addend) in (0..3).flat_map(|t| [0u32, 8, 24].map(|d| (t, d))) {
+        let code = assemble(|a| {
+            let mut top = a.create_label();
+            a.mov(esi, END - 8 * 40)?;
+            a.mov(edi, DST)?;
+            a.set_label(&mut top)?;
+            a.fld(qword_ptr(esi - 16))?;
+            a.fmul(qword_ptr(K))?;
+            if addend == 0 {
+                a.fadd(qword_ptr(esi - 8))?;
+            } else {
+                a.fadd(qword_ptr(K + addend))?;
+            }
+            match tail {
+                // Faulting load, store and arithmetic operand.
+                0 => a.fld(qword_ptr(esi))?,
+                1 => a.fst(qword_ptr(esi))?,
+                _ => a.fmul(qword_ptr(esi))?,
+            }
+            a.fstp(qword_ptr(edi))?;
+            a.fstp(qword_ptr(edi + 8))?;
+            a.add(esi, 8)?;
+            a.jmp(top)?;
+            finish(a)
+        });
+        match last_stop(&code) {
+            StopReason::Exception(e) => assert_eq!(e.addr, END, "tail {tail}: {e:?}"),
+            other => panic!("tail {tail}: expected an access violation, got {other:?}"),
+        }
+        equivalent(&code);
+        // The interpreter's C1 at the fault: the `fadd` rounded up.
+        rounded_up += (run(&code, false, u64::MAX).0.fpu.sw & 0x200 != 0) as u32;
+    }
+    // Some of the faults come right after a rounded-up result (C1 = 1), which the
+    // fused op owed and must pay at the fault.
+    assert!(rounded_up > 0);
+}
+
+/// Owed C1 read by FNSTSW, FSTSW, FNSTENV and a handler that leaves C1 alone (FNOP),
+/// and PE cleared by FNCLEX inside the run (the next inexact result must set it
+/// again, so its C1 cannot be deferred).
+#[test]
+fn owed_c1_read_by_status_and_handlers() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 400u32)?;
+        a.set_label(&mut top)?;
+        a.fld(qword_ptr(esi))?;
+        a.fmul(qword_ptr(K))?;
+        a.fnstsw(ax)?;
+        a.mov(word_ptr(edi), ax)?;
+        a.fdiv(qword_ptr(K + 24))?;
+        a.fnop()?;
+        a.fstsw(ax)?;
+        a.mov(word_ptr(edi + 2), ax)?;
+        a.fadd(qword_ptr(esi + 8))?;
+        a.fnstenv(ptr(edi + 4))?;
+        a.fmul(qword_ptr(esi + 16))?;
+        a.fnclex()?;
+        a.fsub(qword_ptr(K + 8))?;
+        a.fnstsw(ax)?;
+        a.mov(word_ptr(edi + 0x40), ax)?;
+        a.fdivr(qword_ptr(K + 24))?;
+        a.fnclex()?;
+        a.fld(st0)?;
+        a.fadd(qword_ptr(K + 8))?;
+        a.fmul_2(st1, st0)?;
+        a.fnstsw(ax)?;
+        a.mov(word_ptr(edi + 0x42), ax)?;
+        a.fstp(qword_ptr(edi + 0x48))?;
+        a.fstp(qword_ptr(edi + 0x50))?;
+        a.add(esi, 8)?;
+        a.add(edi, 0x60)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    equivalent(&code);
+}
+
+/// The same arithmetic under control words where C1 may not be deferred: each
+/// rounding mode, precision 24 bits, and PE unmasked (the run raises #MF at its next
+/// waiting instruction); C1 read back after every instruction and at each run end.
+#[test]
+fn owed_c1_not_taken_under_other_control_words() {
+    for cw in [0x067fu32, 0x0a7f, 0x0e7f, 0x007f, 0x025f] {
+        let code = assemble(|a| {
+            let mut top = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.mov(ecx, 200u32)?;
+            // An inexact result first, so PE is set when the loop starts.
+            a.fld(qword_ptr(K + 8))?;
+            a.fmul(qword_ptr(K))?;
+            a.fstp(qword_ptr(DST + 0x8_0000))?;
+            a.mov(dword_ptr(DST + 0x8_0010), cw)?;
+            a.fldcw(word_ptr(DST + 0x8_0010))?;
+            a.set_label(&mut top)?;
+            a.fld(qword_ptr(esi))?;
+            a.fmul(qword_ptr(K))?;
+            a.fnstsw(ax)?;
+            a.mov(word_ptr(edi), ax)?;
+            a.fadd(qword_ptr(esi + 8))?;
+            a.fnstsw(ax)?;
+            a.mov(word_ptr(edi + 2), ax)?;
+            a.fdiv(qword_ptr(K + 24))?;
+            a.fsub(dword_ptr(K + 20))?;
+            a.add(edi, 4)?;
+            block_end(a)?;
+            a.fstp(qword_ptr(edi))?;
+            a.fnstsw(ax)?;
+            a.mov(word_ptr(edi + 8), ax)?;
+            a.add(esi, 8)?;
+            a.add(edi, 16)?;
+            a.dec(ecx)?;
+            a.jnz(top)?;
+            finish(a)
+        });
+        if cw & 0x20 == 0 {
+            assert!(
+                matches!(last_stop(&code), StopReason::Exception(_)),
+                "{cw:#x}"
+            );
+        }
+        equivalent(&code);
+    }
+}

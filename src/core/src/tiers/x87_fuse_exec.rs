@@ -1,5 +1,27 @@
 //! The fused x87 op (see tiers/x87_fuse.rs): runs the run's instructions in order,
 //! each by its inline kind or by its own handler.
+//!
+//! Inside a run the x87 scalars — TOP, the tag word, the status word, the MMX-raw
+//! mask, FDP and which instruction's FIP/FOP are current — live in locals ([`S`])
+//! instead of being read and written back in `cpu.fpu` by every instruction (each
+//! such read-modify-write is a store-to-load dependency the next instruction waits
+//! on). They are written back ([`S::flush`]) before anything else looks at
+//! `cpu.fpu`: a handler call, a cold path that runs the handlers' helpers on
+//! `cpu.fpu` (read back afterwards), and every way out of the run (its end, a
+//! fault, a pending exception, a store into code). Register values stay in
+//! `cpu.fpu.st`.
+//!
+//! Owed C1. With PE already set, PC 53 / RC nearest / every exception masked
+//! (`Fpu::fast_cw`) and no denormal memory operand, an `+ - * /` whose operands take
+//! the handlers' fast path (`fast_value` is Some exactly when `fast` is) changes
+//! nothing in the status word but C1: PE is sticky and already set, and the fast
+//! path raises nothing else. Its C1 ("rounded up", from TwoSum or a 128-bit
+//! significand product) is then owed: the operation and operands are kept and C1
+//! is derived by the handlers' `fast` only if the status word is read first —
+//! FNSTSW/FSTSW, a flush. An instruction that overwrites C1 on its inline path
+//! (every load, store, exchange, compare and the next such arithmetic) drops the
+//! debt. PE can only be cleared by a handler (FNCLEX, FLDENV, ...), and every
+//! handler call is preceded by a flush, so PE is still set when a debt is paid.
 
 use super::x87_fuse::*;
 use crate::cpu::fpu::Fpu;
@@ -7,7 +29,8 @@ use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
 use crate::ops::x87::{
-    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, arith,
+    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, SUBR, arith,
+    fast, fast_value,
 };
 
 /// Ends the two-op slice a handler call runs in.
@@ -28,6 +51,127 @@ fn leave(cpu: &mut Cpu, i: usize, j: usize, done: usize, inline: u64, e: Exit) -
     e
 }
 
+/// No instruction of the run has recorded FIP/FOP since the last flush.
+const NONE: usize = usize::MAX;
+/// No C1 owed.
+const NO_DEBT: u8 = 0xff;
+
+/// The run's x87 scalars (see the module doc).
+#[derive(Clone, Copy)]
+struct S {
+    top: u8,
+    tags: u16,
+    sw: u16,
+    mmx_raw: u8,
+    fdp: u32,
+    /// The instruction whose FIP/FOP are the current ones, or [`NONE`].
+    w: usize,
+    /// Owed C1: the base operation (ADD MUL SUB DIV) and its operands, or
+    /// [`NO_DEBT`].
+    op: u8,
+    a: f64,
+    b: f64,
+}
+
+impl S {
+    #[inline(always)]
+    fn load(f: &Fpu) -> S {
+        S {
+            top: f.top,
+            tags: f.tags,
+            sw: f.sw,
+            mmx_raw: f.mmx_raw,
+            fdp: f.fdp,
+            w: NONE,
+            op: NO_DEBT,
+            a: 0.0,
+            b: 0.0,
+        }
+    }
+
+    /// `Fpu::pk`.
+    #[inline(always)]
+    fn pk(&self, i: u8) -> usize {
+        ((self.top + i) & 7) as usize
+    }
+
+    /// `Fpu::is_empty`.
+    #[inline(always)]
+    fn is_empty(&self, k: usize) -> bool {
+        (self.tags >> (2 * (k & 7))) & 3 == 3
+    }
+
+    /// `Fpu::put`.
+    #[inline(always)]
+    fn put(&mut self, st: &mut [f64; 8], k: usize, v: f64) {
+        let k = k & 7;
+        st[k] = v;
+        self.tags &= !(3 << (2 * k));
+        self.mmx_raw &= !(1 << k);
+    }
+
+    /// `Fpu::pop`.
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.tags |= 3 << (2 * (self.top & 7));
+        self.top = (self.top + 1) & 7;
+    }
+
+    /// C1 written by the instruction at hand: any debt is void.
+    #[inline(always)]
+    fn set_c1(&mut self, sw: u16) {
+        self.sw = sw;
+        self.op = NO_DEBT;
+    }
+
+    /// Pays an owed C1.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.op != NO_DEBT {
+            let up = owed_up(self.op, self.a, self.b);
+            self.sw = (self.sw & !C1) | ((up as u16) << 9);
+            self.op = NO_DEBT;
+        }
+    }
+
+    /// The status word with TOP, as FNSTSW stores it.
+    #[inline(always)]
+    fn status(&mut self) -> u16 {
+        self.settle();
+        (self.sw & !0x3800) | ((self.top as u16 & 7) << 11)
+    }
+
+    /// Writes the scalars back to `cpu.fpu`.
+    #[inline(always)]
+    fn flush(&mut self, cpu: &mut Cpu, ops: &[Op]) {
+        self.settle();
+        let f = &mut cpu.fpu;
+        f.top = self.top;
+        f.tags = self.tags;
+        f.sw = self.sw;
+        f.mmx_raw = self.mmx_raw;
+        f.fdp = self.fdp;
+        if self.w != NONE {
+            f.fip = ops[self.w].eip;
+            f.fop = ops[self.w].imm2 as u16;
+            self.w = NONE;
+        }
+    }
+}
+
+/// C1 of an owed operation: what the handlers' `fast` derives.
+#[inline(never)]
+fn owed_up(op: u8, a: f64, b: f64) -> bool {
+    let r = match op {
+        ADD => fast::<ADD>(a, b),
+        MUL => fast::<MUL>(a, b),
+        SUB => fast::<SUB>(a, b),
+        _ => fast::<DIV>(a, b),
+    };
+    // `fast_value` was Some for these operands, so `fast` is too.
+    r.is_some_and(|(_, _, up)| up)
+}
+
 /// `dst OP src` as `ops::x87`'s `apply` computes it.
 #[inline(always)]
 fn apply(op: u8, f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
@@ -35,38 +179,80 @@ fn apply(op: u8, f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
         ADD => arith::<ADD>(f, dst, src, de),
         MUL => arith::<MUL>(f, dst, src, de),
         SUB => arith::<SUB>(f, dst, src, de),
-        x::SUBR => arith::<SUB>(f, src, dst, de),
+        SUBR => arith::<SUB>(f, src, dst, de),
         DIV => arith::<DIV>(f, dst, src, de),
         DIVR => arith::<DIV>(f, src, dst, de),
         _ => unreachable!("arith kinds carry an op below 6"),
     }
 }
 
-/// The handlers' `reg_op`: `ST(d) = ST(d) OP ST(s)`, popping for the P forms.
+/// `ST(t) = dst OP src` (OP in ADD..DIVR, `ops::x87` numbering) on every path of the
+/// handlers' `apply` + `put`; returns whether the result was stored (an unmasked
+/// exception suppresses it).
 #[inline(always)]
-fn reg_op(op: u8, pop: bool, f: &mut Fpu, d: usize, s: usize) {
-    if f.is_empty(d) || f.is_empty(s) {
-        if !f.underflow() {
-            f.put(d, INDEFINITE);
-            if pop {
-                f.pop();
+fn arith_into<const OP: u8>(
+    cpu: &mut Cpu,
+    ops: &[Op],
+    s: &mut S,
+    t: usize,
+    dst: f64,
+    src: f64,
+    de: bool,
+) -> bool {
+    let (base, a, b) = match OP {
+        SUBR => (SUB, src, dst),
+        DIVR => (DIV, src, dst),
+        o => (o, dst, src),
+    };
+    if !de && cpu.fpu.fast_cw() {
+        if s.sw & PE != 0 {
+            let v = match base {
+                ADD => fast_value::<ADD>(a, b),
+                MUL => fast_value::<MUL>(a, b),
+                SUB => fast_value::<SUB>(a, b),
+                _ => fast_value::<DIV>(a, b),
+            };
+            if let Some(r) = v {
+                s.put(&mut cpu.fpu.st, t, r);
+                s.op = base;
+                s.a = a;
+                s.b = b;
+                return true;
+            }
+        } else {
+            let v = match base {
+                ADD => fast::<ADD>(a, b),
+                MUL => fast::<MUL>(a, b),
+                SUB => fast::<SUB>(a, b),
+                _ => fast::<DIV>(a, b),
+            };
+            if let Some((r, inexact, up)) = v {
+                s.set_c1((s.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9));
+                s.put(&mut cpu.fpu.st, t, r);
+                return true;
             }
         }
-        return;
     }
-    if let Some(r) = apply(op, f, f.st[d], f.st[s], false) {
-        f.put(d, r);
-        if pop {
-            f.pop();
-        }
+    // Every other case: the handlers' own arithmetic on `cpu.fpu`.
+    s.flush(cpu, ops);
+    let f = &mut cpu.fpu;
+    let r = apply(OP, f, dst, src, de);
+    if let Some(r) = r {
+        f.put(t, r);
     }
+    *s = S::load(f);
+    r.is_some()
 }
 
 /// What one instruction of the run did.
 enum Step {
-    Next,
     /// Ran inline.
     Inline,
+    /// Ran inline through a cold path on `cpu.fpu` (the scalars were flushed and
+    /// reloaded).
+    Cold,
+    /// Must run through its own handler.
+    Call,
     /// Left the block (fault, pending exception, store into code).
     Leave(Exit),
 }
@@ -83,45 +269,62 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     // handler call, which may load a control word or an environment.
     let quiet_now = |f: &Fpu| f.sw & ES == 0 && f.cw & 0x3f == 0x3f;
     let mut quiet = quiet_now(&cpu.fpu);
+    let mut s = S::load(&cpu.fpu);
     for j in i..end {
-        match step(cpu, ops, i, j, quiet) {
+        match step(cpu, ops, j, &mut s, quiet) {
             Step::Inline => inline += 1,
-            Step::Next => quiet = quiet_now(&cpu.fpu),
+            Step::Cold => {
+                inline += 1;
+                quiet = quiet_now(&cpu.fpu);
+            }
+            Step::Call => {
+                s.flush(cpu, ops);
+                let r = call(cpu, ops, i, j);
+                s = S::load(&cpu.fpu);
+                quiet = quiet_now(&cpu.fpu);
+                if let Some(e) = r {
+                    let done = j - i + (e == Exit::CodeWrite) as usize;
+                    return leave(cpu, i, j, done, inline, e);
+                }
+            }
             Step::Leave(e) => {
+                s.flush(cpu, ops);
                 let done = j - i + (e == Exit::CodeWrite) as usize;
                 return leave(cpu, i, j, done, inline, e);
             }
         }
     }
+    s.flush(cpu, ops);
     leave(cpu, i, end - 1, end - i, inline, Exit::Block);
     (ops[end].h)(cpu, ops, end)
 }
 
-/// Calls instruction `j`'s own handler (the first op's from its slot).
+/// Calls instruction `j`'s own handler (the first op's from its slot); Some(exit)
+/// when it left the block.
 #[inline(never)]
-fn call(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Step {
+fn call(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Option<Exit> {
     let mut o = ops[j];
     if j == i {
         match handler(o.imm) {
             Some(h) => o.h = h,
             // Only a poisoned slot table gets here; the instruction is reported.
-            None => return Step::Leave(op::unimplemented(cpu, ops, j)),
+            None => return Some(op::unimplemented(cpu, ops, j)),
         }
     }
     let pair = [o, Op::new(resume, o.next, o.next)];
     match (o.h)(cpu, &pair, 0) {
-        Exit::Block => Step::Next,
+        Exit::Block => None,
         Exit::Fault => {
             // `pending` already names this instruction (the copy's eip).
             cpu.exit_at = j;
-            Step::Leave(Exit::Fault)
+            Some(Exit::Fault)
         }
         Exit::CodeWrite => {
             cpu.exit_at = j;
-            Step::Leave(Exit::CodeWrite)
+            Some(Exit::CodeWrite)
         }
         #[cfg(feature = "dispatch-loop")]
-        Exit::Next => Step::Next,
+        Exit::Next => None,
     }
 }
 
@@ -146,12 +349,10 @@ fn stored(cpu: &mut Cpu, ops: &[Op], j: usize, w: Wrote) -> Step {
     Step::Inline
 }
 
-/// The handlers' `arith_m`: `ST(0) = ST(0) OP m` (`M64`: an m64 operand, else m32).
+/// Reads an m32/m64 operand as the handlers' `load_src` does: (value, denormal).
 #[inline(always)]
-fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o: &Op) -> Step {
-    let ea = cpu.ea(o);
-    // The handlers' `load_src` (value, denormal), read inline.
-    let r = if M64 {
+fn load_src<const M64: bool>(cpu: &Cpu, ea: u32) -> Result<(f64, bool), Fault> {
+    if M64 {
         cpu.mem.read_u64(ea).map(|b| {
             let de = (b >> 52) & 0x7ff == 0 && b & FRAC != 0;
             (f64::from_bits(b), de)
@@ -161,24 +362,41 @@ fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o
             let de = (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0;
             (x::f32_bits_to_f64(b), de)
         })
-    };
-    let (src, de) = match r {
+    }
+}
+
+/// The handlers' `arith_m`: `ST(0) = ST(0) OP m` (`M64`: an m64 operand, else m32).
+#[inline(always)]
+fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S) -> Step {
+    let ea = cpu.ea(&ops[j]);
+    let (src, de) = match load_src::<M64>(cpu, ea) {
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
     };
-    let f = &mut cpu.fpu;
-    f.fdp = ea;
-    let t = f.pk(0);
-    if f.is_empty(t) {
-        if !f.underflow() {
-            f.put(t, INDEFINITE);
-        }
-        return Step::Inline;
+    s.fdp = ea;
+    let t = s.pk(0);
+    if s.is_empty(t) {
+        s.flush(cpu, ops);
+        underflow_put(&mut cpu.fpu, t);
+        *s = S::load(&cpu.fpu);
+        return Step::Cold;
     }
-    if let Some(r) = apply(OP, f, f.st[t], src, de) {
-        f.put(t, r);
+    let dst = cpu.fpu.st[t];
+    if arith_into::<OP>(cpu, ops, s, t, dst, src, de) {
+        Step::Inline
+    } else {
+        Step::Cold
     }
-    Step::Inline
+}
+
+/// The stack-underflow response of an instruction whose destination is register
+/// `t`: masked, it becomes the indefinite.
+#[cold]
+#[inline(never)]
+fn underflow_put(f: &mut Fpu, t: usize) {
+    if !f.underflow() {
+        f.put(t, INDEFINITE);
+    }
 }
 
 /// The handlers' `compare`: the C3 C2 C0 pattern of `a` against `b` and whether an
@@ -200,96 +418,152 @@ fn compare(f: &mut Fpu, a: f64, b: f64, unordered: bool, de: bool) -> (u16, bool
     (c, stop)
 }
 
+/// The C3 C2 C0 pattern of two ordered values (no exception possible).
+#[inline(always)]
+fn ordered(a: f64, b: f64) -> u16 {
+    if a > b {
+        0
+    } else if a < b {
+        C0
+    } else {
+        C3
+    }
+}
+
+/// The handlers' compare of ST(`n0`) with `b` on `cpu.fpu`, then `pops` pops unless
+/// an unmasked exception stopped them (empty operands, NaNs, a denormal operand).
+#[cold]
+#[inline(never)]
+fn compare_cold(f: &mut Fpu, b: Option<f64>, unordered: bool, de: bool, pops: u8) {
+    let k0 = f.pk(0);
+    let (c, stop) = match b {
+        Some(b) if !f.is_empty(k0) => compare(f, f.st[k0], b, unordered, de),
+        Some(_) => (C3 | C2 | C0, f.underflow()),
+        None => {
+            let k1 = f.pk(1);
+            if f.is_empty(k0) || f.is_empty(k1) {
+                (C3 | C2 | C0, f.underflow())
+            } else {
+                compare(f, f.st[k0], f.st[k1], unordered, false)
+            }
+        }
+    };
+    f.sw = (f.sw & !x::CC) | c;
+    if !stop {
+        for _ in 0..pops {
+            f.pop();
+        }
+    }
+}
+
 /// The handlers' `fcom_m`: FCOM/FCOMP m32/m64.
 #[inline(always)]
-fn fcom_m<const POP: bool, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, o: &Op) -> Step {
-    let ea = cpu.ea(o);
-    let r = if M64 {
-        cpu.mem.read_u64(ea).map(|b| {
-            let de = (b >> 52) & 0x7ff == 0 && b & FRAC != 0;
-            (f64::from_bits(b), de)
-        })
-    } else {
-        cpu.mem.read_u32(ea).map(|b| {
-            let de = (b >> 23) & 0xff == 0 && b & 0x7f_ffff != 0;
-            (x::f32_bits_to_f64(b), de)
-        })
-    };
-    let (b, de) = match r {
+fn fcom_m<const POP: bool, const M64: bool>(
+    cpu: &mut Cpu,
+    ops: &[Op],
+    j: usize,
+    s: &mut S,
+) -> Step {
+    let ea = cpu.ea(&ops[j]);
+    let (b, de) = match load_src::<M64>(cpu, ea) {
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
     };
-    let f = &mut cpu.fpu;
-    f.fdp = ea;
-    let k = f.pk(0);
-    let (c, stop) = if f.is_empty(k) {
-        (C3 | C2 | C0, f.underflow())
-    } else {
-        compare(f, f.st[k], b, false, de)
-    };
-    f.sw = (f.sw & !x::CC) | c;
-    if POP && !stop {
-        f.pop();
+    s.fdp = ea;
+    let k = s.pk(0);
+    let a = cpu.fpu.st[k];
+    if s.is_empty(k) || de || a.is_nan() || b.is_nan() {
+        s.flush(cpu, ops);
+        compare_cold(&mut cpu.fpu, Some(b), false, de, POP as u8);
+        *s = S::load(&cpu.fpu);
+        return Step::Cold;
+    }
+    s.set_c1((s.sw & !x::CC) | ordered(a, b));
+    if POP {
+        s.pop();
     }
     Step::Inline
 }
 
 /// The handlers' `fcom_sti::<2, U>`: FCOMPP and FUCOMPP.
 #[inline(always)]
-fn fcompp<const U: bool>(cpu: &mut Cpu) -> Step {
-    let f = &mut cpu.fpu;
-    let (k0, k1) = (f.pk(0), f.pk(1));
-    let (c, stop) = if f.is_empty(k0) || f.is_empty(k1) {
-        (C3 | C2 | C0, f.underflow())
-    } else {
-        compare(f, f.st[k0], f.st[k1], U, false)
-    };
-    f.sw = (f.sw & !x::CC) | c;
-    if !stop {
-        f.pop();
-        f.pop();
+fn fcompp<const U: bool>(cpu: &mut Cpu, ops: &[Op], s: &mut S) -> Step {
+    let (k0, k1) = (s.pk(0), s.pk(1));
+    let (a, b) = (cpu.fpu.st[k0], cpu.fpu.st[k1]);
+    if s.is_empty(k0) || s.is_empty(k1) || a.is_nan() || b.is_nan() {
+        s.flush(cpu, ops);
+        compare_cold(&mut cpu.fpu, None, U, false, 2);
+        *s = S::load(&cpu.fpu);
+        return Step::Cold;
     }
+    s.set_c1((s.sw & !x::CC) | ordered(a, b));
+    s.pop();
+    s.pop();
     Step::Inline
+}
+
+/// The handlers' `reg_op` with empty operands: the underflow response.
+#[cold]
+#[inline(never)]
+fn reg_underflow(f: &mut Fpu, d: usize, pop: bool) {
+    if !f.underflow() {
+        f.put(d, INDEFINITE);
+        if pop {
+            f.pop();
+        }
+    }
 }
 
 /// The register forms: `MODE` 0 `ST(0) OP= ST(i)`, 1 `ST(i) OP= ST(0)`, 2 the same
 /// and pop.
 #[inline(always)]
-fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, o: &Op) -> Step {
-    let f = &mut cpu.fpu;
-    let (d, s) = if MODE == 0 {
-        (f.pk(0), f.pk(o.rm))
+fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S) -> Step {
+    let o = &ops[j];
+    let (d, r) = if MODE == 0 {
+        (s.pk(0), s.pk(o.rm))
     } else {
-        (f.pk(o.rm), f.pk(0))
+        (s.pk(o.rm), s.pk(0))
     };
-    reg_op(OP, MODE == 2, f, d, s);
-    Step::Inline
+    if s.is_empty(d) || s.is_empty(r) {
+        s.flush(cpu, ops);
+        reg_underflow(&mut cpu.fpu, d, MODE == 2);
+        *s = S::load(&cpu.fpu);
+        return Step::Cold;
+    }
+    let (dst, src) = (cpu.fpu.st[d], cpu.fpu.st[r]);
+    if arith_into::<OP>(cpu, ops, s, d, dst, src, false) {
+        if MODE == 2 {
+            s.pop();
+        }
+        Step::Inline
+    } else {
+        Step::Cold
+    }
 }
 
-/// Runs instruction `j` of the run that starts at `i`.
+/// Runs instruction `j` of the run.
 #[inline(always)]
-fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, quiet: bool) -> Step {
+fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
     let o = &ops[j];
     let k = o.size;
     if k == CALL {
-        return call(cpu, ops, i, j);
+        return Step::Call;
     }
     if k == FNSTSW_AX {
-        let s = cpu.fpu.status() as u32;
-        cpu.set_r16(EAX as u8, s);
+        let v = s.status() as u32;
+        cpu.set_r16(EAX as u8, v);
         return Step::Inline;
     }
     // `wait!`: deliver a pending unmasked exception, record FIP and FOP.
-    if !quiet && cpu.fpu.sw & ES != 0 {
+    if !quiet && s.sw & ES != 0 {
         return pending(cpu, ops, j);
     }
     if k == FSTSW_AX {
-        let s = cpu.fpu.status() as u32;
-        cpu.set_r16(EAX as u8, s);
+        let v = s.status() as u32;
+        cpu.set_r16(EAX as u8, v);
         return Step::Inline;
     }
-    cpu.fpu.fip = o.eip;
-    cpu.fpu.fop = o.imm2 as u16;
+    s.w = j;
     match k {
         FLD_M32 => {
             let ea = cpu.ea(o);
@@ -298,15 +572,14 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, quiet: bool) -> Step {
                 Err(f) => return fault(cpu, ops, j, f),
             };
             let e = (b >> 23) & 0xff;
-            let f = &mut cpu.fpu;
-            let t = f.top.wrapping_sub(1) & 7;
-            if !((e.wrapping_sub(1) < 0xfe || b << 1 == 0) && f.is_empty(t as usize)) {
-                return call(cpu, ops, i, j);
+            let t = s.top.wrapping_sub(1) & 7;
+            if !((e.wrapping_sub(1) < 0xfe || b << 1 == 0) && s.is_empty(t as usize)) {
+                return Step::Call;
             }
-            f.fdp = ea;
-            f.top = t;
-            f.put(t as usize, f32::from_bits(b) as f64);
-            f.sw &= !C1;
+            s.fdp = ea;
+            s.top = t;
+            s.put(&mut cpu.fpu.st, t as usize, f32::from_bits(b) as f64);
+            s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FLD_M64 => {
@@ -316,139 +589,198 @@ fn step(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, quiet: bool) -> Step {
                 Err(f) => return fault(cpu, ops, j, f),
             };
             let e = (b >> 52) & 0x7ff;
-            let f = &mut cpu.fpu;
-            let t = f.top.wrapping_sub(1) & 7;
-            if !((e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && f.is_empty(t as usize)) {
-                return call(cpu, ops, i, j);
+            let t = s.top.wrapping_sub(1) & 7;
+            if !((e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && s.is_empty(t as usize)) {
+                return Step::Call;
             }
-            f.fdp = ea;
-            f.top = t;
-            f.put(t as usize, f64::from_bits(b));
-            f.sw &= !C1;
+            s.fdp = ea;
+            s.top = t;
+            s.put(&mut cpu.fpu.st, t as usize, f64::from_bits(b));
+            s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FST_M64 | FSTP_M64 => {
             let ea = cpu.ea(o);
-            let f = &cpu.fpu;
-            let t = f.pk(0);
-            let v = f.st[t];
+            let t = s.pk(0);
+            let v = cpu.fpu.st[t];
             let b = v.to_bits();
-            if f.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
-                return call(cpu, ops, i, j);
+            if s.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+                return Step::Call;
             }
             let w = match cpu.mem.write_u64(ea, b) {
                 Ok(w) => w,
                 Err(f) => return fault(cpu, ops, j, f),
             };
-            let f = &mut cpu.fpu;
-            f.fdp = ea;
-            f.sw &= !C1;
+            s.fdp = ea;
+            s.set_c1(s.sw & !C1);
             if k == FSTP_M64 {
-                f.pop();
+                s.pop();
             }
             stored(cpu, ops, j, w)
         }
         FST_M32 | FSTP_M32 => {
             let ea = cpu.ea(o);
-            let f = &cpu.fpu;
-            let t = f.pk(0);
-            let v = f.st[t];
+            let t = s.pk(0);
+            let v = cpu.fpu.st[t];
             let r = v as f32;
             let exact = r as f64 == v;
             let e = (r.to_bits() >> 23) & 0xff;
             let ok = if exact {
                 e != 0 || r == 0.0
             } else {
-                f.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
+                cpu.fpu.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
             };
-            if f.is_empty(t) || !ok {
-                return call(cpu, ops, i, j);
+            if s.is_empty(t) || !ok {
+                return Step::Call;
             }
             let w = match cpu.mem.write_u32(ea, r.to_bits()) {
                 Ok(w) => w,
                 Err(f) => return fault(cpu, ops, j, f),
             };
-            let f = &mut cpu.fpu;
-            f.fdp = ea;
+            s.fdp = ea;
             let c1 = !exact && (r as f64).abs() > v.abs();
-            f.sw = (f.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9);
+            s.set_c1((s.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9));
             if k == FSTP_M32 {
-                f.pop();
+                s.pop();
             }
             stored(cpu, ops, j, w)
         }
         FLD_STI => {
-            let f = &mut cpu.fpu;
-            let s = f.pk(o.rm);
-            if f.is_empty(s) || !f.can_push() || f.mmx_raw & (1 << s) != 0 {
-                return call(cpu, ops, i, j);
+            let r = s.pk(o.rm);
+            if s.is_empty(r) || !s.is_empty(s.pk(7)) || s.mmx_raw & (1 << r) != 0 {
+                return Step::Call;
             }
-            let v = f.st[s];
-            f.push_raw(v);
-            f.sw &= !C1;
+            let v = cpu.fpu.st[r];
+            // `Fpu::push_raw`.
+            s.top = s.top.wrapping_sub(1) & 7;
+            s.put(&mut cpu.fpu.st, s.top as usize, v);
+            s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FXCH => {
-            let f = &mut cpu.fpu;
-            let (a, b) = (f.pk(0), f.pk(o.rm));
-            if f.is_empty(a) || f.is_empty(b) || f.mmx_raw & (1 << a | 1 << b) != 0 {
-                return call(cpu, ops, i, j);
+            let (a, b) = (s.pk(0), s.pk(o.rm));
+            if s.is_empty(a) || s.is_empty(b) || s.mmx_raw & (1 << a | 1 << b) != 0 {
+                return Step::Call;
             }
+            let f = &mut cpu.fpu;
             f.st.swap(a, b);
             f.mm.swap(a, b);
-            f.sw &= !C1;
+            s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FST_STI | FSTP_STI => {
-            let f = &mut cpu.fpu;
-            let (s, d) = (f.pk(0), f.pk(o.rm));
-            if f.is_empty(s) || f.mmx_raw & (1 << s) != 0 {
-                return call(cpu, ops, i, j);
+            let (r, d) = (s.pk(0), s.pk(o.rm));
+            if s.is_empty(r) || s.mmx_raw & (1 << r) != 0 {
+                return Step::Call;
             }
-            let v = f.st[s];
-            f.put(d, v);
-            f.sw &= !C1;
+            let v = cpu.fpu.st[r];
+            s.put(&mut cpu.fpu.st, d, v);
+            s.set_c1(s.sw & !C1);
             if k == FSTP_STI {
-                f.pop();
+                s.pop();
             }
             Step::Inline
         }
-        16 => arith_m::<0, false>(cpu, ops, j, o),
-        17 => arith_m::<1, false>(cpu, ops, j, o),
-        18 => arith_m::<2, false>(cpu, ops, j, o),
-        19 => arith_m::<3, false>(cpu, ops, j, o),
-        20 => arith_m::<4, false>(cpu, ops, j, o),
-        21 => arith_m::<5, false>(cpu, ops, j, o),
-        24 => arith_m::<0, true>(cpu, ops, j, o),
-        25 => arith_m::<1, true>(cpu, ops, j, o),
-        26 => arith_m::<2, true>(cpu, ops, j, o),
-        27 => arith_m::<3, true>(cpu, ops, j, o),
-        28 => arith_m::<4, true>(cpu, ops, j, o),
-        29 => arith_m::<5, true>(cpu, ops, j, o),
-        32 => reg::<0, 0>(cpu, o),
-        33 => reg::<1, 0>(cpu, o),
-        34 => reg::<2, 0>(cpu, o),
-        35 => reg::<3, 0>(cpu, o),
-        36 => reg::<4, 0>(cpu, o),
-        37 => reg::<5, 0>(cpu, o),
-        40 => reg::<0, 1>(cpu, o),
-        41 => reg::<1, 1>(cpu, o),
-        42 => reg::<2, 1>(cpu, o),
-        43 => reg::<3, 1>(cpu, o),
-        44 => reg::<4, 1>(cpu, o),
-        45 => reg::<5, 1>(cpu, o),
-        48 => reg::<0, 2>(cpu, o),
-        49 => reg::<1, 2>(cpu, o),
-        50 => reg::<2, 2>(cpu, o),
-        51 => reg::<3, 2>(cpu, o),
-        52 => reg::<4, 2>(cpu, o),
-        53 => reg::<5, 2>(cpu, o),
-        FCOM_M32 => fcom_m::<false, false>(cpu, ops, j, o),
-        FCOMP_M32 => fcom_m::<true, false>(cpu, ops, j, o),
-        FCOM_M64 => fcom_m::<false, true>(cpu, ops, j, o),
-        FCOMP_M64 => fcom_m::<true, true>(cpu, ops, j, o),
-        FCOMPP => fcompp::<false>(cpu),
-        FUCOMPP => fcompp::<true>(cpu),
-        _ => call(cpu, ops, i, j),
+        16 => arith_m::<0, false>(cpu, ops, j, s),
+        17 => arith_m::<1, false>(cpu, ops, j, s),
+        18 => arith_m::<2, false>(cpu, ops, j, s),
+        19 => arith_m::<3, false>(cpu, ops, j, s),
+        20 => arith_m::<4, false>(cpu, ops, j, s),
+        21 => arith_m::<5, false>(cpu, ops, j, s),
+        24 => arith_m::<0, true>(cpu, ops, j, s),
+        25 => arith_m::<1, true>(cpu, ops, j, s),
+        26 => arith_m::<2, true>(cpu, ops, j, s),
+        27 => arith_m::<3, true>(cpu, ops, j, s),
+        28 => arith_m::<4, true>(cpu, ops, j, s),
+        29 => arith_m::<5, true>(cpu, ops, j, s),
+        32 => reg::<0, 0>(cpu, ops, j, s),
+        33 => reg::<1, 0>(cpu, ops, j, s),
+        34 => reg::<2, 0>(cpu, ops, j, s),
+        35 => reg::<3, 0>(cpu, ops, j, s),
+        36 => reg::<4, 0>(cpu, ops, j, s),
+        37 => reg::<5, 0>(cpu, ops, j, s),
+        40 => reg::<0, 1>(cpu, ops, j, s),
+        41 => reg::<1, 1>(cpu, ops, j, s),
+        42 => reg::<2, 1>(cpu, ops, j, s),
+        43 => reg::<3, 1>(cpu, ops, j, s),
+        44 => reg::<4, 1>(cpu, ops, j, s),
+        45 => reg::<5, 1>(cpu, ops, j, s),
+        48 => reg::<0, 2>(cpu, ops, j, s),
+        49 => reg::<1, 2>(cpu, ops, j, s),
+        50 => reg::<2, 2>(cpu, ops, j, s),
+        51 => reg::<3, 2>(cpu, ops, j, s),
+        52 => reg::<4, 2>(cpu, ops, j, s),
+        53 => reg::<5, 2>(cpu, ops, j, s),
+        FCOM_M32 => fcom_m::<false, false>(cpu, ops, j, s),
+        FCOMP_M32 => fcom_m::<true, false>(cpu, ops, j, s),
+        FCOM_M64 => fcom_m::<false, true>(cpu, ops, j, s),
+        FCOMP_M64 => fcom_m::<true, true>(cpu, ops, j, s),
+        FCOMPP => fcompp::<false>(cpu, ops, s),
+        FUCOMPP => fcompp::<true>(cpu, ops, s),
+        _ => Step::Call,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fast_value` is Some exactly when `fast` is, with the same value bits, over
+    /// operands at every boundary the two share (zeros, denormals, the normal range's
+    /// ends, infinities, NaNs, results that overflow or leave the normal range) and
+    /// pseudo-random ones.
+    #[test]
+    fn fast_value_matches_fast() {
+        let mut vals = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            3.0,
+            1.0001,
+            f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE * 2.0,
+            f64::from_bits(1),
+            f64::from_bits(0x000f_ffff_ffff_ffff),
+            f64::MAX,
+            f64::MAX / 2.0,
+            1e300,
+            1e-300,
+            1e-160,
+            1e160,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::from_bits(0x7ff4_0000_0000_0000),
+        ];
+        let mut z = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..400 {
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            vals.push(f64::from_bits(z));
+            vals.push((z >> 11) as f64 * 1e-9 - 4e6);
+        }
+        let mut checked = 0;
+        for &a in &vals {
+            for &b in &vals {
+                let pairs = [
+                    (fast::<ADD>(a, b).map(|r| r.0), fast_value::<ADD>(a, b)),
+                    (fast::<SUB>(a, b).map(|r| r.0), fast_value::<SUB>(a, b)),
+                    (fast::<MUL>(a, b).map(|r| r.0), fast_value::<MUL>(a, b)),
+                    (fast::<DIV>(a, b).map(|r| r.0), fast_value::<DIV>(a, b)),
+                ];
+                for (n, (x, y)) in pairs.iter().enumerate() {
+                    assert_eq!(
+                        x.map(f64::to_bits),
+                        y.map(f64::to_bits),
+                        "op {n} a {a:e} b {b:e}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 600_000);
     }
 }

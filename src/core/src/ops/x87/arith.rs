@@ -30,7 +30,7 @@ pub const I32: u8 = 3;
 /// Round-to-nearest result of a basic operation with the exactness information
 /// of the fast path: (result, inexact, rounded up in magnitude).
 #[inline(always)]
-fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
+pub fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
     match OP {
         ADD | SUB => {
             let b = if OP == SUB { -b } else { b };
@@ -96,6 +96,52 @@ fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
             let lhs = (ma as u128) << k;
             let rhs = mq as u128 * mb as u128;
             Some((q, lhs != rhs, rhs > lhs))
+        }
+    }
+}
+
+/// [`fast`]'s result without its exactness information: Some exactly when `fast`
+/// is, with the same value. The x87 fusion tier uses it when PE is already set and
+/// derives C1 (by `fast`) only if something reads it.
+#[inline(always)]
+pub fn fast_value<const OP: u8>(a: f64, b: f64) -> Option<f64> {
+    match OP {
+        ADD | SUB => {
+            let b = if OP == SUB { -b } else { b };
+            if exp_field(a) == 0x7ff || exp_field(b) == 0x7ff {
+                return None;
+            }
+            let r = a + b;
+            (!r.is_infinite()).then_some(r)
+        }
+        MUL => {
+            let (ba, bb) = (a.to_bits(), b.to_bits());
+            let r = a * b;
+            let br = r.to_bits();
+            let (ea, eb, er) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (br >> 52) & 0x7ff);
+            if ea.wrapping_sub(1) >= 0x7fe
+                || eb.wrapping_sub(1) >= 0x7fe
+                || er.wrapping_sub(2) >= 0x7fd
+            {
+                let zero = ba << 1 == 0 || bb << 1 == 0;
+                return (zero && ea != 0x7ff && eb != 0x7ff).then_some(r);
+            }
+            Some(r)
+        }
+        _ => {
+            let (ba, bb) = (a.to_bits(), b.to_bits());
+            let q = a / b;
+            let bq = q.to_bits();
+            let (ea, eb, eq) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (bq >> 52) & 0x7ff);
+            if ea.wrapping_sub(1) >= 0x7fe
+                || eb.wrapping_sub(1) >= 0x7fe
+                || eq.wrapping_sub(2) >= 0x7fd
+            {
+                let zero = ba << 1 == 0 && bb << 1 != 0 && eb != 0x7ff;
+                return zero.then_some(q);
+            }
+            let k = (ea as i32 - eq as i32 - eb as i32 + 1075) as u32;
+            (k <= 60).then_some(q)
         }
     }
 }
