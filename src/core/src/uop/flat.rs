@@ -123,6 +123,15 @@ pub enum Op {
         a: u16,
         b: u16,
     },
+    /// Two adds in a row (pointer bumps), run in order.
+    Add2 {
+        d: u16,
+        a: u16,
+        b: u16,
+        d2: u16,
+        a2: u16,
+        b2: u16,
+    },
     /// `d = (s >> sh) & mask`.
     ExtU {
         d: u16,
@@ -535,6 +544,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         if !part {
             starts.push(ops.len() as u16);
         }
+        // Ops fuse only within one block (or the preheader): a block start is a
+        // branch target.
+        let part_start = ops.len();
         let xid = |x: ExitId| if part { PRE } else { x };
         let mut k = 0;
         while k < body.len() {
@@ -609,6 +621,24 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                         }
                     }
                     let (d, a, b) = (cx.reg(t)?, cx.val(a)?, cx.val(b)?);
+                    if op == Alu::Add
+                        && ops.len() > part_start
+                        && let Some(&Op::Add {
+                            d: d0,
+                            a: a0,
+                            b: b0,
+                        }) = ops.last()
+                    {
+                        *ops.last_mut().expect("checked") = Op::Add2 {
+                            d: d0,
+                            a: a0,
+                            b: b0,
+                            d2: d,
+                            a2: a,
+                            b2: b,
+                        };
+                        continue;
+                    }
                     ops.push(match op {
                         Alu::Add => Op::Add { d, a, b },
                         Alu::Sub => Op::Sub { d, a, b },
@@ -1195,6 +1225,90 @@ fn fuse_term(ops: &mut Vec<Op>, start: usize) {
         _ => return,
     };
     ops.truncate(k - 2);
+    // `e = zx s` right before a fused flag op of no more than the extension's
+    // bits reading `e`: the op's flags and branch see only the low `size` bits of
+    // its operands and result, which are the same computed from `s`, and `e`, a
+    // temporary, has no other reader (temporaries are read only later in their
+    // own block, and the fused op ends it).
+    let fused = match (ops.len() > start).then(|| ops[ops.len() - 1]) {
+        Some(Op::ExtU {
+            d: e,
+            s: src,
+            sh: 0,
+            mask: em,
+        }) if e > ZERO => {
+            let sub = |v: u16| if v == e { src } else { v };
+            let keep = |size: u8| em & mask(size) == mask(size);
+            let f2 = match fused {
+                Op::AndBZ {
+                    size,
+                    neg,
+                    t,
+                    a,
+                    b,
+                    n,
+                    tt,
+                    f,
+                } if keep(size) => Some(Op::AndBZ {
+                    size,
+                    neg,
+                    t,
+                    a: sub(a),
+                    b: sub(b),
+                    n,
+                    tt,
+                    f,
+                }),
+                Op::SubBZ {
+                    size,
+                    neg,
+                    t,
+                    a,
+                    b,
+                    n,
+                    tt,
+                    f,
+                } if keep(size) => Some(Op::SubBZ {
+                    size,
+                    neg,
+                    t,
+                    a: sub(a),
+                    b: sub(b),
+                    n,
+                    tt,
+                    f,
+                }),
+                Op::SubBB {
+                    size,
+                    neg,
+                    t,
+                    a,
+                    b,
+                    n,
+                    tt,
+                    f,
+                } if keep(size) => Some(Op::SubBB {
+                    size,
+                    neg,
+                    t,
+                    a: sub(a),
+                    b: sub(b),
+                    n,
+                    tt,
+                    f,
+                }),
+                _ => None,
+            };
+            match f2 {
+                Some(f2) => {
+                    ops.pop();
+                    f2
+                }
+                None => fused,
+            }
+        }
+        _ => fused,
+    };
     ops.push(fused);
 }
 
@@ -1332,9 +1446,10 @@ pub fn run(
         // SAFETY: `build` checked that every op but a block end is followed by
         // another op and that every branch target is an op, and `pc` starts at 0
         // of a non-empty program: `pc` is always in bounds.
-        let op = unsafe { *ops.get_unchecked(pc) };
+        // Matched in place, so each arm loads only its own fields.
+        let op: &Op = unsafe { ops.get_unchecked(pc) };
         pc += 1;
-        match op {
+        match *op {
             Op::Mov { d, s: v } => s(r, d, g(r, v)),
             Op::Add { d, a, b } => s(r, d, g(r, a).wrapping_add(g(r, b))),
             Op::Sub { d, a, b } => s(r, d, g(r, a).wrapping_sub(g(r, b))),
@@ -1345,6 +1460,17 @@ pub fn run(
             Op::Shr { d, a, b } => s(r, d, g(r, a).wrapping_shr(g(r, b))),
             Op::Sar { d, a, b } => s(r, d, (g(r, a) as i32).wrapping_shr(g(r, b)) as u32),
             Op::Mul { d, a, b } => s(r, d, g(r, a).wrapping_mul(g(r, b))),
+            Op::Add2 {
+                d,
+                a,
+                b,
+                d2,
+                a2,
+                b2,
+            } => {
+                s(r, d, g(r, a).wrapping_add(g(r, b)));
+                s(r, d2, g(r, a2).wrapping_add(g(r, b2)));
+            }
             Op::ExtU { d, s: v, sh, mask } => s(r, d, (g(r, v) >> sh) & mask),
             Op::ExtS { d, s: v, sh, l } => s(r, d, (((g(r, v) >> sh) << l) as i32 >> l) as u32),
             Op::Ins { d, s: v, sh, mask } => {
@@ -1528,10 +1654,12 @@ pub fn run(
                 rec.set(op, size as u32, g(r, res), g(r, a), g(r, b));
                 goto!(n, if rec.cond(cc) { t } else { f })
             }
+            // The fused branches do not write their temporary: it ends its block,
+            // so nothing reads it.
             Op::DecBZ {
                 size,
                 neg,
-                t,
+                t: _,
                 d,
                 a,
                 n,
@@ -1541,14 +1669,13 @@ pub fn run(
                 let x = g(r, a);
                 let v = x.wrapping_sub(1);
                 fl.set_incdec(false, size as u32, v, x);
-                s(r, t, v);
                 s(r, d, v);
                 goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
             }
             Op::IncBZ {
                 size,
                 neg,
-                t,
+                t: _,
                 d,
                 a,
                 n,
@@ -1558,14 +1685,13 @@ pub fn run(
                 let x = g(r, a);
                 let v = x.wrapping_add(1);
                 fl.set_incdec(true, size as u32, v, x);
-                s(r, t, v);
                 s(r, d, v);
                 goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
             }
             Op::AndBZ {
                 size,
                 neg,
-                t,
+                t: _,
                 a,
                 b,
                 n,
@@ -1575,13 +1701,12 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x & y;
                 fl.set(FlagOp::Logic, size as u32, v, x, y);
-                s(r, t, v);
                 goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBZ {
                 size,
                 neg,
-                t,
+                t: _,
                 a,
                 b,
                 n,
@@ -1591,13 +1716,12 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
                 fl.set(FlagOp::Sub, size as u32, v, x, y);
-                s(r, t, v);
                 goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBB {
                 size,
                 neg,
-                t,
+                t: _,
                 a,
                 b,
                 n,
@@ -1607,7 +1731,6 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
                 fl.set(FlagOp::Sub, size as u32, v, x, y);
-                s(r, t, v);
                 let m = mask(size);
                 goto!(n, if ((x & m) < (y & m)) != neg { tt } else { f })
             }
@@ -1637,4 +1760,71 @@ pub fn run(
         mid_block: stub.insns != 0,
         exit: stub.eip,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::harness::{CODE, Machine};
+    use crate::uop::engine::{Verdict, compile};
+
+    /// The op kinds the inner loop of a bench shape compiles to.
+    fn inner_loop_ops(s: crate::bench::Shape) -> Vec<String> {
+        let m = Machine::new();
+        m.mem.write_bytes(CODE, &s.code).unwrap();
+        let env = crate::uop::lower::Env {
+            max_insns: 64,
+            stop: (crate::harness::EXIT, 1),
+            seg_base: [0; 8],
+        };
+        // The inner loop's head is the instruction after `mov ecx, 0x10000`.
+        let dec =
+            iced_x86::Decoder::with_ip(32, &s.code, CODE as u64, iced_x86::DecoderOptions::NONE);
+        let head = dec
+            .into_iter()
+            .skip_while(|i| {
+                !(i.code() == iced_x86::Code::Mov_r32_imm32 && i.immediate32() == 0x10000)
+            })
+            .nth(1)
+            .expect("the inner loop")
+            .ip32();
+        let Verdict::Run(c) = compile(&m.mem, head, &env) else {
+            panic!("{} lowers", s.name)
+        };
+        c.flat
+            .ops
+            .iter()
+            .map(|o| {
+                let d = format!("{o:?}");
+                d.split([' ', '{']).next().unwrap_or_default().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lut_loop_is_six_ops_per_iteration() {
+        // movzx eax,[esi]; mov al,[ebx+eax]; mov [edi],al; add edx,eax; inc esi;
+        // inc edi; dec ecx; jnz: loads fused with their extension/insert, the ADD
+        // with its flag record and copy, the two INCs (flags dead) as one op, and
+        // the DEC with its record and the forwarded JNZ.
+        assert_eq!(
+            inner_loop_ops(crate::bench::uop_lut(0x10000)),
+            [
+                "Guard", "Guard", "Guard", "Head", "Ld8", "Ld8Ins", "St8", "AddF", "Add2", "DecBZ",
+                "Exit"
+            ]
+        );
+    }
+
+    #[test]
+    fn h3shadow_test_folds_the_extension_into_the_branch() {
+        // mov al,[esi]; test al,3; jz: the zero-extension of AL the TEST's 8-bit
+        // record reads is folded into the fused test-and-branch.
+        assert_eq!(
+            inner_loop_ops(crate::bench::uop_h3shadow(0x10000)),
+            [
+                "Guard", "Guard", "Guard", "Head", "Ld8Ins", "AndBZ", "Ld8", "Ld8Ins", "St8",
+                "Add2", "DecBZ", "Add2", "DecBZ", "Exit"
+            ]
+        );
+    }
 }
