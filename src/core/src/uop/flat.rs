@@ -40,6 +40,11 @@ const WRITE: u8 = 0x80;
 const ZERO: u16 = NGUEST;
 /// Exit id of an op in the preheader: leaving there means nothing happened.
 const PRE: u16 = u16::MAX;
+/// A block end's charge `n` holds instructions in its low `N_SHIFT` bits and
+/// interpreter blocks above (more than one after tail duplication).
+const N_SHIFT: u32 = 10;
+const N_BLOCK: u16 = 1 << N_SHIFT;
+const N_INSNS: u16 = N_BLOCK - 1;
 
 #[inline(always)]
 fn g(r: &Regs, i: u16) -> u32 {
@@ -494,6 +499,12 @@ fn mask(size: u8) -> u32 {
     crate::cpu::flags::mask(size as u32)
 }
 
+/// `mask` for the sizes flag records have (8, 16, 32), without a branch.
+#[inline(always)]
+fn rmask(size: u8) -> u32 {
+    u32::MAX >> ((32 - size as u32) & 31)
+}
+
 /// Compiles an optimised program.
 pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let Some(Inst::Clock { insns: max, exit }) = p.blocks.first().and_then(|b| b.body.first())
@@ -828,7 +839,11 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
             continue;
         }
         let b = &p.blocks[starts.len() - 1];
-        let n = b.insns as u16;
+        if b.insns > N_INSNS as u32 / 2 {
+            return Err(NoFlat::Size);
+        }
+        // One block of `insns` instructions (see `N_BLOCK`).
+        let n = b.insns as u16 | N_BLOCK;
         ops.push(match b.term {
             Term::Jump(t) => Op::Jmp { n, t: enc(t) },
             Term::Jcc { cc, t, f } => Op::Jcc {
@@ -883,6 +898,8 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         });
         fuse_term(&mut ops, *starts.last().unwrap_or(&0) as usize);
     }
+    let (ops, starts) = inline_jumps(ops, &starts);
+    let mut ops = ops;
     // Exit ops, one per exit id a branch takes.
     let mut exit_op = vec![None; p.exits.len()];
     let mut fix = |t: u16, ops: &mut Vec<Op>| -> u16 {
@@ -1111,6 +1128,79 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         consts: cx.consts,
         exits: p.exits.clone(),
     })
+}
+
+/// The block-end charge of a terminator.
+fn charge(op: &mut Op) -> Option<&mut u16> {
+    match op {
+        Op::Jmp { n, .. }
+        | Op::Jcc { n, .. }
+        | Op::BccZ { n, .. }
+        | Op::BccB { n, .. }
+        | Op::Bcc { n, .. }
+        | Op::DecBZ { n, .. }
+        | Op::IncBZ { n, .. }
+        | Op::AndBZ { n, .. }
+        | Op::SubBZ { n, .. }
+        | Op::SubBB { n, .. } => Some(n),
+        _ => None,
+    }
+}
+
+/// Tail duplication: a block ending in a forward `Jmp` to a short block that
+/// cannot leave in its middle (no memory access, no budget check) gets a copy of
+/// that block instead of the jump, its charge added to the copy's block end, so
+/// the jump costs no dispatch. `starts` are block starts in `ops`, whose targets
+/// are still encoded blocks/exits; answers the new ops and starts.
+fn inline_jumps(ops: Vec<Op>, starts: &[u16]) -> (Vec<Op>, Vec<u16>) {
+    let end = |b: usize| starts.get(b + 1).map_or(ops.len(), |&e| e as usize);
+    let body = |b: usize| &ops[starts[b] as usize..end(b)];
+    let short = |b: usize| {
+        let o = body(b);
+        b != 0
+            && o.len() <= 4
+            && o.iter().all(|op| {
+                !matches!(
+                    op,
+                    Op::Ld8 { .. }
+                        | Op::Ld16 { .. }
+                        | Op::Ld32 { .. }
+                        | Op::Ld8Ins { .. }
+                        | Op::Ld16Ins { .. }
+                        | Op::St8 { .. }
+                        | Op::St16 { .. }
+                        | Op::St32 { .. }
+                        | Op::Guard { .. }
+                        | Op::Head { .. }
+                        | Op::Clock { .. }
+                        | Op::Exit { .. }
+                )
+            })
+    };
+    let mut out: Vec<Op> = ops[..starts.first().map_or(0, |&s| s as usize)].to_vec();
+    let mut new_starts = Vec::with_capacity(starts.len());
+    for b in 0..starts.len() {
+        new_starts.push(out.len() as u16);
+        let o = body(b);
+        if let Some(&Op::Jmp { n, t }) = o.last()
+            && (t as usize) < starts.len()
+            && t as usize > b
+            && short(t as usize)
+        {
+            let mut copy = body(t as usize).to_vec();
+            if let Some(c) = copy.last_mut().and_then(charge)
+                && (*c & (N_BLOCK - 1)) + (n & (N_BLOCK - 1)) < N_BLOCK
+                && (*c >> N_SHIFT) + (n >> N_SHIFT) < (u16::MAX >> N_SHIFT)
+            {
+                *c += n;
+                out.extend_from_slice(&o[..o.len() - 1]);
+                out.extend_from_slice(&copy);
+                continue;
+            }
+        }
+        out.extend_from_slice(o);
+    }
+    (out, new_starts)
 }
 
 /// Folds a block's last ALU-with-flags op into its forwarded branch when the
@@ -1386,7 +1476,6 @@ pub fn run(
     // Instructions charged (low half) and blocks (high half): one add per block
     // end. The head leaves before the low half could reach 2^31.
     let mut acc: u64 = 0;
-    const BLOCK: u64 = 1 << 32;
     let limit = limit.min(1 << 31);
     let mut visits: u64 = 0;
     let head = f.head as usize;
@@ -1427,7 +1516,8 @@ pub fn run(
     // visit count and budget check here instead of dispatching its `Head`.
     macro_rules! goto {
         ($n:expr, $to:expr) => {{
-            acc += $n as u64 | BLOCK;
+            let n: u16 = $n;
+            acc += (n & N_INSNS) as u64 | ((n >> N_SHIFT) as u64) << 32;
             pc = $to as usize;
             if pc == head {
                 visits += 1;
@@ -1670,7 +1760,7 @@ pub fn run(
                 let v = x.wrapping_sub(1);
                 fl.set_incdec(false, size as u32, v, x);
                 s(r, d, v);
-                goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
+                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::IncBZ {
                 size,
@@ -1686,7 +1776,7 @@ pub fn run(
                 let v = x.wrapping_add(1);
                 fl.set_incdec(true, size as u32, v, x);
                 s(r, d, v);
-                goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
+                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::AndBZ {
                 size,
@@ -1701,7 +1791,7 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x & y;
                 fl.set(FlagOp::Logic, size as u32, v, x, y);
-                goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
+                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBZ {
                 size,
@@ -1716,7 +1806,7 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
                 fl.set(FlagOp::Sub, size as u32, v, x, y);
-                goto!(n, if (v & mask(size) == 0) != neg { tt } else { f })
+                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBB {
                 size,
@@ -1731,7 +1821,7 @@ pub fn run(
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
                 fl.set(FlagOp::Sub, size as u32, v, x, y);
-                let m = mask(size);
+                let m = rmask(size);
                 goto!(n, if ((x & m) < (y & m)) != neg { tt } else { f })
             }
             Op::Exit { x } => break x,
