@@ -1,15 +1,16 @@
 //! The fused x87 op (see tiers/x87_fuse.rs): runs the run's instructions in order,
 //! each by its inline kind or by its own handler.
 //!
-//! Inside a run the x87 scalars — TOP, the tag word, the status word, the MMX-raw
-//! mask, FDP and which instruction's FIP/FOP are current — live in locals ([`S`])
-//! instead of being read and written back in `cpu.fpu` by every instruction (each
-//! such read-modify-write is a store-to-load dependency the next instruction waits
-//! on). They are written back ([`S::flush`]) before anything else looks at
-//! `cpu.fpu`: a handler call, a cold path that runs the handlers' helpers on
-//! `cpu.fpu` (read back afterwards), and every way out of the run (its end, a
-//! fault, a pending exception, a store into code). Register values stay in
-//! `cpu.fpu.st`.
+//! Inside a run TOP and the status word live in locals ([`S`]) instead of being
+//! read and written back in `cpu.fpu` by every instruction (each such
+//! read-modify-write is a store-to-load dependency the next instruction waits on;
+//! TOP feeds every register index). They are written back ([`S::flush`]) before
+//! anything else looks at `cpu.fpu`: a handler call, a cold path that runs the
+//! handlers' helpers on `cpu.fpu` (and is read back afterwards), and every way out
+//! of the run (its end, a fault, a pending exception, a store into code). The tag
+//! word, the MMX-raw mask, FIP/FOP/FDP and the registers are written in `cpu.fpu`
+//! directly, as the handlers write them (plain stores, or read-modify-writes off the
+//! values' dependency chain); few locals keep the fused op's registers unspilled.
 //!
 //! Owed C1. With PE already set, PC 53 / RC nearest / every exception masked
 //! (`Fpu::fast_cw`) and no denormal memory operand, an `+ - * /` whose operands take
@@ -51,8 +52,6 @@ fn leave(cpu: &mut Cpu, i: usize, j: usize, done: usize, inline: u64, e: Exit) -
     e
 }
 
-/// No instruction of the run has recorded FIP/FOP since the last flush.
-const NONE: usize = usize::MAX;
 /// No C1 owed.
 const NO_DEBT: u8 = 0xff;
 
@@ -60,12 +59,7 @@ const NO_DEBT: u8 = 0xff;
 #[derive(Clone, Copy)]
 struct S {
     top: u8,
-    tags: u16,
     sw: u16,
-    mmx_raw: u8,
-    fdp: u32,
-    /// The instruction whose FIP/FOP are the current ones, or [`NONE`].
-    w: usize,
     /// Owed C1: the base operation (ADD MUL SUB DIV) and its operands, or
     /// [`NO_DEBT`].
     op: u8,
@@ -78,11 +72,7 @@ impl S {
     fn load(f: &Fpu) -> S {
         S {
             top: f.top,
-            tags: f.tags,
             sw: f.sw,
-            mmx_raw: f.mmx_raw,
-            fdp: f.fdp,
-            w: NONE,
             op: NO_DEBT,
             a: 0.0,
             b: 0.0,
@@ -95,25 +85,10 @@ impl S {
         ((self.top + i) & 7) as usize
     }
 
-    /// `Fpu::is_empty`.
-    #[inline(always)]
-    fn is_empty(&self, k: usize) -> bool {
-        (self.tags >> (2 * (k & 7))) & 3 == 3
-    }
-
-    /// `Fpu::put`.
-    #[inline(always)]
-    fn put(&mut self, st: &mut [f64; 8], k: usize, v: f64) {
-        let k = k & 7;
-        st[k] = v;
-        self.tags &= !(3 << (2 * k));
-        self.mmx_raw &= !(1 << k);
-    }
-
     /// `Fpu::pop`.
     #[inline(always)]
-    fn pop(&mut self) {
-        self.tags |= 3 << (2 * (self.top & 7));
+    fn pop(&mut self, f: &mut Fpu) {
+        f.tags |= 3 << (2 * (self.top & 7));
         self.top = (self.top + 1) & 7;
     }
 
@@ -143,19 +118,10 @@ impl S {
 
     /// Writes the scalars back to `cpu.fpu`.
     #[inline(always)]
-    fn flush(&mut self, cpu: &mut Cpu, ops: &[Op]) {
+    fn flush(&mut self, cpu: &mut Cpu) {
         self.settle();
-        let f = &mut cpu.fpu;
-        f.top = self.top;
-        f.tags = self.tags;
-        f.sw = self.sw;
-        f.mmx_raw = self.mmx_raw;
-        f.fdp = self.fdp;
-        if self.w != NONE {
-            f.fip = ops[self.w].eip;
-            f.fop = ops[self.w].imm2 as u16;
-            self.w = NONE;
-        }
+        cpu.fpu.top = self.top;
+        cpu.fpu.sw = self.sw;
     }
 }
 
@@ -188,11 +154,11 @@ fn apply(op: u8, f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
 
 /// `ST(t) = dst OP src` (OP in ADD..DIVR, `ops::x87` numbering) on every path of the
 /// handlers' `apply` + `put`; returns whether the result was stored (an unmasked
-/// exception suppresses it).
+/// exception suppresses it). Only the fast paths are inline; everything else runs
+/// out of line so the fused op's hot code stays small.
 #[inline(always)]
 fn arith_into<const OP: u8>(
     cpu: &mut Cpu,
-    ops: &[Op],
     s: &mut S,
     t: usize,
     dst: f64,
@@ -213,13 +179,15 @@ fn arith_into<const OP: u8>(
                 _ => fast_value::<DIV>(a, b),
             };
             if let Some(r) = v {
-                s.put(&mut cpu.fpu.st, t, r);
+                cpu.fpu.put(t, r);
                 s.op = base;
                 s.a = a;
                 s.b = b;
                 return true;
             }
         } else {
+            // PE clear (exact results so far): the handlers' fast path, whose
+            // exactness information sets PE and C1 now.
             let v = match base {
                 ADD => fast::<ADD>(a, b),
                 MUL => fast::<MUL>(a, b),
@@ -228,20 +196,37 @@ fn arith_into<const OP: u8>(
             };
             if let Some((r, inexact, up)) = v {
                 s.set_c1((s.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9));
-                s.put(&mut cpu.fpu.st, t, r);
+                cpu.fpu.put(t, r);
                 return true;
             }
         }
     }
-    // Every other case: the handlers' own arithmetic on `cpu.fpu`.
-    s.flush(cpu, ops);
+    let (n, stored) = arith_cold(cpu, *s, OP, t, dst, src, de);
+    *s = n;
+    stored
+}
+
+/// [`arith_into`] off its fast paths: the handlers' own arithmetic
+/// (`apply`, `put`) on `cpu.fpu`, after a flush; returns the reloaded scalars.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn arith_cold(
+    cpu: &mut Cpu,
+    mut s: S,
+    op: u8,
+    t: usize,
+    dst: f64,
+    src: f64,
+    de: bool,
+) -> (S, bool) {
+    s.flush(cpu);
     let f = &mut cpu.fpu;
-    let r = apply(OP, f, dst, src, de);
+    let r = apply(op, f, dst, src, de);
     if let Some(r) = r {
         f.put(t, r);
     }
-    *s = S::load(f);
-    r.is_some()
+    (S::load(f), r.is_some())
 }
 
 /// What one instruction of the run did.
@@ -278,7 +263,7 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
                 quiet = quiet_now(&cpu.fpu);
             }
             Step::Call => {
-                s.flush(cpu, ops);
+                s.flush(cpu);
                 let r = call(cpu, ops, i, j);
                 s = S::load(&cpu.fpu);
                 quiet = quiet_now(&cpu.fpu);
@@ -288,13 +273,13 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
                 }
             }
             Step::Leave(e) => {
-                s.flush(cpu, ops);
+                s.flush(cpu);
                 let done = j - i + (e == Exit::CodeWrite) as usize;
                 return leave(cpu, i, j, done, inline, e);
             }
         }
     }
-    s.flush(cpu, ops);
+    s.flush(cpu);
     leave(cpu, i, end - 1, end - i, inline, Exit::Block);
     (ops[end].h)(cpu, ops, end)
 }
@@ -373,16 +358,16 @@ fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, s
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
     };
-    s.fdp = ea;
+    cpu.fpu.fdp = ea;
     let t = s.pk(0);
-    if s.is_empty(t) {
-        s.flush(cpu, ops);
+    if cpu.fpu.is_empty(t) {
+        s.flush(cpu);
         underflow_put(&mut cpu.fpu, t);
         *s = S::load(&cpu.fpu);
         return Step::Cold;
     }
     let dst = cpu.fpu.st[t];
-    if arith_into::<OP>(cpu, ops, s, t, dst, src, de) {
+    if arith_into::<OP>(cpu, s, t, dst, src, de) {
         Step::Inline
     } else {
         Step::Cold
@@ -469,36 +454,36 @@ fn fcom_m<const POP: bool, const M64: bool>(
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
     };
-    s.fdp = ea;
+    cpu.fpu.fdp = ea;
     let k = s.pk(0);
     let a = cpu.fpu.st[k];
-    if s.is_empty(k) || de || a.is_nan() || b.is_nan() {
-        s.flush(cpu, ops);
+    if cpu.fpu.is_empty(k) || de || a.is_nan() || b.is_nan() {
+        s.flush(cpu);
         compare_cold(&mut cpu.fpu, Some(b), false, de, POP as u8);
         *s = S::load(&cpu.fpu);
         return Step::Cold;
     }
     s.set_c1((s.sw & !x::CC) | ordered(a, b));
     if POP {
-        s.pop();
+        s.pop(&mut cpu.fpu);
     }
     Step::Inline
 }
 
 /// The handlers' `fcom_sti::<2, U>`: FCOMPP and FUCOMPP.
 #[inline(always)]
-fn fcompp<const U: bool>(cpu: &mut Cpu, ops: &[Op], s: &mut S) -> Step {
+fn fcompp<const U: bool>(cpu: &mut Cpu, s: &mut S) -> Step {
     let (k0, k1) = (s.pk(0), s.pk(1));
     let (a, b) = (cpu.fpu.st[k0], cpu.fpu.st[k1]);
-    if s.is_empty(k0) || s.is_empty(k1) || a.is_nan() || b.is_nan() {
-        s.flush(cpu, ops);
+    if cpu.fpu.is_empty(k0) || cpu.fpu.is_empty(k1) || a.is_nan() || b.is_nan() {
+        s.flush(cpu);
         compare_cold(&mut cpu.fpu, None, U, false, 2);
         *s = S::load(&cpu.fpu);
         return Step::Cold;
     }
     s.set_c1((s.sw & !x::CC) | ordered(a, b));
-    s.pop();
-    s.pop();
+    s.pop(&mut cpu.fpu);
+    s.pop(&mut cpu.fpu);
     Step::Inline
 }
 
@@ -524,16 +509,16 @@ fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mu
     } else {
         (s.pk(o.rm), s.pk(0))
     };
-    if s.is_empty(d) || s.is_empty(r) {
-        s.flush(cpu, ops);
+    if cpu.fpu.is_empty(d) || cpu.fpu.is_empty(r) {
+        s.flush(cpu);
         reg_underflow(&mut cpu.fpu, d, MODE == 2);
         *s = S::load(&cpu.fpu);
         return Step::Cold;
     }
     let (dst, src) = (cpu.fpu.st[d], cpu.fpu.st[r]);
-    if arith_into::<OP>(cpu, ops, s, d, dst, src, false) {
+    if arith_into::<OP>(cpu, s, d, dst, src, false) {
         if MODE == 2 {
-            s.pop();
+            s.pop(&mut cpu.fpu);
         }
         Step::Inline
     } else {
@@ -563,7 +548,8 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         cpu.set_r16(EAX as u8, v);
         return Step::Inline;
     }
-    s.w = j;
+    cpu.fpu.fip = o.eip;
+    cpu.fpu.fop = o.imm2 as u16;
     match k {
         FLD_M32 => {
             let ea = cpu.ea(o);
@@ -573,12 +559,12 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             };
             let e = (b >> 23) & 0xff;
             let t = s.top.wrapping_sub(1) & 7;
-            if !((e.wrapping_sub(1) < 0xfe || b << 1 == 0) && s.is_empty(t as usize)) {
+            if !((e.wrapping_sub(1) < 0xfe || b << 1 == 0) && cpu.fpu.is_empty(t as usize)) {
                 return Step::Call;
             }
-            s.fdp = ea;
+            cpu.fpu.fdp = ea;
             s.top = t;
-            s.put(&mut cpu.fpu.st, t as usize, f32::from_bits(b) as f64);
+            cpu.fpu.put(t as usize, f32::from_bits(b) as f64);
             s.set_c1(s.sw & !C1);
             Step::Inline
         }
@@ -590,12 +576,12 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             };
             let e = (b >> 52) & 0x7ff;
             let t = s.top.wrapping_sub(1) & 7;
-            if !((e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && s.is_empty(t as usize)) {
+            if !((e.wrapping_sub(1) < 0x7fe || b << 1 == 0) && cpu.fpu.is_empty(t as usize)) {
                 return Step::Call;
             }
-            s.fdp = ea;
+            cpu.fpu.fdp = ea;
             s.top = t;
-            s.put(&mut cpu.fpu.st, t as usize, f64::from_bits(b));
+            cpu.fpu.put(t as usize, f64::from_bits(b));
             s.set_c1(s.sw & !C1);
             Step::Inline
         }
@@ -604,17 +590,17 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             let t = s.pk(0);
             let v = cpu.fpu.st[t];
             let b = v.to_bits();
-            if s.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+            if cpu.fpu.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
                 return Step::Call;
             }
             let w = match cpu.mem.write_u64(ea, b) {
                 Ok(w) => w,
                 Err(f) => return fault(cpu, ops, j, f),
             };
-            s.fdp = ea;
+            cpu.fpu.fdp = ea;
             s.set_c1(s.sw & !C1);
             if k == FSTP_M64 {
-                s.pop();
+                s.pop(&mut cpu.fpu);
             }
             stored(cpu, ops, j, w)
         }
@@ -630,36 +616,40 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             } else {
                 cpu.fpu.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
             };
-            if s.is_empty(t) || !ok {
+            if cpu.fpu.is_empty(t) || !ok {
                 return Step::Call;
             }
             let w = match cpu.mem.write_u32(ea, r.to_bits()) {
                 Ok(w) => w,
                 Err(f) => return fault(cpu, ops, j, f),
             };
-            s.fdp = ea;
+            cpu.fpu.fdp = ea;
             let c1 = !exact && (r as f64).abs() > v.abs();
             s.set_c1((s.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9));
             if k == FSTP_M32 {
-                s.pop();
+                s.pop(&mut cpu.fpu);
             }
             stored(cpu, ops, j, w)
         }
         FLD_STI => {
             let r = s.pk(o.rm);
-            if s.is_empty(r) || !s.is_empty(s.pk(7)) || s.mmx_raw & (1 << r) != 0 {
+            if cpu.fpu.is_empty(r) || !cpu.fpu.is_empty(s.pk(7)) || cpu.fpu.mmx_raw & (1 << r) != 0
+            {
                 return Step::Call;
             }
             let v = cpu.fpu.st[r];
             // `Fpu::push_raw`.
             s.top = s.top.wrapping_sub(1) & 7;
-            s.put(&mut cpu.fpu.st, s.top as usize, v);
+            cpu.fpu.put(s.top as usize, v);
             s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FXCH => {
             let (a, b) = (s.pk(0), s.pk(o.rm));
-            if s.is_empty(a) || s.is_empty(b) || s.mmx_raw & (1 << a | 1 << b) != 0 {
+            if cpu.fpu.is_empty(a)
+                || cpu.fpu.is_empty(b)
+                || cpu.fpu.mmx_raw & (1 << a | 1 << b) != 0
+            {
                 return Step::Call;
             }
             let f = &mut cpu.fpu;
@@ -670,14 +660,14 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         }
         FST_STI | FSTP_STI => {
             let (r, d) = (s.pk(0), s.pk(o.rm));
-            if s.is_empty(r) || s.mmx_raw & (1 << r) != 0 {
+            if cpu.fpu.is_empty(r) || cpu.fpu.mmx_raw & (1 << r) != 0 {
                 return Step::Call;
             }
             let v = cpu.fpu.st[r];
-            s.put(&mut cpu.fpu.st, d, v);
+            cpu.fpu.put(d, v);
             s.set_c1(s.sw & !C1);
             if k == FSTP_STI {
-                s.pop();
+                s.pop(&mut cpu.fpu);
             }
             Step::Inline
         }
@@ -715,8 +705,8 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         FCOMP_M32 => fcom_m::<true, false>(cpu, ops, j, s),
         FCOM_M64 => fcom_m::<false, true>(cpu, ops, j, s),
         FCOMP_M64 => fcom_m::<true, true>(cpu, ops, j, s),
-        FCOMPP => fcompp::<false>(cpu, ops, s),
-        FUCOMPP => fcompp::<true>(cpu, ops, s),
+        FCOMPP => fcompp::<false>(cpu, s),
+        FUCOMPP => fcompp::<true>(cpu, s),
         _ => Step::Call,
     }
 }
