@@ -254,6 +254,52 @@ fn uop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
     assert!(sliced.iterations > 2_000, "{sliced:?}");
 }
 
+/// A store stream through a raw window that walks down from a data page into the
+/// page holding the loop's own bytes: the window proved for the first page must
+/// not carry the stores into the code page; the store that reaches it leaves the
+/// engine, the interpreter makes it (the bytes rewritten with their own values, a
+/// code write all the same), and the program lowered from those bytes is retired.
+#[test]
+fn uop_store_window_walking_into_its_own_code_page_matches_the_interpreter() {
+    // The decoder marks the page after any block it decodes as code, so the data
+    // page is one no code precedes: the setup sits on page 0 (marking pages 0 and
+    // 1), the loop at the start of page 3, and the stream walks up from page 2
+    // straight into the loop's first bytes.
+    const HEAD: u32 = CODE + 0x3000;
+    let setup = assemble(|a| {
+        a.mov(edi, CODE + 0x2f00)?;
+        a.mov(ecx, 0x50)?;
+        a.xor(edx, edx)?;
+        a.mov(ebp, HEAD)?;
+        a.jmp(ebp)
+    });
+    // Assembled at CODE: the short JNZ is relative and the tail absolute, so the
+    // bytes run unchanged at HEAD.
+    let body = assemble(|a| {
+        let mut head = a.create_label();
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(edi))?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.add(edx, eax)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let mut code = setup.clone();
+    code.resize((HEAD - CODE) as usize, 0x90);
+    code.extend_from_slice(&body);
+    let (whole, sliced, inval) = equivalent(&code);
+    // 0x40 iterations run on the data page before the stream reaches code.
+    assert!(whole.iterations >= 0x10, "{whole:?}");
+    assert!(whole.iterations < 0x40, "{whole:?}");
+    assert!(
+        inval >= 1,
+        "the program was not retired by the store into its bytes"
+    );
+    assert!(sliced.runs > 0, "{sliced:?}");
+}
+
 /// Every shape `winterp bench` runs ends identically with only `uop` on; the
 /// shapes named for the tier run (nearly) all their iterations in it.
 #[test]
