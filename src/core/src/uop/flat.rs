@@ -71,9 +71,13 @@ pub struct Mem {
 impl Mem {
     #[inline(always)]
     fn ea(&self, r: &Regs) -> u32 {
-        g(r, self.b)
-            .wrapping_add(g(r, self.i) << (self.sc & 3))
-            .wrapping_add(self.disp)
+        // Most streams have no index: skip its load and variable shift.
+        let b = g(r, self.b).wrapping_add(self.disp);
+        if self.i == ZERO {
+            b
+        } else {
+            b.wrapping_add(g(r, self.i) << (self.sc & 3))
+        }
     }
 }
 
