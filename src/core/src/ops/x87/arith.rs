@@ -55,14 +55,8 @@ pub fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
             let (ba, bb) = (a.to_bits(), b.to_bits());
             let r = a * b;
             let br = r.to_bits();
-            let (ea, eb, er) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (br >> 52) & 0x7ff);
-            if ea.wrapping_sub(1) >= 0x7fe
-                || eb.wrapping_sub(1) >= 0x7fe
-                || er.wrapping_sub(2) >= 0x7fd
-            {
-                // A zero times a finite value is an exact (signed) zero.
-                let zero = ba << 1 == 0 || bb << 1 == 0;
-                return (zero && ea != 0x7ff && eb != 0x7ff).then_some((r, false, false));
+            if let Some(exact_zero) = mul_off_normal_range(ba, bb, br) {
+                return exact_zero.then_some((r, false, false));
             }
             let ma = (ba & FRAC) | (1 << 52);
             let mb = (bb & FRAC) | (1 << 52);
@@ -100,6 +94,19 @@ pub fn fast<const OP: u8>(a: f64, b: f64) -> Option<(f64, bool, bool)> {
     }
 }
 
+/// For a product `br` of `ba * bb` (bit patterns): `None` when operands and result are
+/// normal and away from the overflow/underflow edges (the fast path applies), else
+/// whether it is still exact: a zero times a finite value is an exact (signed) zero.
+#[inline(always)]
+fn mul_off_normal_range(ba: u64, bb: u64, br: u64) -> Option<bool> {
+    let (ea, eb, er) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (br >> 52) & 0x7ff);
+    if ea.wrapping_sub(1) >= 0x7fe || eb.wrapping_sub(1) >= 0x7fe || er.wrapping_sub(2) >= 0x7fd {
+        let zero = ba << 1 == 0 || bb << 1 == 0;
+        return Some(zero && ea != 0x7ff && eb != 0x7ff);
+    }
+    None
+}
+
 /// [`fast`]'s result without its exactness information: Some exactly when `fast`
 /// is, with the same value. The x87 fusion tier uses it when PE is already set and
 /// derives C1 (by `fast`) only if something reads it.
@@ -118,13 +125,8 @@ pub fn fast_value<const OP: u8>(a: f64, b: f64) -> Option<f64> {
             let (ba, bb) = (a.to_bits(), b.to_bits());
             let r = a * b;
             let br = r.to_bits();
-            let (ea, eb, er) = ((ba >> 52) & 0x7ff, (bb >> 52) & 0x7ff, (br >> 52) & 0x7ff);
-            if ea.wrapping_sub(1) >= 0x7fe
-                || eb.wrapping_sub(1) >= 0x7fe
-                || er.wrapping_sub(2) >= 0x7fd
-            {
-                let zero = ba << 1 == 0 || bb << 1 == 0;
-                return (zero && ea != 0x7ff && eb != 0x7ff).then_some(r);
+            if let Some(exact_zero) = mul_off_normal_range(ba, bb, br) {
+                return exact_zero.then_some(r);
             }
             Some(r)
         }
