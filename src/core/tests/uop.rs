@@ -363,3 +363,145 @@ fn uop_composes_with_the_other_tiers() {
         assert_eq!(off, on);
     }
 }
+
+/// The op kinds `uop::flat` compiles the loop at `head` of `code` to (the loop's
+/// bytes only matter, so the data is not initialised).
+fn op_kinds(code: &[u8], head: u32) -> Vec<String> {
+    use winterp_core::uop::engine::{Verdict, compile};
+    let m = Machine::new();
+    m.mem.write_bytes(CODE, code).unwrap();
+    let env = winterp_core::uop::lower::Env {
+        max_insns: 64,
+        stop: (EXIT, 1),
+        seg_base: [0; 8],
+    };
+    let Verdict::Run(c) = compile(&m.mem, head, &env) else {
+        panic!("the loop at {head:#x} lowers")
+    };
+    c.flat
+        .ops
+        .iter()
+        .map(|o| {
+            let d = format!("{o:?}");
+            d.split([' ', '{']).next().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+/// The address of the `k`th instruction of `code` (by an independent decode).
+fn nth_insn(code: &[u8], k: usize) -> u32 {
+    iced_x86::Decoder::with_ip(32, code, CODE as u64, iced_x86::DecoderOptions::NONE)
+        .iter()
+        .nth(k)
+        .expect("enough instructions")
+        .ip32()
+}
+
+/// A keyed in-place translate (`mov al,[esi]; test al,3; jz; movzx eax,[edi];
+/// mov al,[ebx+eax]; mov [edi],al`) with the table at `table`: the load and test
+/// fuse into `Ld8AndBZ`, the three accesses of the translate into `XlatRmw`.
+fn keyed_xlat(n: u32, table: u32, dst: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut skip = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, dst)?;
+        a.mov(ebx, table)?;
+        a.mov(ecx, n)?;
+        a.set_label(&mut head)?;
+        a.mov(al, byte_ptr(esi))?;
+        a.test(al, 3)?;
+        a.jz(skip)?;
+        a.movzx(eax, byte_ptr(edi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.set_label(&mut skip)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn uop_fused_keyed_translate_matches_the_interpreter() {
+    // The destination is initialised data too, so the translate reads varied bytes.
+    let code = keyed_xlat(30_000, TABLE, SRC + 0x8000);
+    let ops = op_kinds(&code, nth_insn(&code, 4));
+    for k in ["Ld8AndBZ", "XlatRmw"] {
+        assert!(ops.iter().any(|o| o == k), "{k} missing: {ops:?}");
+    }
+    let (whole, sliced, _) = equivalent(&code);
+    assert!(whole.iterations > 29_000, "{whole:?}");
+    assert!(sliced.iterations > 10_000, "{sliced:?}");
+}
+
+/// The table of the fused translate straddles the end of the data region: a
+/// translated byte of 0x80 or more faults at the translate's second access, after
+/// its first one loaded EAX; the program leaves there and the interpreter raises
+/// the fault with the same registers, flags and counters.
+#[test]
+fn uop_fused_translate_faulting_at_its_second_access_matches_the_interpreter() {
+    // The destination: 4000 bytes of 0x11, then 0x90s.
+    let mut code = assemble(|a| {
+        let mut fill = a.create_label();
+        let mut high = a.create_label();
+        a.mov(edi, DST)?;
+        a.mov(ecx, 4000)?;
+        a.set_label(&mut fill)?;
+        a.mov(byte_ptr(edi), 0x11)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(fill)?;
+        a.mov(ecx, 200)?;
+        a.set_label(&mut high)?;
+        a.mov(byte_ptr(edi), 0x90)?;
+        a.inc(edi)?;
+        a.dec(ecx)?;
+        a.jnz(high)
+    });
+    // Relative branches inside and an absolute exit: the loop runs unchanged here.
+    let setup = code.len();
+    code.extend_from_slice(&keyed_xlat(30_000, DATA + DATA_SIZE - 0x80, DST));
+    let ops = op_kinds(&code, nth_insn(&code, 11 + 4));
+    assert!(nth_insn(&code, 11) == CODE + setup as u32, "layout changed");
+    assert!(ops.iter().any(|o| o == "XlatRmw"), "{ops:?}");
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 1_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
+/// The plain translate (`Xlat`) whose destination stream runs off the end of the
+/// data region: its store, the third access, faults after both loads.
+#[test]
+fn uop_fused_translate_faulting_at_its_store_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DATA + DATA_SIZE - 0x2000)?;
+        a.mov(ebx, TABLE)?;
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.mov(al, byte_ptr(ebx + eax))?;
+        a.mov(byte_ptr(edi), al)?;
+        a.inc(esi)?;
+        a.inc(edi)?;
+        a.jmp(head)
+    });
+    let ops = op_kinds(&code, nth_insn(&code, 3));
+    assert!(ops.iter().any(|o| o == "Xlat"), "{ops:?}");
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 4_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}

@@ -28,6 +28,8 @@ use crate::cpu::{Cpu, FlagOp, LazyFlags};
 use crate::mem::GuestMemory;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+const _: () = assert!(std::mem::size_of::<Op>() == 16);
+
 /// Register file size (masked indices, so no bounds checks); programs needing
 /// more registers are not compiled.
 pub const MAX_REGS: usize = 1024;
@@ -45,6 +47,8 @@ const PRE: u16 = u16::MAX;
 const N_SHIFT: u32 = 10;
 const N_BLOCK: u16 = 1 << N_SHIFT;
 const N_INSNS: u16 = N_BLOCK - 1;
+/// Back edges between two looks at the halt flag and the code epoch.
+const POLL: u64 = 64;
 
 #[inline(always)]
 fn g(r: &Regs, i: u16) -> u32 {
@@ -182,6 +186,20 @@ pub enum Op {
     Ld16Ins {
         d: u16,
         m: Mem,
+    },
+    /// A byte translate, three accesses as one op: `d = zx [m0]`, then
+    /// `d.low8 = [m1]`, then `[m2] = d.low8`, the `Mem`s being `mems[k..k + 3]`
+    /// (`movzx eax,[esi]; mov al,[ebx+eax]; mov [edi],al`).
+    Xlat {
+        d: u16,
+        k: u16,
+    },
+    /// `Xlat` whose store goes to the byte its first load read (same address
+    /// registers, untouched by `d`, same window slot, which is a written one):
+    /// the store reuses the first access's proved host byte.
+    XlatRmw {
+        d: u16,
+        k: u16,
     },
     St8 {
         s: u16,
@@ -356,6 +374,20 @@ pub enum Op {
         tt: u16,
         f: u16,
     },
+    /// A byte load into `d` (zero-extended, or into its low lane when `ins`) at
+    /// `mems[k]`, then `AndBZ` testing `d` against `b` (`mov al,[esi]; test al,3;
+    /// jz`). The record and branch are those of the `AndBZ`.
+    Ld8AndBZ {
+        ins: bool,
+        size: u8,
+        neg: bool,
+        d: u16,
+        k: u16,
+        b: u16,
+        n: u16,
+        tt: u16,
+        f: u16,
+    },
     /// Any other forwarded branch.
     Bcc {
         cc: u8,
@@ -381,6 +413,8 @@ pub struct Flat {
     head: u16,
     /// Register slots holding constants, written at entry.
     consts: Vec<(u16, u32)>,
+    /// Operands of the ops with more accesses than an `Op` holds.
+    mems: Vec<Mem>,
     exits: Vec<ExitStub>,
 }
 
@@ -545,6 +579,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let used = uses(p);
     let once = |v: VReg| v >= NGUEST && used.get(v as usize) == Some(&1);
     let mut ops: Vec<Op> = Vec::new();
+    let mut mems: Vec<Mem> = Vec::new();
     // Branch targets are patched once every block has its op index: until then
     // they hold `Target`s encoded as block (< 0x8000) or exit (0x8000 | id).
     const EXIT_TAG: u16 = 0x8000;
@@ -839,6 +874,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                 }
             }
         }
+        fuse_accesses(&mut ops, part_start, &mut mems);
         if part {
             continue;
         }
@@ -900,7 +936,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                 }
             }
         });
-        fuse_term(&mut ops, *starts.last().unwrap_or(&0) as usize);
+        let start = *starts.last().unwrap_or(&0) as usize;
+        fuse_term(&mut ops, start);
+        fuse_load_branch(&mut ops, start, &mut mems);
     }
     let (ops, starts) = inline_jumps(ops, &starts);
     let mut ops = ops;
@@ -917,189 +955,12 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         })
     };
     for k in 0..ops.len() {
-        match ops[k] {
-            Op::Jmp { n, t } => {
-                let t = fix(t, &mut ops);
-                ops[k] = Op::Jmp { n, t };
-            }
-            Op::Jcc { cc, n, t, f } => {
-                let (t, f) = (fix(t, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::Jcc { cc, n, t, f };
-            }
-            Op::BccZ {
-                neg,
-                r,
-                mask,
-                n,
-                t,
-                f,
-            } => {
-                let (t, f) = (fix(t, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::BccZ {
-                    neg,
-                    r,
-                    mask,
-                    n,
-                    t,
-                    f,
-                };
-            }
-            Op::BccB {
-                neg,
-                a,
-                b,
-                mask,
-                n,
-                t,
-                f,
-            } => {
-                let (t, f) = (fix(t, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::BccB {
-                    neg,
-                    a,
-                    b,
-                    mask,
-                    n,
-                    t,
-                    f,
-                };
-            }
-            Op::Bcc {
-                cc,
-                op,
-                size,
-                res,
-                a,
-                b,
-                n,
-                t,
-                f,
-            } => {
-                let (t, f) = (fix(t, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::Bcc {
-                    cc,
-                    op,
-                    size,
-                    res,
-                    a,
-                    b,
-                    n,
-                    t,
-                    f,
-                };
-            }
-            Op::DecBZ {
-                size,
-                neg,
-                t,
-                d,
-                a,
-                n,
-                tt,
-                f,
-            } => {
-                let (tt, f) = (fix(tt, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::DecBZ {
-                    size,
-                    neg,
-                    t,
-                    d,
-                    a,
-                    n,
-                    tt,
-                    f,
-                };
-            }
-            Op::IncBZ {
-                size,
-                neg,
-                t,
-                d,
-                a,
-                n,
-                tt,
-                f,
-            } => {
-                let (tt, f) = (fix(tt, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::IncBZ {
-                    size,
-                    neg,
-                    t,
-                    d,
-                    a,
-                    n,
-                    tt,
-                    f,
-                };
-            }
-            Op::AndBZ {
-                size,
-                neg,
-                t,
-                a,
-                b,
-                n,
-                tt,
-                f,
-            } => {
-                let (tt, f) = (fix(tt, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::AndBZ {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                };
-            }
-            Op::SubBZ {
-                size,
-                neg,
-                t,
-                a,
-                b,
-                n,
-                tt,
-                f,
-            } => {
-                let (tt, f) = (fix(tt, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::SubBZ {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                };
-            }
-            Op::SubBB {
-                size,
-                neg,
-                t,
-                a,
-                b,
-                n,
-                tt,
-                f,
-            } => {
-                let (tt, f) = (fix(tt, &mut ops), fix(f, &mut ops));
-                ops[k] = Op::SubBB {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                };
-            }
-            _ => {}
+        let mut op = ops[k];
+        let (a, b) = targets(&mut op);
+        for t in [a, b].into_iter().flatten() {
+            *t = fix(*t, &mut ops);
         }
+        ops[k] = op;
     }
     if ops.len() >= EXIT_TAG as usize {
         return Err(NoFlat::Size);
@@ -1110,17 +971,29 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let len = ops.len();
     let ok = |t: u16| (t as usize) < len;
     let valid = ops.iter().enumerate().all(|(k, op)| match *op {
-        Op::Jmp { t, .. } => ok(t),
-        Op::Jcc { t, f, .. }
-        | Op::BccZ { t, f, .. }
-        | Op::BccB { t, f, .. }
-        | Op::Bcc { t, f, .. } => ok(t) && ok(f),
-        Op::DecBZ { tt, f, .. }
-        | Op::IncBZ { tt, f, .. }
-        | Op::AndBZ { tt, f, .. }
-        | Op::SubBZ { tt, f, .. }
-        | Op::SubBB { tt, f, .. } => ok(tt) && ok(f),
+        Op::Jmp { .. }
+        | Op::Jcc { .. }
+        | Op::BccZ { .. }
+        | Op::BccB { .. }
+        | Op::Bcc { .. }
+        | Op::DecBZ { .. }
+        | Op::IncBZ { .. }
+        | Op::AndBZ { .. }
+        | Op::SubBZ { .. }
+        | Op::SubBB { .. }
+        | Op::Ld8AndBZ { .. } => {
+            let mut op = *op;
+            let loads = match op {
+                Op::Ld8AndBZ { k, .. } => (k as usize) < mems.len(),
+                _ => true,
+            };
+            let (a, b) = targets(&mut op);
+            loads && [a, b].into_iter().flatten().all(|t| ok(*t))
+        }
         Op::Exit { .. } => true,
+        Op::Xlat { k: m, .. } | Op::XlatRmw { k: m, .. } => {
+            m as usize + 3 <= mems.len() && k + 1 < len
+        }
         _ => k + 1 < len,
     });
     if !valid {
@@ -1130,8 +1003,27 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         head: starts[0],
         ops,
         consts: cx.consts,
+        mems,
         exits: p.exits.clone(),
     })
+}
+
+/// The branch targets of a block end (none for any other op).
+fn targets(op: &mut Op) -> (Option<&mut u16>, Option<&mut u16>) {
+    match op {
+        Op::Jmp { t, .. } => (Some(t), None),
+        Op::Jcc { t, f, .. }
+        | Op::BccZ { t, f, .. }
+        | Op::BccB { t, f, .. }
+        | Op::Bcc { t, f, .. }
+        | Op::DecBZ { tt: t, f, .. }
+        | Op::IncBZ { tt: t, f, .. }
+        | Op::AndBZ { tt: t, f, .. }
+        | Op::SubBZ { tt: t, f, .. }
+        | Op::SubBB { tt: t, f, .. }
+        | Op::Ld8AndBZ { tt: t, f, .. } => (Some(t), Some(f)),
+        _ => (None, None),
+    }
 }
 
 /// The block-end charge of a terminator.
@@ -1146,7 +1038,8 @@ fn charge(op: &mut Op) -> Option<&mut u16> {
         | Op::IncBZ { n, .. }
         | Op::AndBZ { n, .. }
         | Op::SubBZ { n, .. }
-        | Op::SubBB { n, .. } => Some(n),
+        | Op::SubBB { n, .. }
+        | Op::Ld8AndBZ { n, .. } => Some(n),
         _ => None,
     }
 }
@@ -1171,6 +1064,9 @@ fn inline_jumps(ops: Vec<Op>, starts: &[u16]) -> (Vec<Op>, Vec<u16>) {
                         | Op::Ld32 { .. }
                         | Op::Ld8Ins { .. }
                         | Op::Ld16Ins { .. }
+                        | Op::Xlat { .. }
+                        | Op::XlatRmw { .. }
+                        | Op::Ld8AndBZ { .. }
                         | Op::St8 { .. }
                         | Op::St16 { .. }
                         | Op::St32 { .. }
@@ -1331,79 +1227,114 @@ fn fuse_term(ops: &mut Vec<Op>, start: usize) {
             sh: 0,
             mask: em,
         }) if e > ZERO => {
-            let sub = |v: u16| if v == e { src } else { v };
             let keep = |size: u8| em & mask(size) == mask(size);
-            let f2 = match fused {
-                Op::AndBZ {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                } if keep(size) => Some(Op::AndBZ {
-                    size,
-                    neg,
-                    t,
-                    a: sub(a),
-                    b: sub(b),
-                    n,
-                    tt,
-                    f,
-                }),
-                Op::SubBZ {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                } if keep(size) => Some(Op::SubBZ {
-                    size,
-                    neg,
-                    t,
-                    a: sub(a),
-                    b: sub(b),
-                    n,
-                    tt,
-                    f,
-                }),
-                Op::SubBB {
-                    size,
-                    neg,
-                    t,
-                    a,
-                    b,
-                    n,
-                    tt,
-                    f,
-                } if keep(size) => Some(Op::SubBB {
-                    size,
-                    neg,
-                    t,
-                    a: sub(a),
-                    b: sub(b),
-                    n,
-                    tt,
-                    f,
-                }),
-                _ => None,
-            };
-            match f2 {
-                Some(f2) => {
+            let mut f2 = fused;
+            match &mut f2 {
+                Op::AndBZ { size, a, b, .. }
+                | Op::SubBZ { size, a, b, .. }
+                | Op::SubBB { size, a, b, .. }
+                    if keep(*size) =>
+                {
+                    for v in [a, b] {
+                        if *v == e {
+                            *v = src;
+                        }
+                    }
                     ops.pop();
                     f2
                 }
-                None => fused,
+                _ => fused,
             }
         }
         _ => fused,
     };
     ops.push(fused);
+}
+
+/// Fuses access sequences of one block (from `start`) into ops whose extra
+/// operands go to `mems`. The fused op runs the same accesses in the same order and
+/// leaves through the failing access's own exit after the effects of the ones
+/// before it, as the separate ops would.
+fn fuse_accesses(ops: &mut Vec<Op>, start: usize, mems: &mut Vec<Mem>) {
+    let mut out = Vec::with_capacity(ops.len() - start);
+    let mut k = start;
+    while k < ops.len() {
+        if let (
+            Op::Ld8 { d, m: m0 },
+            Some(&Op::Ld8Ins { d: d1, m: m1 }),
+            Some(&Op::St8 { s, m: m2 }),
+        ) = (ops[k], ops.get(k + 1), ops.get(k + 2))
+            && d1 == d
+            && s == d
+            && mems.len() + 3 <= u16::MAX as usize
+        {
+            let kk = mems.len() as u16;
+            mems.extend_from_slice(&[m0, m1, m2]);
+            let same = (m0.b, m0.i, m0.sc, m0.w, m0.disp) == (m2.b, m2.i, m2.sc, m2.w, m2.disp)
+                && m0.w & WRITE != 0
+                && m0.b != d
+                && m0.i != d;
+            out.push(if same {
+                Op::XlatRmw { d, k: kk }
+            } else {
+                Op::Xlat { d, k: kk }
+            });
+            k += 3;
+            continue;
+        }
+        out.push(ops[k]);
+        k += 1;
+    }
+    ops.truncate(start);
+    ops.extend(out);
+}
+
+/// Fuses a block's last byte load into the `AndBZ` ending it that tests the
+/// loaded register (`start`: the block's first op).
+fn fuse_load_branch(ops: &mut Vec<Op>, start: usize, mems: &mut Vec<Mem>) {
+    let k = ops.len();
+    if k < start + 2 || mems.len() >= u16::MAX as usize {
+        return;
+    }
+    let (
+        (ins, d, m),
+        Op::AndBZ {
+            size,
+            neg,
+            t: _,
+            a,
+            b,
+            n,
+            tt,
+            f,
+        },
+    ) = (
+        match ops[k - 2] {
+            Op::Ld8 { d, m } => (false, d, m),
+            Op::Ld8Ins { d, m } => (true, d, m),
+            _ => return,
+        },
+        ops[k - 1],
+    )
+    else {
+        return;
+    };
+    if a != d {
+        return;
+    }
+    mems.push(m);
+    ops.truncate(k - 2);
+    ops.push(Op::Ld8AndBZ {
+        ins,
+        size,
+        neg,
+        d,
+        k: (mems.len() - 1) as u16,
+        b,
+        n,
+        tt,
+        f,
+    });
 }
 
 fn load(size: u8, d: u16, m: Mem) -> Op {
@@ -1477,6 +1408,7 @@ pub fn run(
     let epoch = mem.code_epoch();
     let limit = target.saturating_sub(cpu.retired);
     let ops = &f.ops[..];
+    let mems = &f.mems[..];
     // Instructions charged (low half) and blocks (high half): one add per block
     // end. The head leaves before the low half could reach 2^31.
     let mut acc: u64 = 0;
@@ -1489,10 +1421,10 @@ pub fn run(
     };
     let mut pc = 0usize;
 
-    // One access of a `$t`: window test (re-proof on a miss), layout check, then
-    // the host access, a load (`$m, $t`) or a store (`$m, $t, $v`).
-    macro_rules! access {
-        ($m:expr, $t:ty $(, $v:expr)?) => {{
+    // The host address of an access of a `$t` at `$m`: window test (re-proof on
+    // a miss) and layout check, or leave through the access's exit.
+    macro_rules! window {
+        ($m:expr, $t:ty) => {{
             let m: Mem = $m;
             let n = std::mem::size_of::<$t>() as u32;
             let ga = m.ea(r);
@@ -1503,7 +1435,14 @@ pub fn run(
             if lay.load(Ordering::Acquire) != lay0 {
                 break m.x;
             }
-            let p = host.wrapping_add(ga as usize) as *mut $t;
+            host.wrapping_add(ga as usize) as *mut $t
+        }};
+    }
+
+    // One access: a load (`$m, $t`) or a store (`$m, $t, $v`).
+    macro_rules! access {
+        ($m:expr, $t:ty $(, $v:expr)?) => {{
+            let p = window!($m, $t);
             // SAFETY: `ga..ga+n` lies inside a window, i.e. inside one guest page
             // that `fast_page` accepted during this entry (for a slot any store goes
             // through: as writable and free of decoded code), and the layout epoch
@@ -1516,8 +1455,27 @@ pub fn run(
         (@op $p:ident, $v:expr) => { $p.write_unaligned($v) };
     }
 
+    // The three operands of a fused access op.
+    macro_rules! mems3 {
+        ($k:expr) => {{
+            // SAFETY: `build` checked `k + 3 <= mems.len()` for every op that
+            // names operands there.
+            unsafe {
+                let k = $k as usize;
+                (
+                    *mems.get_unchecked(k),
+                    *mems.get_unchecked(k + 1),
+                    *mems.get_unchecked(k + 2),
+                )
+            }
+        }};
+    }
+
     // A block end: charge the block, go to `$to`; a back edge runs the head's
-    // visit count and budget check here instead of dispatching its `Head`.
+    // visit count and budget check here instead of dispatching its `Head`. Halt
+    // and another thread's code write are asked every `POLL` back edges (and by
+    // the `Head` of the entry): both come from other threads at no fixed point of
+    // this one's run, and nothing this thread does in the engine changes either.
     macro_rules! goto {
         ($n:expr, $to:expr) => {{
             let n: u16 = $n;
@@ -1526,13 +1484,37 @@ pub fn run(
             if pc == head {
                 visits += 1;
                 if (acc as u32 as u64) + head_max >= limit
-                    || halt.load(Ordering::Relaxed)
-                    || mem.code_epoch() != epoch
+                    || (visits % POLL == 0
+                        && (halt.load(Ordering::Relaxed) || mem.code_epoch() != epoch))
                 {
                     break head_x;
                 }
                 pc = head + 1;
             }
+        }};
+    }
+
+    // ALU op + its flag record + both copies of the result (`t = d = a op b`).
+    macro_rules! alu_f {
+        ($fop:ident, $size:expr, $t:expr, $d:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $v:expr) => {{
+            let ($x, $y) = (g(r, $a), g(r, $b));
+            let v = $v;
+            fl.set(FlagOp::$fop, $size as u32, v, $x, $y);
+            s(r, $t, v);
+            s(r, $d, v);
+        }};
+    }
+    macro_rules! incdec_f {
+        ($inc:expr, $size:expr, $t:expr, $d:expr, $a:expr) => {{
+            let x = g(r, $a);
+            let v = if $inc {
+                x.wrapping_add(1)
+            } else {
+                x.wrapping_sub(1)
+            };
+            fl.set_incdec($inc, $size as u32, v, x);
+            s(r, $t, v);
+            s(r, $d, v);
         }};
     }
 
@@ -1591,6 +1573,27 @@ pub fn run(
                 let v = access!(m, u16);
                 s(r, d, (g(r, d) & !0xffff) | v as u32);
             }
+            Op::Xlat { d, k } => {
+                let (m0, m1, m2) = mems3!(k);
+                let v = access!(m0, u8) as u32;
+                s(r, d, v);
+                let v = (v & !0xff) | access!(m1, u8) as u32;
+                s(r, d, v);
+                access!(m2, u8, v as u8);
+            }
+            Op::XlatRmw { d, k } => {
+                let (m0, m1, _) = mems3!(k);
+                let p = window!(m0, u8);
+                // SAFETY: as in `access!`; the store goes to the same byte, which
+                // the window proved writable (the slot is a written one) and whose
+                // layout the second access re-checked.
+                let v = unsafe { p.read_unaligned() } as u32;
+                s(r, d, v);
+                let v = (v & !0xff) | access!(m1, u8) as u32;
+                s(r, d, v);
+                // SAFETY: see above.
+                unsafe { p.write_unaligned(v as u8) };
+            }
             Op::St8 { s: v, m } => {
                 let v = g(r, v) as u8;
                 access!(m, u8, v);
@@ -1616,54 +1619,16 @@ pub fn run(
                 fl.set_incdec(inc, size as u32, g(r, res), g(r, a));
             }
             Op::AddF { size, t, d, a, b } => {
-                let (x, y) = (g(r, a), g(r, b));
-                let v = x.wrapping_add(y);
-                fl.set(FlagOp::Add, size as u32, v, x, y);
-                s(r, t, v);
-                s(r, d, v);
+                alu_f!(Add, size, t, d, a, b, |x, y| x.wrapping_add(y))
             }
             Op::SubF { size, t, d, a, b } => {
-                let (x, y) = (g(r, a), g(r, b));
-                let v = x.wrapping_sub(y);
-                fl.set(FlagOp::Sub, size as u32, v, x, y);
-                s(r, t, v);
-                s(r, d, v);
+                alu_f!(Sub, size, t, d, a, b, |x, y| x.wrapping_sub(y))
             }
-            Op::AndF { size, t, d, a, b } => {
-                let (x, y) = (g(r, a), g(r, b));
-                let v = x & y;
-                fl.set(FlagOp::Logic, size as u32, v, x, y);
-                s(r, t, v);
-                s(r, d, v);
-            }
-            Op::OrF { size, t, d, a, b } => {
-                let (x, y) = (g(r, a), g(r, b));
-                let v = x | y;
-                fl.set(FlagOp::Logic, size as u32, v, x, y);
-                s(r, t, v);
-                s(r, d, v);
-            }
-            Op::XorF { size, t, d, a, b } => {
-                let (x, y) = (g(r, a), g(r, b));
-                let v = x ^ y;
-                fl.set(FlagOp::Logic, size as u32, v, x, y);
-                s(r, t, v);
-                s(r, d, v);
-            }
-            Op::IncF { size, t, d, a } => {
-                let x = g(r, a);
-                let v = x.wrapping_add(1);
-                fl.set_incdec(true, size as u32, v, x);
-                s(r, t, v);
-                s(r, d, v);
-            }
-            Op::DecF { size, t, d, a } => {
-                let x = g(r, a);
-                let v = x.wrapping_sub(1);
-                fl.set_incdec(false, size as u32, v, x);
-                s(r, t, v);
-                s(r, d, v);
-            }
+            Op::AndF { size, t, d, a, b } => alu_f!(Logic, size, t, d, a, b, |x, y| x & y),
+            Op::OrF { size, t, d, a, b } => alu_f!(Logic, size, t, d, a, b, |x, y| x | y),
+            Op::XorF { size, t, d, a, b } => alu_f!(Logic, size, t, d, a, b, |x, y| x ^ y),
+            Op::IncF { size, t, d, a } => incdec_f!(true, size, t, d, a),
+            Op::DecF { size, t, d, a } => incdec_f!(false, size, t, d, a),
             Op::Guard { m, len } => {
                 let ga = m.ea(r);
                 // The guard proves the page the stream starts in (and the next one
@@ -1812,6 +1777,27 @@ pub fn run(
                 fl.set(FlagOp::Sub, size as u32, v, x, y);
                 goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
+            Op::Ld8AndBZ {
+                ins,
+                size,
+                neg,
+                d,
+                k,
+                b,
+                n,
+                tt,
+                f,
+            } => {
+                // SAFETY: `build` checked `k < mems.len()`.
+                let m = unsafe { *mems.get_unchecked(k as usize) };
+                let v = access!(m, u8) as u32;
+                let x = if ins { (g(r, d) & !0xff) | v } else { v };
+                s(r, d, x);
+                let y = g(r, b);
+                let v = x & y;
+                fl.set(FlagOp::Logic, size as u32, v, x, y);
+                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
+            }
             Op::SubBB {
                 size,
                 neg,
@@ -1895,29 +1881,44 @@ mod tests {
     }
 
     #[test]
-    fn lut_loop_is_six_ops_per_iteration() {
+    fn lut_loop_is_four_ops_per_iteration() {
         // movzx eax,[esi]; mov al,[ebx+eax]; mov [edi],al; add edx,eax; inc esi;
-        // inc edi; dec ecx; jnz: loads fused with their extension/insert, the ADD
-        // with its flag record and copy, the two INCs (flags dead) as one op, and
-        // the DEC with its record and the forwarded JNZ.
+        // inc edi; dec ecx; jnz: the three accesses of the translate as one op,
+        // the ADD with its flag record and copy, the two INCs (flags dead) as one
+        // op, and the DEC with its record and the forwarded JNZ.
         assert_eq!(
             inner_loop_ops(crate::bench::uop_lut(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Ld8", "Ld8Ins", "St8", "AddF", "Add2", "DecBZ",
-                "Exit"
+                "Guard", "Guard", "Guard", "Head", "Xlat", "AddF", "Add2", "DecBZ", "Exit"
             ]
         );
     }
 
     #[test]
-    fn h3shadow_test_folds_the_extension_into_the_branch() {
-        // mov al,[esi]; test al,3; jz: the zero-extension of AL the TEST's 8-bit
-        // record reads is folded into the fused test-and-branch.
+    fn h3shadow_fuses_the_keyed_load_test_and_the_in_place_translate() {
+        // mov al,[esi]; test al,3; jz: the load, and the zero-extension of AL the
+        // TEST's 8-bit record reads, folded into the fused test-and-branch; the
+        // translate's store goes to the byte its first load read.
         assert_eq!(
             inner_loop_ops(crate::bench::uop_h3shadow(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Ld8Ins", "AndBZ", "Ld8", "Ld8Ins", "St8",
-                "Add2", "DecBZ", "Add2", "DecBZ", "Exit"
+                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "XlatRmw", "Add2", "DecBZ", "Add2",
+                "DecBZ", "Exit"
+            ]
+        );
+    }
+
+    #[test]
+    fn blk_mix512_head_fuses_its_load_and_test() {
+        // movzx eax,[esi]; test al,1; jz: one op at the head; the JMPs to the
+        // diamonds' joins are replaced by copies of the join blocks.
+        assert_eq!(
+            inner_loop_ops(crate::bench::uop_blk_mix512(0x10000)),
+            [
+                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "AddF", "AndBZ", "Xor", "AndBZ",
+                "AndBZ", "SubF", "St8", "SubBB", "Shl", "Add2", "SubBB", "SubBB", "Ld8", "XorF",
+                "AndF", "Add", "DecBZ", "Add", "AndF", "Add", "DecBZ", "AndF", "Add", "DecBZ",
+                "Exit"
             ]
         );
     }
