@@ -327,6 +327,9 @@ pub enum Op {
     DecBZ {
         size: u8,
         neg: bool,
+        /// The record this op replaces is known to be a logic op's (CF clear):
+        /// the kept CF needs no look at it (`known_carry`).
+        cf0: bool,
         t: u16,
         d: u16,
         a: u16,
@@ -337,6 +340,9 @@ pub enum Op {
     IncBZ {
         size: u8,
         neg: bool,
+        /// The record this op replaces is known to be a logic op's (CF clear):
+        /// the kept CF needs no look at it (`known_carry`).
+        cf0: bool,
         t: u16,
         d: u16,
         a: u16,
@@ -656,6 +662,14 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                                 d = d2;
                                 k += 1;
                             }
+                            // The temporary read only by the record and the copy
+                            // is written as the register itself (`dead_records`
+                            // can then drop the record alone).
+                            let t = if d != t && used.get(t as usize) == Some(&2) {
+                                d
+                            } else {
+                                t
+                            };
                             let (t, d) = (cx.reg(t)?, cx.reg(d)?);
                             let (a, b) = (cx.val(a)?, cx.val(b)?);
                             ops.push(match kind {
@@ -940,8 +954,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         fuse_term(&mut ops, start);
         fuse_load_branch(&mut ops, start, &mut mems);
     }
-    let (ops, starts) = inline_jumps(ops, &starts);
-    let mut ops = ops;
+    let (mut ops, starts) = inline_jumps(ops, &starts);
+    dead_records(&mut ops);
+    known_carry(&mut ops, &starts);
     // Exit ops, one per exit id a branch takes.
     let mut exit_op = vec![None; p.exits.len()];
     let mut fix = |t: u16, ops: &mut Vec<Op>| -> u16 {
@@ -1006,6 +1021,57 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         mems,
         exits: p.exits.clone(),
     })
+}
+
+/// Drops the flag record of an ALU op when the ops after it in its block
+/// overwrite the whole record before anything could read it: no exit (access,
+/// budget check, block end) and no INC/DEC (which keeps CF) in between, and the
+/// overwriting op writes op, size and operands the way the dropped one did
+/// (`aux` is left alone by both). Runs after tail duplication, so a block and
+/// the copy of its jump target are one run of ops.
+fn dead_records(ops: &mut [Op]) {
+    for k in 0..ops.len() {
+        let plain = match ops[k] {
+            Op::AddF { t, d, a, b, .. } if t == d => Op::Add { d, a, b },
+            Op::SubF { t, d, a, b, .. } if t == d => Op::Sub { d, a, b },
+            Op::AndF { t, d, a, b, .. } if t == d => Op::And { d, a, b },
+            Op::OrF { t, d, a, b, .. } if t == d => Op::Or { d, a, b },
+            Op::XorF { t, d, a, b, .. } if t == d => Op::Xor { d, a, b },
+            _ => continue,
+        };
+        for op in &ops[k + 1..] {
+            match op {
+                // These write the whole record before they could leave.
+                Op::AddF { .. }
+                | Op::SubF { .. }
+                | Op::AndF { .. }
+                | Op::OrF { .. }
+                | Op::XorF { .. }
+                | Op::AndBZ { .. }
+                | Op::SubBZ { .. }
+                | Op::SubBB { .. } => {
+                    ops[k] = plain;
+                    break;
+                }
+                // Neither read nor write the record, nor leave.
+                Op::Mov { .. }
+                | Op::Add { .. }
+                | Op::Sub { .. }
+                | Op::And { .. }
+                | Op::Or { .. }
+                | Op::Xor { .. }
+                | Op::Shl { .. }
+                | Op::Shr { .. }
+                | Op::Sar { .. }
+                | Op::Mul { .. }
+                | Op::Add2 { .. }
+                | Op::ExtU { .. }
+                | Op::ExtS { .. }
+                | Op::Ins { .. } => {}
+                _ => break,
+            }
+        }
+    }
 }
 
 /// The branch targets of a block end (none for any other op).
@@ -1124,6 +1190,7 @@ fn fuse_term(ops: &mut Vec<Op>, start: usize) {
         ) if r == t && m == mask(size) => Op::DecBZ {
             size,
             neg,
+            cf0: false,
             t,
             d,
             a,
@@ -1144,6 +1211,7 @@ fn fuse_term(ops: &mut Vec<Op>, start: usize) {
         ) if r == t && m == mask(size) => Op::IncBZ {
             size,
             neg,
+            cf0: false,
             t,
             d,
             a,
@@ -1353,6 +1421,76 @@ fn store(size: u8, s: u16, m: Mem) -> Op {
     }
 }
 
+/// `LazyFlags::set` for the sizes records have (8, 16, 32), its mask without a
+/// branch.
+#[inline(always)]
+fn rec(fl: &mut LazyFlags, op: FlagOp, size: u8, res: u32, a: u32, b: u32) {
+    let m = rmask(size);
+    fl.op = op;
+    fl.sb = size.wrapping_sub(1);
+    fl.res = res & m;
+    fl.a = a & m;
+    fl.b = b & m;
+}
+
+/// Marks the INC/DEC-and-branch ops whose block, before them, last writes a
+/// logic op's record (CF clear) as not needing to compute the CF they keep.
+/// Only ops of the same block are looked at (its start is where paths join).
+fn known_carry(ops: &mut [Op], starts: &[u16]) {
+    for k in 0..ops.len() {
+        if !matches!(ops[k], Op::DecBZ { .. } | Op::IncBZ { .. }) {
+            continue;
+        }
+        let start = starts
+            .iter()
+            .map(|&s| s as usize)
+            .filter(|&s| s <= k)
+            .max()
+            .unwrap_or(0);
+        let mut logic = false;
+        for op in ops[start..k].iter().rev() {
+            match op {
+                Op::AndF { .. } | Op::OrF { .. } | Op::XorF { .. } => {
+                    logic = true;
+                    break;
+                }
+                Op::Flags { op, .. } => {
+                    logic = *op == FlagOp::Logic;
+                    break;
+                }
+                Op::Mov { .. }
+                | Op::Add { .. }
+                | Op::Sub { .. }
+                | Op::And { .. }
+                | Op::Or { .. }
+                | Op::Xor { .. }
+                | Op::Shl { .. }
+                | Op::Shr { .. }
+                | Op::Sar { .. }
+                | Op::Mul { .. }
+                | Op::Add2 { .. }
+                | Op::ExtU { .. }
+                | Op::ExtS { .. }
+                | Op::Ins { .. }
+                | Op::Ld8 { .. }
+                | Op::Ld16 { .. }
+                | Op::Ld32 { .. }
+                | Op::Ld8Ins { .. }
+                | Op::Ld16Ins { .. }
+                | Op::Xlat { .. }
+                | Op::XlatRmw { .. }
+                | Op::St8 { .. }
+                | Op::St16 { .. }
+                | Op::St32 { .. } => {}
+                _ => break,
+            }
+        }
+        if let Op::DecBZ { cf0, .. } | Op::IncBZ { cf0, .. } = &mut ops[k] {
+            *cf0 = logic;
+        }
+    }
+}
+
 /// Guest pages `[lo, lo + len)` proved fast for this entry.
 #[derive(Clone, Copy, Default)]
 struct Win {
@@ -1499,7 +1637,7 @@ pub fn run(
         ($fop:ident, $size:expr, $t:expr, $d:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $v:expr) => {{
             let ($x, $y) = (g(r, $a), g(r, $b));
             let v = $v;
-            fl.set(FlagOp::$fop, $size as u32, v, $x, $y);
+            rec(&mut fl, FlagOp::$fop, $size, v, $x, $y);
             s(r, $t, v);
             s(r, $d, v);
         }};
@@ -1515,6 +1653,39 @@ pub fn run(
             fl.set_incdec($inc, $size as u32, v, x);
             s(r, $t, v);
             s(r, $d, v);
+        }};
+    }
+
+    // INC/DEC + its record + the forwarded branch on its result being zero. The
+    // fused branches do not write their temporary: it ends its block, so nothing
+    // reads it.
+    macro_rules! incdec_bz {
+        ($inc:expr, $size:expr, $neg:expr, $cf0:expr, $d:expr, $a:expr, $n:expr, $tt:expr, $f:expr) => {{
+            let x = g(r, $a);
+            let v = if $inc {
+                x.wrapping_add(1)
+            } else {
+                x.wrapping_sub(1)
+            };
+            let cf = !$cf0 && fl.cf();
+            rec(
+                &mut fl,
+                if $inc { FlagOp::Inc } else { FlagOp::Dec },
+                $size,
+                v,
+                x,
+                1,
+            );
+            fl.aux = cf as u32;
+            s(r, $d, v);
+            goto!(
+                $n,
+                if (v & rmask($size) == 0) != $neg {
+                    $tt
+                } else {
+                    $f
+                }
+            )
         }};
     }
 
@@ -1718,35 +1889,25 @@ pub fn run(
             Op::DecBZ {
                 size,
                 neg,
-                t: _,
+                cf0,
                 d,
                 a,
                 n,
                 tt,
                 f,
-            } => {
-                let x = g(r, a);
-                let v = x.wrapping_sub(1);
-                fl.set_incdec(false, size as u32, v, x);
-                s(r, d, v);
-                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
-            }
+                ..
+            } => incdec_bz!(false, size, neg, cf0, d, a, n, tt, f),
             Op::IncBZ {
                 size,
                 neg,
-                t: _,
+                cf0,
                 d,
                 a,
                 n,
                 tt,
                 f,
-            } => {
-                let x = g(r, a);
-                let v = x.wrapping_add(1);
-                fl.set_incdec(true, size as u32, v, x);
-                s(r, d, v);
-                goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
-            }
+                ..
+            } => incdec_bz!(true, size, neg, cf0, d, a, n, tt, f),
             Op::AndBZ {
                 size,
                 neg,
@@ -1759,7 +1920,7 @@ pub fn run(
             } => {
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x & y;
-                fl.set(FlagOp::Logic, size as u32, v, x, y);
+                rec(&mut fl, FlagOp::Logic, size, v, x, y);
                 goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBZ {
@@ -1774,7 +1935,7 @@ pub fn run(
             } => {
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
-                fl.set(FlagOp::Sub, size as u32, v, x, y);
+                rec(&mut fl, FlagOp::Sub, size, v, x, y);
                 goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::Ld8AndBZ {
@@ -1795,7 +1956,7 @@ pub fn run(
                 s(r, d, x);
                 let y = g(r, b);
                 let v = x & y;
-                fl.set(FlagOp::Logic, size as u32, v, x, y);
+                rec(&mut fl, FlagOp::Logic, size, v, x, y);
                 goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
             Op::SubBB {
@@ -1810,7 +1971,7 @@ pub fn run(
             } => {
                 let (x, y) = (g(r, a), g(r, b));
                 let v = x.wrapping_sub(y);
-                fl.set(FlagOp::Sub, size as u32, v, x, y);
+                rec(&mut fl, FlagOp::Sub, size, v, x, y);
                 let m = rmask(size);
                 goto!(n, if ((x & m) < (y & m)) != neg { tt } else { f })
             }
@@ -1849,6 +2010,14 @@ mod tests {
 
     /// The op kinds the inner loop of a bench shape compiles to.
     fn inner_loop_ops(s: crate::bench::Shape) -> Vec<String> {
+        inner_loop_debug(s)
+            .iter()
+            .map(|d| d.split([' ', '{']).next().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// The ops the inner loop of a bench shape compiles to, as `Debug` text.
+    fn inner_loop_debug(s: crate::bench::Shape) -> Vec<String> {
         let m = Machine::new();
         m.mem.write_bytes(CODE, &s.code).unwrap();
         let env = crate::uop::lower::Env {
@@ -1870,14 +2039,7 @@ mod tests {
         let Verdict::Run(c) = compile(&m.mem, head, &env) else {
             panic!("{} lowers", s.name)
         };
-        c.flat
-            .ops
-            .iter()
-            .map(|o| {
-                let d = format!("{o:?}");
-                d.split([' ', '{']).next().unwrap_or_default().to_string()
-            })
-            .collect()
+        c.flat.ops.iter().map(|o| format!("{o:?}")).collect()
     }
 
     #[test]
@@ -1915,11 +2077,30 @@ mod tests {
         assert_eq!(
             inner_loop_ops(crate::bench::uop_blk_mix512(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "AddF", "AndBZ", "Xor", "AndBZ",
-                "AndBZ", "SubF", "St8", "SubBB", "Shl", "Add2", "SubBB", "SubBB", "Ld8", "XorF",
+                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "Add", "AndBZ", "Xor", "AndBZ",
+                "AndBZ", "SubF", "St8", "SubBB", "Shl", "Add2", "SubBB", "SubBB", "Ld8", "Xor",
                 "AndF", "Add", "DecBZ", "Add", "AndF", "Add", "DecBZ", "AndF", "Add", "DecBZ",
                 "Exit"
             ]
+        );
+    }
+
+    #[test]
+    fn blk_mix512_drops_overwritten_records_and_knows_the_kept_carry() {
+        // `add edx,eax` and `xor edx,eax` above have lost their records (the
+        // next TEST or AND overwrites them before any exit); every DEC's block
+        // last wrote the AND's logic record, so the CF it keeps is known clear.
+        let ops = inner_loop_debug(crate::bench::uop_blk_mix512(0x10000));
+        let decs: Vec<_> = ops.iter().filter(|o| o.starts_with("DecBZ")).collect();
+        assert_eq!(decs.len(), 3, "{ops:?}");
+        assert!(decs.iter().all(|o| o.contains("cf0: true")), "{decs:?}");
+        // In h3shadow the record comes from the previous block: not known.
+        let ops = inner_loop_debug(crate::bench::uop_h3shadow(0x10000));
+        assert!(
+            ops.iter()
+                .filter(|o| o.starts_with("DecBZ"))
+                .all(|o| o.contains("cf0: false")),
+            "{ops:?}"
         );
     }
 }
