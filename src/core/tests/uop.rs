@@ -429,7 +429,7 @@ fn uop_fused_keyed_translate_matches_the_interpreter() {
     // The destination is initialised data too, so the translate reads varied bytes.
     let code = keyed_xlat(30_000, TABLE, SRC + 0x8000);
     let ops = op_kinds(&code, nth_insn(&code, 4));
-    for k in ["Ld8AndBZ", "XlatRmw"] {
+    for k in ["Ld8AndBZ", "XlatRmw", "Add2DecBZ"] {
         assert!(ops.iter().any(|o| o == k), "{k} missing: {ops:?}");
     }
     let (whole, sliced, _) = equivalent(&code);
@@ -557,6 +557,7 @@ fn uop_dropped_records_and_known_carry_match_the_interpreter() {
     let ops = op_kinds(&code, nth_insn(&code, 4));
     // The ADD and the XOR with a register run without their records.
     assert!(!ops.iter().any(|o| o == "AddF" || o == "XorF"), "{ops:?}");
+    assert!(ops.iter().any(|o| o == "Add1DecBZ"), "{ops:?}");
     let (whole, sliced, _) = equivalent(&code);
     assert!(whole.iterations > 19_000, "{whole:?}");
     assert!(sliced.iterations > 5_000, "{sliced:?}");

@@ -380,6 +380,28 @@ pub enum Op {
         tt: u16,
         f: u16,
     },
+    /// `x += y` then a `DecBZ` of `d` into itself (`inc esi; dec ecx; jnz`);
+    /// `bits` holds the DEC's size and, in bits 6 and 7, its `neg` and `cf0`.
+    Add1DecBZ {
+        bits: u8,
+        x: u16,
+        y: u16,
+        d: u16,
+        n: u16,
+        tt: u16,
+        f: u16,
+    },
+    /// `x += y; x2 += y` then the `DecBZ` (`inc esi; inc edi; dec ecx; jnz`).
+    Add2DecBZ {
+        bits: u8,
+        x: u16,
+        x2: u16,
+        y: u16,
+        d: u16,
+        n: u16,
+        tt: u16,
+        f: u16,
+    },
     /// A byte load into `d` (zero-extended, or into its low lane when `ins`) at
     /// `mems[k]`, then `AndBZ` testing `d` against `b` (`mov al,[esi]; test al,3;
     /// jz`). The record and branch are those of the `AndBZ`.
@@ -957,6 +979,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let (mut ops, starts) = inline_jumps(ops, &starts);
     dead_records(&mut ops);
     known_carry(&mut ops, &starts);
+    fuse_loop_tail(&mut ops);
     // Exit ops, one per exit id a branch takes.
     let mut exit_op = vec![None; p.exits.len()];
     let mut fix = |t: u16, ops: &mut Vec<Op>| -> u16 {
@@ -996,7 +1019,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         | Op::AndBZ { .. }
         | Op::SubBZ { .. }
         | Op::SubBB { .. }
-        | Op::Ld8AndBZ { .. } => {
+        | Op::Ld8AndBZ { .. }
+        | Op::Add1DecBZ { .. }
+        | Op::Add2DecBZ { .. } => {
             let mut op = *op;
             let loads = match op {
                 Op::Ld8AndBZ { k, .. } => (k as usize) < mems.len(),
@@ -1087,7 +1112,9 @@ fn targets(op: &mut Op) -> (Option<&mut u16>, Option<&mut u16>) {
         | Op::AndBZ { tt: t, f, .. }
         | Op::SubBZ { tt: t, f, .. }
         | Op::SubBB { tt: t, f, .. }
-        | Op::Ld8AndBZ { tt: t, f, .. } => (Some(t), Some(f)),
+        | Op::Ld8AndBZ { tt: t, f, .. }
+        | Op::Add1DecBZ { tt: t, f, .. }
+        | Op::Add2DecBZ { tt: t, f, .. } => (Some(t), Some(f)),
         _ => (None, None),
     }
 }
@@ -1105,7 +1132,9 @@ fn charge(op: &mut Op) -> Option<&mut u16> {
         | Op::AndBZ { n, .. }
         | Op::SubBZ { n, .. }
         | Op::SubBB { n, .. }
-        | Op::Ld8AndBZ { n, .. } => Some(n),
+        | Op::Ld8AndBZ { n, .. }
+        | Op::Add1DecBZ { n, .. }
+        | Op::Add2DecBZ { n, .. } => Some(n),
         _ => None,
     }
 }
@@ -1488,6 +1517,62 @@ fn known_carry(ops: &mut [Op], starts: &[u16]) {
         if let Op::DecBZ { cf0, .. } | Op::IncBZ { cf0, .. } = &mut ops[k] {
             *cf0 = logic;
         }
+    }
+}
+
+/// `Add`/`Add2` bumping registers right before a `DecBZ` counting a register
+/// down (the usual loop tail) become one op in the `Add`'s place. The `DecBZ`
+/// stays where it was, for branches that target it as a block start; the fused
+/// op ends its block, so nothing falls into it. Runs last, on final op indices.
+fn fuse_loop_tail(ops: &mut [Op]) {
+    for k in 1..ops.len() {
+        let Op::DecBZ {
+            size,
+            neg,
+            cf0,
+            d,
+            a,
+            n,
+            tt,
+            f,
+            ..
+        } = ops[k]
+        else {
+            continue;
+        };
+        if d != a || size >= 0x40 {
+            continue;
+        }
+        let bits = size | (neg as u8) << 6 | (cf0 as u8) << 7;
+        ops[k - 1] = match ops[k - 1] {
+            Op::Add { d: x, a, b: y } if a == x => Op::Add1DecBZ {
+                bits,
+                x,
+                y,
+                d,
+                n,
+                tt,
+                f,
+            },
+            Op::Add2 {
+                d: x,
+                a,
+                b: y,
+                d2: x2,
+                a2,
+                b2,
+            } if a == x && a2 == x2 && b2 == y && y != x => Op::Add2DecBZ {
+                bits,
+                x,
+                x2,
+                y,
+                d,
+                n,
+                tt,
+                f,
+            },
+            _ => continue,
+        };
     }
 }
 
@@ -1938,6 +2023,53 @@ pub fn run(
                 rec(&mut fl, FlagOp::Sub, size, v, x, y);
                 goto!(n, if (v & rmask(size) == 0) != neg { tt } else { f })
             }
+            Op::Add1DecBZ {
+                bits,
+                x,
+                y,
+                d,
+                n,
+                tt,
+                f,
+            } => {
+                s(r, x, g(r, x).wrapping_add(g(r, y)));
+                incdec_bz!(
+                    false,
+                    bits & 0x3f,
+                    bits & 0x40 != 0,
+                    bits & 0x80 != 0,
+                    d,
+                    d,
+                    n,
+                    tt,
+                    f
+                )
+            }
+            Op::Add2DecBZ {
+                bits,
+                x,
+                x2,
+                y,
+                d,
+                n,
+                tt,
+                f,
+            } => {
+                let k = g(r, y);
+                s(r, x, g(r, x).wrapping_add(k));
+                s(r, x2, g(r, x2).wrapping_add(k));
+                incdec_bz!(
+                    false,
+                    bits & 0x3f,
+                    bits & 0x40 != 0,
+                    bits & 0x80 != 0,
+                    d,
+                    d,
+                    n,
+                    tt,
+                    f
+                )
+            }
             Op::Ld8AndBZ {
                 ins,
                 size,
@@ -2043,15 +2175,24 @@ mod tests {
     }
 
     #[test]
-    fn lut_loop_is_four_ops_per_iteration() {
+    fn lut_loop_is_three_ops_per_iteration() {
         // movzx eax,[esi]; mov al,[ebx+eax]; mov [edi],al; add edx,eax; inc esi;
         // inc edi; dec ecx; jnz: the three accesses of the translate as one op,
-        // the ADD with its flag record and copy, the two INCs (flags dead) as one
-        // op, and the DEC with its record and the forwarded JNZ.
+        // the ADD with its flag record and copy, and the two INCs (flags dead)
+        // with the DEC, its record and the forwarded JNZ. The `DecBZ` after the
+        // fused tail is left in place and not run (no branch targets it here).
         assert_eq!(
             inner_loop_ops(crate::bench::uop_lut(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Xlat", "AddF", "Add2", "DecBZ", "Exit"
+                "Guard",
+                "Guard",
+                "Guard",
+                "Head",
+                "Xlat",
+                "AddF",
+                "Add2DecBZ",
+                "DecBZ",
+                "Exit"
             ]
         );
     }
@@ -2064,8 +2205,17 @@ mod tests {
         assert_eq!(
             inner_loop_ops(crate::bench::uop_h3shadow(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "XlatRmw", "Add2", "DecBZ", "Add2",
-                "DecBZ", "Exit"
+                "Guard",
+                "Guard",
+                "Guard",
+                "Head",
+                "Ld8AndBZ",
+                "XlatRmw",
+                "Add2DecBZ",
+                "DecBZ",
+                "Add2DecBZ",
+                "DecBZ",
+                "Exit"
             ]
         );
     }
@@ -2077,9 +2227,35 @@ mod tests {
         assert_eq!(
             inner_loop_ops(crate::bench::uop_blk_mix512(0x10000)),
             [
-                "Guard", "Guard", "Guard", "Head", "Ld8AndBZ", "Add", "AndBZ", "Xor", "AndBZ",
-                "AndBZ", "SubF", "St8", "SubBB", "Shl", "Add2", "SubBB", "SubBB", "Ld8", "Xor",
-                "AndF", "Add", "DecBZ", "Add", "AndF", "Add", "DecBZ", "AndF", "Add", "DecBZ",
+                "Guard",
+                "Guard",
+                "Guard",
+                "Head",
+                "Ld8AndBZ",
+                "Add",
+                "AndBZ",
+                "Xor",
+                "AndBZ",
+                "AndBZ",
+                "SubF",
+                "St8",
+                "SubBB",
+                "Shl",
+                "Add2",
+                "SubBB",
+                "SubBB",
+                "Ld8",
+                "Xor",
+                "AndF",
+                "Add1DecBZ",
+                "DecBZ",
+                "Add",
+                "AndF",
+                "Add1DecBZ",
+                "DecBZ",
+                "AndF",
+                "Add1DecBZ",
+                "DecBZ",
                 "Exit"
             ]
         );
@@ -2094,6 +2270,10 @@ mod tests {
         let decs: Vec<_> = ops.iter().filter(|o| o.starts_with("DecBZ")).collect();
         assert_eq!(decs.len(), 3, "{ops:?}");
         assert!(decs.iter().all(|o| o.contains("cf0: true")), "{decs:?}");
+        // The fused tails carry it in `bits`: 32 | cf0 (0x80), `jnz` (neg, 0x40).
+        let tails: Vec<_> = ops.iter().filter(|o| o.starts_with("Add1DecBZ")).collect();
+        assert_eq!(tails.len(), 3, "{ops:?}");
+        assert!(tails.iter().all(|o| o.contains("bits: 224,")), "{tails:?}");
         // In h3shadow the record comes from the previous block: not known.
         let ops = inner_loop_debug(crate::bench::uop_h3shadow(0x10000));
         assert!(
