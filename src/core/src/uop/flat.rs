@@ -402,6 +402,19 @@ pub enum Op {
         tt: u16,
         f: u16,
     },
+    /// `x = x + y` (or `x ^ y` when bit 7 of `bits` is set) then an `AndBZ` of
+    /// `a & b` whose size and `neg` are `bits`' low six bits and bit 6
+    /// (`add edx,eax; test al,4; jnz`).
+    AluAndBZ {
+        bits: u8,
+        x: u16,
+        y: u16,
+        a: u16,
+        b: u16,
+        n: u16,
+        tt: u16,
+        f: u16,
+    },
     /// A byte load into `d` (zero-extended, or into its low lane when `ins`) at
     /// `mems[k]`, then `AndBZ` testing `d` against `b` (`mov al,[esi]; test al,3;
     /// jz`). The record and branch are those of the `AndBZ`.
@@ -1021,7 +1034,8 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         | Op::SubBB { .. }
         | Op::Ld8AndBZ { .. }
         | Op::Add1DecBZ { .. }
-        | Op::Add2DecBZ { .. } => {
+        | Op::Add2DecBZ { .. }
+        | Op::AluAndBZ { .. } => {
             let mut op = *op;
             let loads = match op {
                 Op::Ld8AndBZ { k, .. } => (k as usize) < mems.len(),
@@ -1114,7 +1128,8 @@ fn targets(op: &mut Op) -> (Option<&mut u16>, Option<&mut u16>) {
         | Op::SubBB { tt: t, f, .. }
         | Op::Ld8AndBZ { tt: t, f, .. }
         | Op::Add1DecBZ { tt: t, f, .. }
-        | Op::Add2DecBZ { tt: t, f, .. } => (Some(t), Some(f)),
+        | Op::Add2DecBZ { tt: t, f, .. }
+        | Op::AluAndBZ { tt: t, f, .. } => (Some(t), Some(f)),
         _ => (None, None),
     }
 }
@@ -1134,7 +1149,8 @@ fn charge(op: &mut Op) -> Option<&mut u16> {
         | Op::SubBB { n, .. }
         | Op::Ld8AndBZ { n, .. }
         | Op::Add1DecBZ { n, .. }
-        | Op::Add2DecBZ { n, .. } => Some(n),
+        | Op::Add2DecBZ { n, .. }
+        | Op::AluAndBZ { n, .. } => Some(n),
         _ => None,
     }
 }
@@ -1521,11 +1537,51 @@ fn known_carry(ops: &mut [Op], starts: &[u16]) {
 }
 
 /// `Add`/`Add2` bumping registers right before a `DecBZ` counting a register
-/// down (the usual loop tail) become one op in the `Add`'s place. The `DecBZ`
+/// down (the usual loop tail) become one op in the `Add`'s place, and so does
+/// an ADD or XOR into a register right before an `AndBZ`. The `DecBZ`
 /// stays where it was, for branches that target it as a block start; the fused
 /// op ends its block, so nothing falls into it. Runs last, on final op indices.
 fn fuse_loop_tail(ops: &mut [Op]) {
     for k in 1..ops.len() {
+        // An ADD or XOR into a register right before a test-and-branch.
+        if let Op::AndBZ {
+            size,
+            neg,
+            a,
+            b,
+            n,
+            tt,
+            f,
+            ..
+        } = ops[k]
+            && size < 0x40
+        {
+            let bits = size | (neg as u8) << 6;
+            ops[k - 1] = match ops[k - 1] {
+                Op::Add { d: x, a: x1, b: y } if x1 == x => Op::AluAndBZ {
+                    bits,
+                    x,
+                    y,
+                    a,
+                    b,
+                    n,
+                    tt,
+                    f,
+                },
+                Op::Xor { d: x, a: x1, b: y } if x1 == x => Op::AluAndBZ {
+                    bits: bits | 0x80,
+                    x,
+                    y,
+                    a,
+                    b,
+                    n,
+                    tt,
+                    f,
+                },
+                op => op,
+            };
+            continue;
+        }
         let Op::DecBZ {
             size,
             neg,
@@ -2070,6 +2126,39 @@ pub fn run(
                     f
                 )
             }
+            Op::AluAndBZ {
+                bits,
+                x,
+                y,
+                a,
+                b,
+                n,
+                tt,
+                f,
+            } => {
+                let (u, w) = (g(r, x), g(r, y));
+                s(
+                    r,
+                    x,
+                    if bits & 0x80 != 0 {
+                        u ^ w
+                    } else {
+                        u.wrapping_add(w)
+                    },
+                );
+                let (p, q) = (g(r, a), g(r, b));
+                let v = p & q;
+                let size = bits & 0x3f;
+                rec(&mut fl, FlagOp::Logic, size, v, p, q);
+                goto!(
+                    n,
+                    if (v & rmask(size) == 0) != (bits & 0x40 != 0) {
+                        tt
+                    } else {
+                        f
+                    }
+                )
+            }
             Op::Ld8AndBZ {
                 ins,
                 size,
@@ -2223,7 +2312,8 @@ mod tests {
     #[test]
     fn blk_mix512_head_fuses_its_load_and_test() {
         // movzx eax,[esi]; test al,1; jz: one op at the head; the JMPs to the
-        // diamonds' joins are replaced by copies of the join blocks.
+        // diamonds' joins are replaced by copies of the join blocks, and the ADD
+        // or XOR before each copied `test al,4; jnz` is fused with it.
         assert_eq!(
             inner_loop_ops(crate::bench::uop_blk_mix512(0x10000)),
             [
@@ -2232,9 +2322,9 @@ mod tests {
                 "Guard",
                 "Head",
                 "Ld8AndBZ",
-                "Add",
+                "AluAndBZ",
                 "AndBZ",
-                "Xor",
+                "AluAndBZ",
                 "AndBZ",
                 "AndBZ",
                 "SubF",
