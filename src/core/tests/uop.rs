@@ -317,3 +317,94 @@ fn uop_composes_with_the_other_tiers() {
         assert_eq!(off, on);
     }
 }
+
+/// Runs `body` `n` times over SRC/DST (ESI and EDI advance 4 bytes an
+/// iteration, EBP counts down) with EDX and EBX as accumulators.
+fn looped(n: u32, body: impl Fn(&mut A) -> R) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebp, n)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut head)?;
+        body(a)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ebp)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+fn runs_in_the_tier(code: &[u8], n: u32) {
+    let (whole, sliced, _) = equivalent(code);
+    assert_eq!(whole.matches, 1, "{whole:?}");
+    assert!(whole.iterations as f64 >= 0.9 * n as f64, "{whole:?}");
+    assert!(sliced.iterations as f64 >= 0.5 * n as f64, "{sliced:?}");
+}
+
+/// SHL/SHR/SAR by 1, by an immediate and by CL, at every width and to memory.
+/// CL counts are random in 0..64, so they include 0 (the record before the shift
+/// must survive: the CMP's, read by SETC/SETO and ADC) and counts past the width.
+#[test]
+fn uop_shifts_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        let mut pos = a.create_label();
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.and(ecx, 0x3f)?;
+        a.cmp(eax, ecx)?;
+        a.shl(eax, cl)?;
+        a.setc(bl)?;
+        a.seto(bh)?;
+        a.add(edx, ebx)?;
+        // 1-bit shifts: OF is defined.
+        a.shr(eax, 1)?;
+        a.seto(bl)?;
+        a.adc(edx, 0)?;
+        a.sar(eax, 1)?;
+        a.seto(bh)?;
+        a.adc(edx, ebx)?;
+        a.shl(eax, 1)?;
+        a.seto(bl)?;
+        a.adc(edx, ebx)?;
+        a.sar(eax, 3)?;
+        a.jns(pos)?;
+        a.xor(edx, 0x55)?;
+        a.set_label(&mut pos)?;
+        a.shr(eax, 31)?;
+        a.adc(edx, eax)?;
+        a.mov(eax, dword_ptr(esi + 8))?;
+        a.sar(eax, cl)?;
+        a.adc(edx, eax)?;
+        a.shr(edx, cl)?;
+        // Narrow operands: 8 and 16 bits, high bytes, counts past the width.
+        a.mov(eax, dword_ptr(esi + 12))?;
+        a.shl(ax, 5)?;
+        a.adc(edx, eax)?;
+        a.sar(ah, 1)?;
+        a.adc(edx, eax)?;
+        a.shr(al, cl)?;
+        a.adc(edx, eax)?;
+        a.sar(bx, cl)?;
+        a.adc(edx, ebx)?;
+        a.shl(bl, 7)?;
+        a.adc(edx, ebx)?;
+        a.shr(ax, 17)?;
+        a.adc(edx, eax)?;
+        // Memory destinations.
+        a.mov(dword_ptr(edi), eax)?;
+        a.shl(dword_ptr(edi), 1)?;
+        a.adc(edx, 0)?;
+        a.sar(word_ptr(edi + 2), cl)?;
+        a.adc(edx, 0)?;
+        a.shr(byte_ptr(edi + 1), 3)?;
+        a.adc(edx, 0)?;
+        a.shl(dword_ptr(edi), cl)?;
+        a.adc(edx, 0)
+    });
+    runs_in_the_tier(&code, n);
+}

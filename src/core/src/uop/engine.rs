@@ -592,6 +592,16 @@ fn step(i: &Inst, cpu: &Cpu, r: &mut Regs, fl: &mut LazyFlags, wins: &mut [Win])
                 *slot = w;
             }
         }
+        Inst::Fx {
+            op,
+            size,
+            set,
+            d,
+            a,
+            b,
+        } => r[ix(d)] = op.run(fl, size as u32, set, val(r, a), val(r, b)),
+        Inst::Cond { d, cc } => r[ix(d)] = fl.cond(cc) as u32,
+        Inst::Sel { d, c, t, f } => r[ix(d)] = if val(r, c) != 0 { val(r, t) } else { val(r, f) },
         Inst::Clock { .. } => {}
     }
     true
@@ -654,7 +664,7 @@ mod tests {
             a.dec(ecx)?;
             a.jnz(head)?;
             a.set_label(&mut h2)?;
-            a.shl(eax, 1)?;
+            a.bsf(eax, ebx)?;
             a.dec(ecx)?;
             a.jnz(h2)?;
             a.mov(ebp, EXIT)?;
@@ -678,7 +688,7 @@ mod tests {
         st.invalidate(CODE + 2, 1);
         assert_eq!(st.invalidated, 1);
         assert!(st.verdict(CODE).is_none());
-        // The second loop's head is a SHL, which the IR does not model.
+        // The second loop's head is a BSF, which the IR does not model.
         // The second loop starts at the fifth instruction (by an independent decode).
         let h2 = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE)
             .iter()
@@ -688,7 +698,7 @@ mod tests {
         match compile(&m.mem, h2, &env) {
             Verdict::Declined(d) => {
                 assert_eq!(d.eip, h2);
-                assert_eq!(d.reason, Reason::Form(iced_x86::Code::Shl_rm32_1));
+                assert_eq!(d.reason, Reason::Form(iced_x86::Code::Bsf_r32_rm32));
             }
             v => panic!("{v:?}"),
         }

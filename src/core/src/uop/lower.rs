@@ -695,8 +695,176 @@ impl Lower {
                 }
                 Ok(())
             }
+            m @ (M::Shl | M::Sal | M::Shr | M::Sar | M::Rol | M::Ror | M::Rcl | M::Rcr) => {
+                if ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                let op = match m {
+                    M::Shl | M::Sal => Fx::Shl,
+                    M::Shr => Fx::Shr,
+                    M::Sar => Fx::Sar,
+                    M::Rol => Fx::Rol,
+                    M::Ror => Fx::Ror,
+                    M::Rcl => Fx::Rcl,
+                    _ => Fx::Rcr,
+                };
+                let count = match ins.op_kind(1) {
+                    // ECX & 31 is CL & 31, the count the helper takes.
+                    OpKind::Register if ins.op_register(1) == Register::CL => Val::R(1),
+                    OpKind::Immediate8 => match ins.immediate(1) as u32 & 31 {
+                        // The interpreter runs a register shift by 0 as a NOP; a
+                        // memory one still probes its operand for writing.
+                        0 if ins.op_kind(0) == OpKind::Register => return Ok(()),
+                        0 => return Err(Miss::Form),
+                        c => Val::K(c),
+                    },
+                    _ => return Err(Miss::Form),
+                };
+                self.rmw_fx(ins, op, size, count, exit)
+            }
+            m @ (M::Adc | M::Sbb) => {
+                if ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                let b = self.read_op(ins, 1, size, exit)?;
+                let op = if m == M::Adc { Fx::Adc } else { Fx::Sbb };
+                self.rmw_fx(ins, op, size, b, exit)
+            }
+            M::Imul if ins.op_count() >= 2 => {
+                if size == 8 || ins.op_kind(0) != OpKind::Register {
+                    return Err(Miss::Form);
+                }
+                let b = self.read_op(ins, 1, size, exit)?;
+                let a = match ins.op_count() {
+                    2 => self.read_op(ins, 0, size, exit)?,
+                    3 => self.read_op(ins, 2, size, exit)?,
+                    _ => return Err(Miss::Form),
+                };
+                let d = self.temp();
+                self.emit(Inst::Fx {
+                    op: Fx::Imul,
+                    size: size as u8,
+                    set: true,
+                    d,
+                    a,
+                    b,
+                });
+                self.write_op0(ins, size, Val::R(d), exit)
+            }
+            m @ (M::Mul | M::Imul) => {
+                if ins.op_count() != 1 {
+                    return Err(Miss::Form);
+                }
+                let src = self.read_op(ins, 0, size, exit)?;
+                let acc = self.read_reg(size, 0);
+                let lo = self.temp();
+                self.emit(Inst::Alu {
+                    op: Alu::Mul,
+                    d: lo,
+                    a: acc,
+                    b: src,
+                });
+                let hi = self.temp();
+                self.emit(Inst::Fx {
+                    op: if m == M::Imul { Fx::ImulHi } else { Fx::MulHi },
+                    size: size as u8,
+                    set: true,
+                    d: hi,
+                    a: acc,
+                    b: src,
+                });
+                // AL*src -> AX; AX*src -> DX:AX; EAX*src -> EDX:EAX.
+                let hi_reg = if size == 8 { 4 } else { 2 };
+                self.write_reg(size, 0, Val::R(lo));
+                self.write_reg(size, hi_reg, Val::R(hi));
+                Ok(())
+            }
+            M::Bt => {
+                if size == 8 || ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                // A memory operand with a register offset addresses another
+                // unit; only the immediate form stays inside the operand.
+                if ins.op_kind(0) == OpKind::Memory && ins.op_kind(1) != OpKind::Immediate8 {
+                    return Err(Miss::Form);
+                }
+                let a = self.read_op(ins, 0, size, exit)?;
+                let b = self.read_op(ins, 1, size, exit)?;
+                let d = self.temp();
+                self.emit(Inst::Fx {
+                    op: Fx::Bt,
+                    size: size as u8,
+                    set: true,
+                    d,
+                    a,
+                    b,
+                });
+                Ok(())
+            }
+            m if is_setcc(m) => {
+                let cc = crate::ops::branch::cond_code(m).ok_or(Miss::Form)?;
+                let d = self.temp();
+                self.emit(Inst::Cond { d, cc });
+                self.write_op0(ins, 8, Val::R(d), exit)
+            }
+            m if is_cmovcc(m) => {
+                let cc = crate::ops::branch::cond_code(m).ok_or(Miss::Form)?;
+                if size == 8 || ins.op_kind(0) != OpKind::Register {
+                    return Err(Miss::Form);
+                }
+                // The memory source is read whatever the condition.
+                let src = self.read_op(ins, 1, size, exit)?;
+                let old = self.read_op(ins, 0, size, exit)?;
+                let c = self.temp();
+                self.emit(Inst::Cond { d: c, cc });
+                let d = self.temp();
+                self.emit(Inst::Sel {
+                    d,
+                    c: Val::R(c),
+                    t: src,
+                    f: old,
+                });
+                self.write_op0(ins, size, Val::R(d), exit)
+            }
             _ => Err(Miss::Form),
         }
+    }
+
+    /// `op0 = op(op0, b)` through a flag helper. A memory destination computes
+    /// the result first and writes the record only after the store, so a store
+    /// that leaves has changed nothing.
+    fn rmw_fx(
+        &mut self,
+        ins: &Instruction,
+        op: Fx,
+        size: u32,
+        b: Val,
+        exit: ExitId,
+    ) -> Result<(), Miss> {
+        let a = self.read_op(ins, 0, size, exit)?;
+        let d = self.temp();
+        let mem = ins.op_kind(0) == OpKind::Memory;
+        self.emit(Inst::Fx {
+            op,
+            size: size as u8,
+            set: !mem,
+            d,
+            a,
+            b,
+        });
+        self.write_op0(ins, size, Val::R(d), exit)?;
+        if mem {
+            let t = self.temp();
+            self.emit(Inst::Fx {
+                op,
+                size: size as u8,
+                set: true,
+                d: t,
+                a,
+                b,
+            });
+        }
+        Ok(())
     }
 
     fn add(&mut self, a: Val, b: Val) -> Val {
@@ -712,6 +880,51 @@ impl Lower {
         });
         Val::R(t)
     }
+}
+
+fn is_setcc(m: Mnemonic) -> bool {
+    use Mnemonic::*;
+    matches!(
+        m,
+        Seto | Setno
+            | Setb
+            | Setae
+            | Sete
+            | Setne
+            | Setbe
+            | Seta
+            | Sets
+            | Setns
+            | Setp
+            | Setnp
+            | Setl
+            | Setge
+            | Setle
+            | Setg
+    )
+}
+
+fn is_cmovcc(m: Mnemonic) -> bool {
+    use Mnemonic::*;
+    matches!(
+        m,
+        Cmovo
+            | Cmovno
+            | Cmovb
+            | Cmovae
+            | Cmove
+            | Cmovne
+            | Cmovbe
+            | Cmova
+            | Cmovs
+            | Cmovns
+            | Cmovp
+            | Cmovnp
+            | Cmovl
+            | Cmovge
+            | Cmovle
+            | Cmovg
+    )
 }
 
 /// Operand width in bits of the instruction's first operand (8, 16, 32).
@@ -931,7 +1144,7 @@ mod tests {
         let d = lower_code(|a| {
             let mut head = a.create_label();
             a.set_label(&mut head)?;
-            a.imul_2(eax, ebx)?;
+            a.bsf(eax, ebx)?;
             a.dec(ecx)?;
             a.jnz(head)?;
             a.mov(ebp, EXIT)?;
@@ -939,8 +1152,8 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(d.eip, CODE);
-        assert_eq!(d.reason, Reason::Form(Code::Imul_r32_rm32));
-        assert_eq!(d.reason.name(), "Imul_r32_rm32");
+        assert_eq!(d.reason, Reason::Form(Code::Bsf_r32_rm32));
+        assert_eq!(d.reason.name(), "Bsf_r32_rm32");
     }
 
     #[test]

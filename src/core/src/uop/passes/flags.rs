@@ -36,7 +36,8 @@ pub fn forward(p: &mut Program) {
         let Term::Jcc { cc, t, f } = b.term else {
             continue;
         };
-        let Some(k) = b.body.iter().rposition(|i| matches!(i, Inst::Flags { .. })) else {
+        // The record the branch reads must be a plain one (not a helper's).
+        let Some(k) = b.body.iter().rposition(|i| i.writes_flags()) else {
             continue;
         };
         let Inst::Flags {
@@ -47,7 +48,7 @@ pub fn forward(p: &mut Program) {
             b: bb,
         } = b.body[k]
         else {
-            unreachable!("found a Flags")
+            continue;
         };
         let Some((nr, na, nb)) = needs(op, cc) else {
             continue;
@@ -129,11 +130,45 @@ fn walk(body: &[Inst], out: Live, keep: &mut [bool]) -> Live {
                     other: false,
                 };
             }
+            Inst::Fx { op, set, b, .. } => {
+                if set {
+                    keep[j] = l.cf || l.other;
+                    if keep[j] {
+                        l = fx_before(op, b, l);
+                    }
+                }
+                l.cf |= op.reads_cf();
+            }
+            Inst::Cond { cc, .. } => l = or(l, reads_of(cc)),
             _ if i.exit().is_some() => l = ALL,
             _ => {}
         }
     }
     l
+}
+
+/// What must be live before a helper's record write for `l` to be right after
+/// it (its own reads of CF for the result aside).
+fn fx_before(op: Fx, count: Val, l: Live) -> Live {
+    match op {
+        // A count that may mask to 0 passes the record through; any other count
+        // writes all six flags.
+        Fx::Shl | Fx::Shr | Fx::Sar => {
+            if op.keeps_flags(count) {
+                l
+            } else {
+                Live::default()
+            }
+        }
+        Fx::Adc | Fx::Sbb => Live::default(),
+        // CF and OF are written, SF ZF AF PF kept (RCL/RCR's CF read is the result's).
+        Fx::Rol | Fx::Ror | Fx::Rcl | Fx::Rcr | Fx::Imul | Fx::MulHi | Fx::ImulHi | Fx::Bt => {
+            Live {
+                cf: false,
+                other: l.other,
+            }
+        }
+    }
 }
 
 pub fn liveness(p: &mut Program) {
@@ -159,6 +194,14 @@ pub fn liveness(p: &mut Program) {
         let mut keep = vec![false; p.blocks[b].body.len()];
         walk(&p.blocks[b].body, out, &mut keep);
         let mut j = 0;
+        for (i, &k) in p.blocks[b].body.iter_mut().zip(&keep) {
+            // A helper whose record nothing reads still computes its result.
+            if let Inst::Fx { set, .. } = i
+                && !k
+            {
+                *set = false;
+            }
+        }
         p.blocks[b].body.retain(|i| {
             let k = !matches!(i, Inst::Flags { .. }) || keep[j];
             j += 1;
