@@ -408,3 +408,126 @@ fn uop_shifts_match_the_interpreter() {
     });
     runs_in_the_tier(&code, n);
 }
+
+/// IMUL with two and three operands (immediate 8 and 32, register and memory
+/// sources, 16 and 32 bits) and one-operand MUL/IMUL at every width. Random
+/// operands overflow; sign-extended bytes do not, so CF/OF take both values
+/// (read by SETO/SETC and ADC, and kept SF/ZF/PF by SETS/SETE/SETP).
+#[test]
+fn uop_multiplies_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        let mut no = a.create_label();
+        a.mov(eax, dword_ptr(esi))?;
+        a.movsx(ecx, byte_ptr(esi + 4))?;
+        a.cmp(eax, ecx)?;
+        a.imul_3(ecx, ecx, 0x1234_5)?;
+        a.seto(bl)?;
+        a.sets(bh)?;
+        a.add(edx, ebx)?;
+        a.imul_3(eax, dword_ptr(esi + 8), -3)?;
+        a.setc(bl)?;
+        a.sete(bh)?;
+        a.adc(edx, ebx)?;
+        a.imul_2(eax, ecx)?;
+        a.jo(no)?;
+        a.add(edx, eax)?;
+        a.set_label(&mut no)?;
+        a.movsx(ecx, byte_ptr(esi + 5))?;
+        a.imul_2(ecx, dword_ptr(esi + 6))?;
+        a.adc(edx, ecx)?;
+        a.imul_2(cx, word_ptr(esi + 1))?;
+        a.adc(edx, ecx)?;
+        a.imul_3(ax, ax, 7)?;
+        a.setp(bl)?;
+        a.adc(edx, eax)?;
+        // One operand: AL*r/m8 -> AX, AX*r/m16 -> DX:AX, EAX*r/m32 -> EDX:EAX.
+        a.mov(ecx, edx)?;
+        a.mov(eax, dword_ptr(esi + 12))?;
+        a.mul(dword_ptr(esi + 16))?;
+        a.adc(ecx, edx)?;
+        a.mul(cl)?;
+        a.adc(ecx, eax)?;
+        a.imul(word_ptr(esi))?;
+        a.adc(ecx, edx)?;
+        a.imul(ecx)?;
+        a.adc(ecx, eax)?;
+        a.imul(byte_ptr(esi + 3))?;
+        a.adc(ecx, eax)?;
+        a.mul(bx)?;
+        a.adc(ecx, edx)?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.mov(edx, ecx)
+    });
+    runs_in_the_tier(&code, n);
+}
+
+/// SETcc to registers (low and high bytes) and memory for all 16 conditions,
+/// CMOVcc from registers and memory at 16 and 32 bits, ADC/SBB (register,
+/// immediate and memory, 8/16/32 bits, SBB r,r as the borrow-mask idiom), BT
+/// with register and immediate offsets, and rotates through and without CF.
+#[test]
+fn uop_setcc_cmov_adc_bt_rotates_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.cmp(eax, ecx)?;
+        a.seto(bl)?;
+        a.setno(bh)?;
+        a.setb(byte_ptr(edi))?;
+        a.setae(byte_ptr(edi + 1))?;
+        a.sete(byte_ptr(edi + 2))?;
+        a.setne(byte_ptr(edi + 3))?;
+        a.add(edx, ebx)?;
+        a.cmp(al, cl)?;
+        a.setbe(bl)?;
+        a.seta(bh)?;
+        a.add(edx, ebx)?;
+        a.sets(bl)?;
+        a.setns(bh)?;
+        a.add(edx, ebx)?;
+        a.setp(bl)?;
+        a.setnp(bh)?;
+        a.add(edx, ebx)?;
+        a.setl(bl)?;
+        a.setge(bh)?;
+        a.add(edx, ebx)?;
+        a.setle(bl)?;
+        a.setg(bh)?;
+        a.add(edx, ebx)?;
+        a.add(edx, dword_ptr(edi))?;
+        a.cmp(ecx, eax)?;
+        a.cmovbe(eax, ecx)?;
+        a.cmovg(edx, dword_ptr(esi + 8))?;
+        a.cmovs(cx, ax)?;
+        a.cmovnp(bx, word_ptr(esi + 2))?;
+        // ADC/SBB.
+        a.add(eax, ecx)?;
+        a.adc(edx, eax)?;
+        a.sbb(ebx, ebx)?;
+        a.adc(dx, 0x1234)?;
+        a.sbb(bl, ah)?;
+        a.adc(dword_ptr(edi + 4), edx)?;
+        a.sbb(byte_ptr(edi + 5), cl)?;
+        a.sbb(ecx, dword_ptr(esi + 12))?;
+        a.adc(edx, ecx)?;
+        // BT and rotates.
+        a.bt(eax, ecx)?;
+        a.adc(edx, 0)?;
+        a.bt(dword_ptr(esi + 16), 37)?;
+        a.sbb(edx, 0)?;
+        a.bt(cx, 3)?;
+        a.rcl(edx, 1)?;
+        a.rol(eax, 7)?;
+        a.adc(edx, eax)?;
+        a.ror(bx, cl)?;
+        a.adc(edx, ebx)?;
+        a.rcr(al, cl)?;
+        a.adc(edx, eax)?;
+        a.rol(byte_ptr(edi + 6), cl)?;
+        a.rcr(dword_ptr(edi + 4), 3)?;
+        a.adc(edx, 0)
+    });
+    runs_in_the_tier(&code, n);
+}
