@@ -421,7 +421,7 @@ fn uop_multiplies_match_the_interpreter() {
         a.mov(eax, dword_ptr(esi))?;
         a.movsx(ecx, byte_ptr(esi + 4))?;
         a.cmp(eax, ecx)?;
-        a.imul_3(ecx, ecx, 0x1234_5)?;
+        a.imul_3(ecx, ecx, 0x0001_2345)?;
         a.seto(bl)?;
         a.sets(bh)?;
         a.add(edx, ebx)?;
