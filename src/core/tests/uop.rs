@@ -340,7 +340,8 @@ fn looped(n: u32, body: impl Fn(&mut A) -> R) -> Vec<u8> {
 
 fn runs_in_the_tier(code: &[u8], n: u32) {
     let (whole, sliced, _) = equivalent(code);
-    assert_eq!(whole.matches, 1, "{whole:?}");
+    // A block inside the loop that becomes hot is a head of the same loop.
+    assert!(whole.matches >= 1, "{whole:?}");
     assert!(whole.iterations as f64 >= 0.9 * n as f64, "{whole:?}");
     assert!(sliced.iterations as f64 >= 0.5 * n as f64, "{sliced:?}");
 }
@@ -530,4 +531,69 @@ fn uop_setcc_cmov_adc_bt_rotates_match_the_interpreter() {
         a.adc(edx, 0)
     });
     runs_in_the_tier(&code, n);
+}
+
+/// Inner loops and loops entered in the middle: a CRC-table style nested loop
+/// (the inner back edge is not the head's) and a merge-style loop whose two arms
+/// jump back to different blocks, one of them before the block first made hot.
+/// Both stay in their programs; budget checks at every inner head keep slices
+/// exact.
+#[test]
+fn uop_inner_loops_and_middle_entries_match_the_interpreter() {
+    let code = assemble(|a| {
+        let mut outer = a.create_label();
+        let mut inner = a.create_label();
+        let mut skip = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebp, 1500)?;
+        a.set_label(&mut outer)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, 8)?;
+        a.set_label(&mut inner)?;
+        a.mov(ebx, eax)?;
+        a.shr(eax, 1)?;
+        a.and(ebx, 1)?;
+        a.jz(skip)?;
+        a.xor(eax, 0xedb8_8320u32 as i32)?;
+        a.set_label(&mut skip)?;
+        a.dec(ecx)?;
+        a.jnz(inner)?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        // Merge-style: `left` and `shared` are both back-edge targets.
+        let mut left = a.create_label();
+        let mut shared = a.create_label();
+        let mut check = a.create_label();
+        let mut done = a.create_label();
+        a.mov(esi, SRC)?;
+        a.xor(ecx, ecx)?;
+        a.xor(edx, edx)?;
+        a.mov(ebp, 4000)?;
+        a.jmp(check)?;
+        a.set_label(&mut left)?;
+        a.add(edx, 1)?;
+        a.set_label(&mut shared)?;
+        a.add(ecx, 1)?;
+        a.set_label(&mut check)?;
+        a.cmp(ecx, ebp)?;
+        a.jae(done)?;
+        a.mov(eax, dword_ptr(esi + edx * 4))?;
+        a.mov(ebx, dword_ptr(esi + ecx * 4 + 0x8000))?;
+        a.cmp(eax, ebx)?;
+        a.jge(left)?;
+        a.add(edi, ebx)?;
+        a.jmp(shared)?;
+        a.set_label(&mut done)?;
+        finish(a)
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    // 1500 outer iterations of 8 inner ones, and 4000 merge steps.
+    assert!(whole.iterations >= 15_000, "{whole:?}");
+    // Each loop is entered once and runs to its end in its program.
+    assert!(whole.runs <= 2, "{whole:?}");
+    assert!(sliced.iterations >= 6_000, "{sliced:?}");
 }

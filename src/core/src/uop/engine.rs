@@ -460,7 +460,8 @@ pub fn run(
         blocks += 1;
         match next {
             Target::Block(k) => {
-                if k == 0 {
+                // A back edge (to the head, or an inner loop's) is an iteration.
+                if k as usize <= b {
                     iters += 1;
                 }
                 b = k as usize;

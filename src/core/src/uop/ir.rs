@@ -431,8 +431,8 @@ impl Inst {
     }
 }
 
-/// Where a branch goes: an IR block of the loop (block 0 is the loop head, so a
-/// branch to it is the back edge) or an exit.
+/// Where a branch goes: an IR block of the loop (a branch to a block at or
+/// before its source, such as block 0, the loop head, is a back edge) or an exit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     Block(u16),
@@ -511,8 +511,9 @@ pub struct ExitStub {
 
 /// A lowered loop. `pre` runs once per entry (guards, hoisted invariants); then
 /// `blocks[0]` (the loop head at guest `head`) and its successors run until an
-/// exit. Blocks are in guest address order and every edge except those to block
-/// 0 goes forward, so the body is acyclic apart from the back edges.
+/// exit. Blocks are in guest address order from the head (blocks before it last)
+/// and every edge except back edges (to a block at or before their source) goes
+/// forward, so the body is acyclic apart from the back edges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     pub head: u32,

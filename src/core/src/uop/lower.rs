@@ -3,9 +3,12 @@
 //! The region is found from guest bytes, block by block under the interpreter's
 //! own block rules (a block ends after its first control transfer, at the page
 //! edge, before the stop range or at the length cap), starting at the loop head.
-//! A successor joins the region when it is the head (a back edge) or lies forward
-//! of its predecessor's start within [`SPAN`] bytes; anything else is an exit. So
-//! block order by address is a topological order of the body.
+//! A successor joins the region when it lies within [`SPAN`] bytes forward of the
+//! head or [`SPAN_BACK`] bytes before it; anything else is an exit. Blocks are
+//! ordered by address from the head (those before it last); an edge to a block at
+//! or before its source is a back edge, which the engine counts as an iteration
+//! and the clock pass gives a budget check (inner loops and loops entered in the
+//! middle stay in one program).
 //!
 //! The lowering reads iced's decoded instruction (operands, widths, condition),
 //! never the interpreter's handler identity. An instruction it does not model ends
@@ -21,6 +24,8 @@ use iced_x86::{
 
 /// Furthest a region block may start from the loop head.
 pub const SPAN: u32 = 1024;
+/// Furthest before the loop head a region block may start.
+pub const SPAN_BACK: u32 = 256;
 /// Most interpreter blocks in one region.
 pub const MAX_BLOCKS: usize = 16;
 
@@ -176,13 +181,13 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         k += 1;
         let raw = decode(mem, a, env).map_err(|r| decline(a, r))?;
         for s in successors(&raw) {
-            if joins(head, a, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
+            if joins(head, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
                 starts.push(s);
             }
         }
         raws.push(raw);
     }
-    raws.sort_by_key(|r| r.start.wrapping_sub(head));
+    raws.sort_by_key(|r| order_key(head, r.start));
     // A write to any of these bytes retires the program.
     let code: Vec<(u32, u32)> = raws
         .iter()
@@ -239,14 +244,25 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
     })
 }
 
-/// Keeps the blocks on a cycle through the head (reachable from it and reaching a
-/// back edge); an edge to any other block becomes an exit at that block's start,
+/// Keeps the blocks on a cycle through the head (reachable from it and reaching
+/// it again); an edge to any other block becomes an exit at that block's start,
 /// so the program is the loop and nothing of the code after it.
 fn loop_only(mut p: Program, reach: &[bool]) -> (Program, Vec<bool>) {
     let n = p.blocks.len();
+    // Blocks from which the head is reachable (a fixpoint: inner loops make
+    // backward edges).
     let mut back = vec![false; n];
-    for b in (0..n).rev() {
-        back[b] = p.succs(b).iter().any(|&s| s == 0 || (s > b && back[s]));
+    loop {
+        let mut changed = false;
+        for b in (0..n).rev() {
+            if !back[b] && p.succs(b).iter().any(|&s| s == 0 || back[s]) {
+                back[b] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
     }
     let keep: Vec<bool> = (0..n).map(|b| reach[b] && back[b]).collect();
     let mut index = vec![0u16; n];
@@ -288,19 +304,29 @@ fn reachable(p: &Program) -> Vec<bool> {
         return r;
     }
     r[0] = true;
-    // Forward edges only point to later blocks, so one pass in order suffices.
-    for b in 0..p.blocks.len() {
-        if r[b] {
-            for s in p.succs(b) {
+    let mut work = vec![0usize];
+    while let Some(b) = work.pop() {
+        for s in p.succs(b) {
+            if !r[s] {
                 r[s] = true;
+                work.push(s);
             }
         }
     }
     r
 }
 
-fn joins(head: u32, from: u32, to: u32) -> bool {
-    to == head || (to.wrapping_sub(head) > from.wrapping_sub(head) && to.wrapping_sub(head) < SPAN)
+/// Whether a block at `to` may join the region of `head`: forward of the head
+/// within [`SPAN`], or up to [`SPAN_BACK`] bytes before it (a loop entered in
+/// its middle: those blocks sort last).
+fn joins(head: u32, to: u32) -> bool {
+    to.wrapping_sub(head) < SPAN || head.wrapping_sub(to) <= SPAN_BACK
+}
+
+/// Region blocks in program order: the head first, then forward of it by
+/// address, then the blocks before it.
+fn order_key(head: u32, a: u32) -> u32 {
+    a.wrapping_sub(head)
 }
 
 /// Guest successors of a raw block that the region could follow.
@@ -345,11 +371,8 @@ enum Miss {
 }
 
 impl Lower {
-    fn target(&mut self, from: u32, to: u32) -> Target {
-        let head = self.prog.head;
-        if joins(head, from, to)
-            && let Some(k) = self.order.iter().position(|&a| a == to)
-        {
+    fn target(&mut self, to: u32) -> Target {
+        if let Some(k) = self.order.iter().position(|&a| a == to) {
             return Target::Block(k as u16);
         }
         Target::Exit(self.prog.exit_to(to, 0))
@@ -372,7 +395,7 @@ impl Lower {
             let save = self.body.len();
             let saved_temps = self.prog.nvregs;
             let r = if last {
-                self.branch(raw.start, ins).map(|t| term = Some(t))
+                self.branch(ins).map(|t| term = Some(t))
             } else {
                 self.insn(ins, exit)
             };
@@ -399,7 +422,7 @@ impl Lower {
         }
         let term = match term {
             Some(t) => t,
-            None => Term::Jump(self.target(raw.start, raw.end)),
+            None => Term::Jump(self.target(raw.end)),
         };
         self.prog.blocks.push(Block {
             eip: raw.start,
@@ -410,12 +433,12 @@ impl Lower {
         Ok(())
     }
 
-    fn branch(&mut self, start: u32, ins: &Instruction) -> Result<Term, Miss> {
+    fn branch(&mut self, ins: &Instruction) -> Result<Term, Miss> {
         match (ins.flow_control(), ins.mnemonic()) {
             (FlowControl::ConditionalBranch, m) => match crate::ops::branch::cond_code(m) {
                 Some(cc) if ins.op_kind(0) == OpKind::NearBranch32 => {
-                    let t = self.target(start, ins.near_branch32());
-                    let f = self.target(start, ins.next_ip32());
+                    let t = self.target(ins.near_branch32());
+                    let f = self.target(ins.next_ip32());
                     Ok(Term::Jcc { cc, t, f })
                 }
                 _ => Err(Miss::Form),
@@ -423,7 +446,7 @@ impl Lower {
             (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
                 if ins.op_kind(0) == OpKind::NearBranch32 =>
             {
-                Ok(Term::Jump(self.target(start, ins.near_branch32())))
+                Ok(Term::Jump(self.target(ins.near_branch32())))
             }
             _ => Err(Miss::Form),
         }
