@@ -34,8 +34,10 @@ fn ix(v: VReg) -> usize {
 
 /// Block entries after which a block is tried as a loop head.
 pub const HOT: u64 = 32;
-/// Consecutive entries without a completed iteration after which a head is retired.
-pub const BARREN: u32 = 8;
+/// Consecutive entries without a completed iteration after which a head is
+/// retired. Short-trip loops (merging runs of 1 or 2 elements) leave before their
+/// back edge most of the time; 8 retired those for good before their runs grew.
+pub const BARREN: u32 = 64;
 
 /// A program ready to run, with what it assumed when it was lowered.
 #[derive(Clone, Debug)]
@@ -290,6 +292,17 @@ impl UopState {
         }
         let regs = self.regs.get_or_insert_with(|| Box::new([0; MAX_VREGS]));
         let Some(e) = run(&c.prog, cpu, regs, target, halt) else {
+            // Leaving at the first budget check near the end of a slice says
+            // nothing about the loop: the interpreter runs the slice's last
+            // iterations and enters the head again each time.
+            let at_end = halt.load(Ordering::Relaxed)
+                || matches!(
+                    c.prog.blocks.first().and_then(|b| b.body.first()),
+                    Some(Inst::Clock { insns, .. }) if cpu.retired + *insns as u64 >= target
+                );
+            if at_end {
+                return None;
+            }
             c.barren += 1;
             if c.barren >= BARREN {
                 self.heads.insert(head, Verdict::Retired);
