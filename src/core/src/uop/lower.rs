@@ -27,7 +27,7 @@ pub const SPAN: u32 = 1024;
 /// Furthest before the loop head a region block may start.
 pub const SPAN_BACK: u32 = 256;
 /// Most interpreter blocks in one region.
-pub const MAX_BLOCKS: usize = 16;
+pub const MAX_BLOCKS: usize = 32;
 
 /// Why a head was not lowered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
