@@ -111,6 +111,10 @@ struct HeadTable {
     slots: Vec<Option<(u32, Verdict)>>,
     overflow: HashMap<u32, Verdict>,
     len: usize,
+    /// `[lo, hi)` covering the code of every program inserted since the last
+    /// clear: a code write outside it (to a page that is only marked because a
+    /// decode read its first bytes) cannot retire anything and skips the scan.
+    code_span: Option<(u64, u64)>,
 }
 
 const HEAD_SLOTS_LOG2: u32 = 12;
@@ -145,6 +149,13 @@ impl HeadTable {
     }
 
     fn insert(&mut self, head: u32, v: Verdict) {
+        if let Verdict::Run(c) = &v {
+            for &(a, l) in &c.prog.code {
+                let (a, e) = (a as u64, a as u64 + l as u64);
+                let (lo, hi) = self.code_span.unwrap_or((a, e));
+                self.code_span = Some((lo.min(a), hi.max(e)));
+            }
+        }
         if self.slots.is_empty() {
             self.slots = (0..1 << HEAD_SLOTS_LOG2).map(|_| None).collect();
         }
@@ -164,6 +175,7 @@ impl HeadTable {
     }
 
     fn clear(&mut self) {
+        self.code_span = None;
         if self.len > 0 {
             self.slots.iter_mut().for_each(|s| *s = None);
             self.overflow.clear();
@@ -227,6 +239,14 @@ impl UopState {
 
     /// Retires every program lowered from bytes in `[addr, addr + len)`.
     pub fn invalidate(&mut self, addr: u32, len: u32) {
+        let (a, e) = (addr as u64, addr as u64 + len.max(1) as u64);
+        if !self
+            .heads
+            .code_span
+            .is_some_and(|(lo, hi)| a < hi && lo < e)
+        {
+            return;
+        }
         let before = self.heads.len;
         self.heads.retain(|v| match v {
             Verdict::Run(c) => !c
