@@ -643,3 +643,56 @@ fn uop_inner_loops_and_middle_entries_match_the_interpreter() {
     assert!(whole.runs <= 2, "{whole:?}");
     assert!(sliced.iterations >= 6_000, "{sliced:?}");
 }
+
+/// LZ77-style match search: a chain loop (a link load, MOVZX of the register's
+/// own low word, which compiles to one zero-extension) around an inner
+/// byte-compare loop whose back edge is not the head's (its own budget check,
+/// exact in slices). The buffer repeats every 4 bytes, so a quarter of the
+/// candidates match to the limit and the inner loop runs long.
+#[test]
+fn uop_match_search_loops_match_the_interpreter() {
+    let code = assemble(|a| {
+        let mut fill = a.create_label();
+        let mut chain = a.create_label();
+        let mut step = a.create_label();
+        let mut cmp = a.create_label();
+        let mut next = a.create_label();
+        a.mov(edi, DST)?;
+        a.mov(ecx, 0x1000)?;
+        a.set_label(&mut fill)?;
+        a.mov(eax, ecx)?;
+        a.and(eax, 3)?;
+        a.mov(byte_ptr(edi + ecx), al)?;
+        a.dec(ecx)?;
+        a.jnz(fill)?;
+        a.mov(esi, SRC)?;
+        a.mov(ebp, 3000)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut chain)?;
+        a.mov(ecx, edx)?;
+        a.and(ecx, 0x3ff)?;
+        a.add(ecx, edi)?;
+        a.xor(eax, eax)?;
+        a.jmp(cmp)?;
+        a.set_label(&mut step)?;
+        a.add(eax, 1)?;
+        a.cmp(eax, 40)?;
+        a.je(next)?;
+        a.set_label(&mut cmp)?;
+        a.movzx(ebx, byte_ptr(edi + eax + 0x400))?;
+        a.cmp(byte_ptr(ecx + eax), bl)?;
+        a.je(step)?;
+        a.set_label(&mut next)?;
+        a.add(dword_ptr(esi + 0x8000), eax)?;
+        a.mov(edx, dword_ptr(esi + ebp * 4))?;
+        a.movzx(edx, dx)?;
+        a.dec(ebp)?;
+        a.jnz(chain)?;
+        finish(a)
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    // 3000 chain steps, about 750 of them running 40 compares.
+    assert!(whole.iterations >= 20_000, "{whole:?}");
+    assert!(sliced.iterations >= 10_000, "{sliced:?}");
+}

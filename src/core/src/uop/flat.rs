@@ -726,6 +726,32 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                         ops.push(store(size, s, m));
                         continue;
                     }
+                    // `t = zx s; d = zx t` (MOVZX r32, r16 of its own register)
+                    // as one zero-extension of `s` to the narrower width.
+                    if let Some(Inst::Ext {
+                        d: d2,
+                        s: Val::R(s2),
+                        shift: 0,
+                        bits: b2,
+                        signed: false,
+                    }) = next
+                        && s2 == d
+                        && once(d)
+                        && shift == 0
+                        && !signed
+                        && bits < 32
+                        && b2 < 32
+                    {
+                        k += 1;
+                        let (d2, s) = (cx.reg(d2)?, cx.val(src)?);
+                        ops.push(Op::ExtU {
+                            d: d2,
+                            s,
+                            sh: 0,
+                            mask: (1u32 << bits.min(b2)) - 1,
+                        });
+                        continue;
+                    }
                     let (d, s) = (cx.reg(d)?, cx.val(src)?);
                     ops.push(if bits >= 32 {
                         Op::ExtU {
