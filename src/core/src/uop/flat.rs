@@ -1626,8 +1626,8 @@ pub fn run(
     }
 
     // A block end: charge the block, go to `$to`; a back edge counts an
-    // iteration, and to the head runs its budget check here instead of
-    // dispatching its `Head`.
+    // iteration, and to the head (or to an inner loop's check) runs its budget
+    // check here instead of dispatching its `Head` (`Clock`).
     macro_rules! goto {
         ($n:expr, $to:expr) => {{
             let n: u16 = $n;
@@ -1644,6 +1644,14 @@ pub fn run(
                         break head_x;
                     }
                     pc = head + 1;
+                } else if let Some(&Op::Clock { max, x }) = ops.get(pc) {
+                    if (acc as u32 as u64) + max as u64 >= limit
+                        || halt.load(Ordering::Relaxed)
+                        || mem.code_epoch() != epoch
+                    {
+                        break x;
+                    }
+                    pc += 1;
                 }
             }
         }};

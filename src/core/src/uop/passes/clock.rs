@@ -28,14 +28,23 @@ pub fn run(p: &mut Program) {
     // passes one. Blocks entered from before the head are ordered last, so a
     // cycle through them (an outer loop entered in the middle of the inner one's
     // body) would otherwise put a check on an inner-loop block; of each cycle
-    // left unchecked, the block ordered last gets the check.
+    // left unchecked, the last block a backward jump enters gets the check, or
+    // failing one, the block ordered last.
     let n = p.blocks.len();
     let succs: Vec<Vec<usize>> = (0..n).map(|b| p.succs(b)).collect();
     let mut check = vec![false; n];
     check[0] = true;
+    // A block a backward jump (in guest addresses and in block order) enters is
+    // preferred: the engine runs such a check on the back edge itself.
     while let Some(c) = unchecked_cycle(&succs, &check) {
-        let last = c.into_iter().max().unwrap_or(0);
-        check[last] = true;
+        let eip = |b: usize| p.blocks[b].eip;
+        let back = (0..c.len())
+            .map(|k| (c[(k + c.len() - 1) % c.len()], c[k]))
+            .filter(|&(from, to)| to <= from && eip(to) <= eip(from))
+            .map(|(_, to)| to)
+            .max();
+        let pick = back.or_else(|| c.iter().copied().max()).unwrap_or(0);
+        check[pick] = true;
     }
     // Edges into unchecked blocks form a DAG (a cycle of them would be unchecked).
     let order = topo(&succs, &check);
@@ -178,6 +187,7 @@ mod tests {
         b0.insns = 2;
         let mut b1 = block(vec![clock(0)], Term::Jump(Target::Block(2)));
         b1.insns = 3;
+        b1.eip = 0x1004;
         let mut b2 = block(
             vec![clock(0)],
             Term::Jcc {
@@ -190,22 +200,24 @@ mod tests {
         b2.eip = 0x1008;
         let mut b3 = block(vec![clock(0)], Term::Jump(Target::Block(0)));
         b3.insns = 1;
+        b3.eip = 0x100c;
         let mut p = prog(vec![b0, b1, b2, b3], NGUEST);
         run(&mut p);
-        // The inner cycle b1-b2 is checked at its last block, b2. From b0 the run
-        // stops at b2's start: b1 at 2 is the furthest; from b2: b1 and b3 at 4.
-        assert_eq!(body_text(&p, 0), vec!["clock 2 !x0"]);
-        let Inst::Clock { insns: 4, exit } = p.blocks[2].body[0] else {
-            panic!("{:?}", p.blocks[2].body)
+        // The inner cycle is checked where its backward jump enters it, b1; b0's
+        // run reaches no other block start before b1's check; from b1: b2 at 3,
+        // b3 at 7.
+        assert_eq!(body_text(&p, 0), vec!["clock 0 !x0"]);
+        let Inst::Clock { insns: 7, exit } = p.blocks[1].body[0] else {
+            panic!("{:?}", p.blocks[1].body)
         };
         assert_eq!(
             p.exits[exit as usize],
             ExitStub {
-                eip: 0x1008,
+                eip: 0x1004,
                 insns: 0
             }
         );
-        assert!(p.blocks[1].body.is_empty() && p.blocks[3].body.is_empty());
+        assert!(p.blocks[2].body.is_empty() && p.blocks[3].body.is_empty());
     }
 
     #[test]
