@@ -1034,8 +1034,11 @@ fn chains(fnclex: bool) -> Vec<u8> {
                     a.fnstsw(ax)?;
                 }
                 4 => a.fcomp(dword_ptr(K + 20))?,
-                // No terminal: the value stays pushed (popped by the next block).
+                // No terminal: the value stays pushed (popped by the next block);
+                // the block ends right after the chain, so every slice of one
+                // instruction sees the chain's last C1 (owed while PE is set).
                 _ => {
+                    block_end(a)?;
                     a.mov(edx, eax)?;
                     a.fstp(qword_ptr(edi + 16))?;
                     a.nop()?;
@@ -1074,8 +1077,18 @@ fn chains_leaving_the_fast_path() {
         a.mov(ecx, 40u32)?;
         a.set_label(&mut top)?;
         type Chain = fn(&mut A) -> R;
-        let chains: [Chain; 14] = [
+        let chains: [Chain; 16] = [
             // NaN, SNaN, infinity and denormal loads (FLD itself off the path).
+            |a| {
+                a.fld(qword_ptr(K + 56))?;
+                a.fadd(qword_ptr(K + 8))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(dword_ptr(K + 84))?;
+                a.fadd(dword_ptr(K + 16))?;
+                a.fstp(dword_ptr(edi))
+            },
             |a| {
                 a.fld(qword_ptr(K + 40))?;
                 a.fadd(qword_ptr(K + 8))?;
@@ -1157,43 +1170,52 @@ fn chains_leaving_the_fast_path() {
         for (n, body) in chains.iter().enumerate() {
             body(a)?;
             a.add(edi, 8)?;
-            if n == 6 {
-                // A full stack: every chain's FLD below overflows (masked: it pushes
-                // the indefinite and sets C1).
+            // Each chain's end state is seen by slices of one instruction.
+            block_end(a)?;
+            if n == 8 {
+                // A full stack: the chain's FLD overflows (masked: it pushes the
+                // indefinite, sets IE, SF and C1); the block ends before FNINIT so
+                // slices see that status.
                 for _ in 0..8 {
                     a.fld1()?;
                     a.nop()?;
                 }
-                body(a)?;
+                a.fld(qword_ptr(esi))?;
+                a.fmul(qword_ptr(K))?;
+                a.fstp(qword_ptr(edi))?;
                 a.add(edi, 8)?;
+                block_end(a)?;
                 a.fninit()?;
                 a.nop()?;
             }
-            if n == 9 {
+            if n == 11 {
                 // A non-fast control word (RC up), then PC 24, then back.
                 a.mov(dword_ptr(K + 300), 0x0a7fu32)?;
                 a.fldcw(word_ptr(K + 300))?;
                 a.nop()?;
                 body(a)?;
                 a.add(edi, 8)?;
+                block_end(a)?;
                 a.mov(dword_ptr(K + 300), 0x007fu32)?;
                 a.fldcw(word_ptr(K + 300))?;
                 a.nop()?;
                 body(a)?;
                 a.add(edi, 8)?;
+                block_end(a)?;
                 a.mov(dword_ptr(K + 300), 0x027fu32)?;
                 a.fldcw(word_ptr(K + 300))?;
                 a.nop()?;
             }
         }
-        a.sub(edi, 8 * 17 - 24)?;
+        a.sub(edi, 8 * 19 - 24)?;
+        block_end(a)?;
         a.add(esi, 8)?;
         a.dec(ecx)?;
         a.jnz(top)?;
         finish(a)
     });
     let (s, _) = equivalent(&code);
-    assert!(s.matches >= 14, "{s:?}");
+    assert!(s.matches >= 16, "{s:?}");
 }
 
 /// A pending unmasked exception at a chain's entry: PE unmasked, an inexact result
