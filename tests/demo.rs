@@ -16,6 +16,7 @@
 //! demo.c by hand: keep the two in step.
 
 mod common;
+use common::xvfb::{Xvfb, gui_tools_present, runtime_dir};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -379,20 +380,6 @@ fn demo_pad_walks_the_player_and_changes_nothing_else() {
 
 // ------------------------------------------------------------------ player window
 
-fn gui_tools_present() -> Result<(), String> {
-    for tool in ["Xvfb", "import", "xdotool", "/usr/bin/python3"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
-        if !found {
-            return Err(format!("{tool} is missing"));
-        }
-    }
-    Ok(())
-}
-
 /// Where the demo's guest frame is in a screenshot: the status bar's top-left and
 /// the scale, from the status bar's first row (a 320 guest pixel run of panel
 /// colour, the text starts 3 rows lower).
@@ -446,10 +433,11 @@ fn demo_match(screen: &Frame, ox: u32, oy: u32, s: f64) -> (usize, usize) {
 
 /// Xvfb, the player started as `winterp` alone, and what it printed.
 struct PlayerRun {
-    xvfb: std::process::Child,
     winterp: std::process::Child,
     log: PathBuf,
-    display: String,
+    // Dropped after the player (fields drop in order), so the player never sees
+    // its display go away while it runs.
+    xvfb: Xvfb,
     _tmp: tempfile::TempDir,
 }
 
@@ -457,53 +445,17 @@ impl Drop for PlayerRun {
     fn drop(&mut self) {
         let _ = self.winterp.kill();
         let _ = self.winterp.wait();
-        let _ = self.xvfb.kill();
-        let _ = self.xvfb.wait();
     }
 }
 
 impl PlayerRun {
     fn start() -> PlayerRun {
         let tmp = tempfile::tempdir().unwrap();
-        let run = tmp.path().join("run");
-        std::fs::create_dir(&run).unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
-        }
-        let mut n = 120;
-        while Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        {
-            n += 1;
-        }
-        let display = format!(":{n}");
-        let xvfb = Command::new("Xvfb")
-            .args([
-                &display,
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-                "-noreset",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start Xvfb");
-        let sock = format!("/tmp/.X11-unix/X{n}");
-        for _ in 0..100 {
-            if Path::new(&sock).exists() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        assert!(Path::new(&sock).exists(), "Xvfb did not start");
+        let run = runtime_dir(tmp.path());
+        let xvfb = Xvfb::start(120);
         let log = tmp.path().join("winterp.log");
         let winterp = Command::new(env!("CARGO_BIN_EXE_winterp"))
-            .env("DISPLAY", &display)
+            .env("DISPLAY", &xvfb.display)
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_RUNTIME_DIR", &run)
             .env("WINTERP_CONFIG_DIR", tmp.path().join("config"))
@@ -516,28 +468,15 @@ impl PlayerRun {
             .spawn()
             .expect("cannot start winterp");
         PlayerRun {
-            xvfb,
             winterp,
             log,
-            display,
+            xvfb,
             _tmp: tmp,
         }
     }
 
     fn screenshot(&self) -> Option<Frame> {
-        let p = self._tmp.path().join("screen.png");
-        let ok = Command::new("import")
-            .args(["-window", "root"])
-            .arg(&p)
-            .env("DISPLAY", &self.display)
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if !ok {
-            return None;
-        }
-        winterp_video::png_file::read(&p).ok()
+        self.xvfb.screenshot(&self._tmp.path().join("screen.png"))
     }
 
     fn log(&self) -> String {
@@ -548,7 +487,7 @@ impl PlayerRun {
     fn close_window(&self) {
         let out = Command::new("xdotool")
             .args(["search", "--name", "winterp"])
-            .env("DISPLAY", &self.display)
+            .env("DISPLAY", &self.xvfb.display)
             .output()
             .expect("xdotool");
         let list = String::from_utf8_lossy(&out.stdout).to_string();
@@ -564,7 +503,7 @@ impl PlayerRun {
                 d.flush()\n";
             let _ = Command::new("/usr/bin/python3")
                 .args(["-c", script, win])
-                .env("DISPLAY", &self.display)
+                .env("DISPLAY", &self.xvfb.display)
                 .status();
         }
     }
@@ -584,11 +523,10 @@ const MEASURE_S: u64 = 30;
 /// closes a window.
 #[test]
 fn demo_plays_in_the_player_without_an_argument() {
-    if let Err(why) = gui_tools_present() {
-        if std::env::var_os("WINTERP_REQUIRE_GUI").is_some() {
-            panic!("demo player: {why} and WINTERP_REQUIRE_GUI is set");
-        }
-        println!("demo player: skipped: {why} (run scripts/setup.sh)");
+    if !gui_tools_present(
+        "demo player",
+        &["Xvfb", "import", "xdotool", "/usr/bin/python3"],
+    ) {
         return;
     }
     let mut run = PlayerRun::start();

@@ -6,6 +6,9 @@
 //! set) opens and closes the overlay. (The switch-flips-the-gate unit test is in
 //! src/app/gui/overlay.rs.)
 
+mod common;
+use common::xvfb::{Xvfb, gui_tools_present, runtime_dir};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use winterp_hostwin32::display::Frame;
@@ -190,85 +193,23 @@ impl Drop for Child {
     }
 }
 
-fn tool_missing() -> Option<&'static str> {
-    ["Xvfb", "import", "xdotool"].into_iter().find(|t| {
-        !Command::new("sh")
-            .args(["-c", &format!("command -v {t}")])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    })
-}
-
-fn screenshot(display: &str, path: &Path) -> Frame {
-    let ok = Command::new("import")
-        .args(["-display", display, "-window", "root"])
-        .arg(path)
-        .status()
-        .expect("cannot run import");
-    assert!(ok.success(), "import failed");
-    winterp_video::png_file::read(path).expect("the screenshot decodes")
-}
-
-fn xdotool(display: &str, args: &[&str]) -> String {
-    let out = Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .expect("cannot run xdotool");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+fn screenshot(xvfb: &Xvfb, path: &Path) -> Frame {
+    xvfb.screenshot(path)
+        .expect("the screenshot is taken and decodes")
 }
 
 /// F10 in the player's window (under Xvfb) opens the overlay over the guest's picture
 /// and F10 again closes it, leaving the picture as it was.
 #[test]
 fn f10_toggles_the_overlay_in_the_player() {
-    if let Some(t) = tool_missing() {
-        if std::env::var_os("WINTERP_REQUIRE_GUI").is_some() {
-            panic!("{t} is missing and WINTERP_REQUIRE_GUI is set");
-        }
-        println!("skipped: {t} is missing (run scripts/setup.sh)");
+    if !gui_tools_present("overlay f10", &["Xvfb", "import", "xdotool"]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let run_dir = tmp.path().join("run");
-    std::fs::create_dir(&run_dir).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&run_dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-    }
-    // A display number nobody uses (scripts/gui-smoke.sh starts at 99).
-    let n = (140..400)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .expect("a free X display number");
-    let display = format!(":{n}");
-    let _xvfb = Child(
-        Command::new("Xvfb")
-            .args([
-                &display,
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-                "-noreset",
-            ])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("cannot start Xvfb"),
-    );
-    let socket = format!("/tmp/.X11-unix/X{n}");
-    let t0 = std::time::Instant::now();
-    // The socket appears before the server answers; wait until a client gets through.
-    while !Path::new(&socket).exists() || xdotool(&display, &["getdisplaygeometry"]).is_empty() {
-        assert!(t0.elapsed().as_secs() < 20, "Xvfb did not start");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let run_dir = runtime_dir(tmp.path());
+    let xvfb = Xvfb::start(140);
+    let display = xvfb.display.clone();
+    let xdotool = |args: &[&str]| xvfb.xdotool(args);
     let log = tmp.path().join("winterp.log");
     let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guest/bin/gdi_draw.exe");
     let mut player = Child(
@@ -289,7 +230,7 @@ fn f10_toggles_the_overlay_in_the_player() {
     let t0 = std::time::Instant::now();
     let win = loop {
         // The title is "<guest title> — winterp", with " (paused)" while paused.
-        let w = xdotool(&display, &["search", "--name", "winterp"]);
+        let w = xdotool(&["search", "--name", "winterp"]);
         if let Some(w) = w.lines().next().filter(|w| !w.is_empty()) {
             break w.to_string();
         }
@@ -306,16 +247,16 @@ fn f10_toggles_the_overlay_in_the_player() {
     // The program draws once and waits; give the player time to show it.
     std::thread::sleep(std::time::Duration::from_secs(3));
     // Without a window manager nothing gives the window the keyboard focus.
-    xdotool(&display, &["windowfocus", &win]);
+    xdotool(&["windowfocus", &win]);
     std::thread::sleep(std::time::Duration::from_millis(300));
     let pause = || std::thread::sleep(std::time::Duration::from_millis(1500));
-    let before = screenshot(&display, &tmp.path().join("a.png"));
-    xdotool(&display, &["key", "F10"]);
+    let before = screenshot(&xvfb, &tmp.path().join("a.png"));
+    xdotool(&["key", "F10"]);
     pause();
-    let open = screenshot(&display, &tmp.path().join("b.png"));
-    xdotool(&display, &["key", "F10"]);
+    let open = screenshot(&xvfb, &tmp.path().join("b.png"));
+    xdotool(&["key", "F10"]);
     pause();
-    let closed = screenshot(&display, &tmp.path().join("c.png"));
+    let closed = screenshot(&xvfb, &tmp.path().join("c.png"));
     // The overlay's window: its default place, 8..540 x 32..600 logical pixels
     // (Xvfb's scale is 1).
     let differing = |a: &Frame, b: &Frame| {

@@ -161,10 +161,10 @@ fn uop_census_reports_installs_and_the_forms_that_stop_declined_scans() {
         tier_stat(&on.stats, "uop", "matches"),
         "installed heads are the tier's matches (one thread)"
     );
-    // tierloops has loops through calls and through SETcc, which the lowering does
-    // not model: their heads are declined, and the reason names the form (iced's
-    // Code name) that stopped the scan.
-    for form in ["declined:Call_rel32_32", "declined:Setne_rm8"] {
+    // tierloops has loops through calls and returns, which the lowering does not
+    // model: their heads are declined, and the reason names the form (iced's Code
+    // name) that stopped the scan.
+    for form in ["declined:Call_rel32_32", "declined:Retnd"] {
         let (heads, entries) = find(form);
         assert!(heads > 0 && entries >= 32 * heads, "{form}: {rows:?}");
     }

@@ -136,3 +136,4 @@ pub fn first_difference(expected: &str, actual: &str) -> String {
         show(&b)
     )
 }
+pub mod xvfb;

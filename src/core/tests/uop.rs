@@ -364,6 +364,339 @@ fn uop_composes_with_the_other_tiers() {
     }
 }
 
+/// Runs `body` `n` times over SRC/DST (ESI and EDI advance 4 bytes an
+/// iteration, EBP counts down) with EDX and EBX as accumulators.
+fn looped(n: u32, body: impl Fn(&mut A) -> R) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebp, n)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut head)?;
+        body(a)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ebp)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+fn runs_in_the_tier(code: &[u8], n: u32) {
+    let (whole, sliced, _) = equivalent(code);
+    // A block inside the loop that becomes hot is a head of the same loop.
+    assert!(whole.matches >= 1, "{whole:?}");
+    assert!(whole.iterations as f64 >= 0.9 * n as f64, "{whole:?}");
+    assert!(sliced.iterations as f64 >= 0.5 * n as f64, "{sliced:?}");
+}
+
+/// SHL/SHR/SAR by 1, by an immediate and by CL, at every width and to memory.
+/// CL counts are random in 0..64, so they include 0 (the record before the shift
+/// must survive: the CMP's, read by SETC/SETO and ADC) and counts past the width.
+#[test]
+fn uop_shifts_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        let mut pos = a.create_label();
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.and(ecx, 0x3f)?;
+        a.cmp(eax, ecx)?;
+        a.shl(eax, cl)?;
+        a.setc(bl)?;
+        a.seto(bh)?;
+        a.add(edx, ebx)?;
+        // 1-bit shifts: OF is defined.
+        a.shr(eax, 1)?;
+        a.seto(bl)?;
+        a.adc(edx, 0)?;
+        a.sar(eax, 1)?;
+        a.seto(bh)?;
+        a.adc(edx, ebx)?;
+        a.shl(eax, 1)?;
+        a.seto(bl)?;
+        a.adc(edx, ebx)?;
+        a.sar(eax, 3)?;
+        a.jns(pos)?;
+        a.xor(edx, 0x55)?;
+        a.set_label(&mut pos)?;
+        a.shr(eax, 31)?;
+        a.adc(edx, eax)?;
+        a.mov(eax, dword_ptr(esi + 8))?;
+        a.sar(eax, cl)?;
+        a.adc(edx, eax)?;
+        a.shr(edx, cl)?;
+        // Narrow operands: 8 and 16 bits, high bytes, counts past the width.
+        a.mov(eax, dword_ptr(esi + 12))?;
+        a.shl(ax, 5)?;
+        a.adc(edx, eax)?;
+        a.sar(ah, 1)?;
+        a.adc(edx, eax)?;
+        a.shr(al, cl)?;
+        a.adc(edx, eax)?;
+        a.sar(bx, cl)?;
+        a.adc(edx, ebx)?;
+        a.shl(bl, 7)?;
+        a.adc(edx, ebx)?;
+        a.shr(ax, 17)?;
+        a.adc(edx, eax)?;
+        // Memory destinations.
+        a.mov(dword_ptr(edi), eax)?;
+        a.shl(dword_ptr(edi), 1)?;
+        a.adc(edx, 0)?;
+        a.sar(word_ptr(edi + 2), cl)?;
+        a.adc(edx, 0)?;
+        a.shr(byte_ptr(edi + 1), 3)?;
+        a.adc(edx, 0)?;
+        a.shl(dword_ptr(edi), cl)?;
+        a.adc(edx, 0)
+    });
+    runs_in_the_tier(&code, n);
+}
+
+/// IMUL with two and three operands (immediate 8 and 32, register and memory
+/// sources, 16 and 32 bits) and one-operand MUL/IMUL at every width. Random
+/// operands overflow; sign-extended bytes do not, so CF/OF take both values
+/// (read by SETO/SETC and ADC, and kept SF/ZF/PF by SETS/SETE/SETP).
+#[test]
+fn uop_multiplies_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        let mut no = a.create_label();
+        a.mov(eax, dword_ptr(esi))?;
+        a.movsx(ecx, byte_ptr(esi + 4))?;
+        a.cmp(eax, ecx)?;
+        a.imul_3(ecx, ecx, 0x0001_2345)?;
+        a.seto(bl)?;
+        a.sets(bh)?;
+        a.add(edx, ebx)?;
+        a.imul_3(eax, dword_ptr(esi + 8), -3)?;
+        a.setc(bl)?;
+        a.sete(bh)?;
+        a.adc(edx, ebx)?;
+        a.imul_2(eax, ecx)?;
+        a.jo(no)?;
+        a.add(edx, eax)?;
+        a.set_label(&mut no)?;
+        a.movsx(ecx, byte_ptr(esi + 5))?;
+        a.imul_2(ecx, dword_ptr(esi + 6))?;
+        a.adc(edx, ecx)?;
+        a.imul_2(cx, word_ptr(esi + 1))?;
+        a.adc(edx, ecx)?;
+        a.imul_3(ax, ax, 7)?;
+        a.setp(bl)?;
+        a.adc(edx, eax)?;
+        // One operand: AL*r/m8 -> AX, AX*r/m16 -> DX:AX, EAX*r/m32 -> EDX:EAX.
+        a.mov(ecx, edx)?;
+        a.mov(eax, dword_ptr(esi + 12))?;
+        a.mul(dword_ptr(esi + 16))?;
+        a.adc(ecx, edx)?;
+        a.mul(cl)?;
+        a.adc(ecx, eax)?;
+        a.imul(word_ptr(esi))?;
+        a.adc(ecx, edx)?;
+        a.imul(ecx)?;
+        a.adc(ecx, eax)?;
+        a.imul(byte_ptr(esi + 3))?;
+        a.adc(ecx, eax)?;
+        a.mul(bx)?;
+        a.adc(ecx, edx)?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.mov(edx, ecx)
+    });
+    runs_in_the_tier(&code, n);
+}
+
+/// SETcc to registers (low and high bytes) and memory for all 16 conditions,
+/// CMOVcc from registers and memory at 16 and 32 bits, ADC/SBB (register,
+/// immediate and memory, 8/16/32 bits, SBB r,r as the borrow-mask idiom), BT
+/// with register and immediate offsets, and rotates through and without CF.
+#[test]
+fn uop_setcc_cmov_adc_bt_rotates_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.cmp(eax, ecx)?;
+        a.seto(bl)?;
+        a.setno(bh)?;
+        a.setb(byte_ptr(edi))?;
+        a.setae(byte_ptr(edi + 1))?;
+        a.sete(byte_ptr(edi + 2))?;
+        a.setne(byte_ptr(edi + 3))?;
+        a.add(edx, ebx)?;
+        a.cmp(al, cl)?;
+        a.setbe(bl)?;
+        a.seta(bh)?;
+        a.add(edx, ebx)?;
+        a.sets(bl)?;
+        a.setns(bh)?;
+        a.add(edx, ebx)?;
+        a.setp(bl)?;
+        a.setnp(bh)?;
+        a.add(edx, ebx)?;
+        a.setl(bl)?;
+        a.setge(bh)?;
+        a.add(edx, ebx)?;
+        a.setle(bl)?;
+        a.setg(bh)?;
+        a.add(edx, ebx)?;
+        a.add(edx, dword_ptr(edi))?;
+        a.cmp(ecx, eax)?;
+        a.cmovbe(eax, ecx)?;
+        a.cmovg(edx, dword_ptr(esi + 8))?;
+        a.cmovs(cx, ax)?;
+        a.cmovnp(bx, word_ptr(esi + 2))?;
+        // ADC/SBB.
+        a.add(eax, ecx)?;
+        a.adc(edx, eax)?;
+        a.sbb(ebx, ebx)?;
+        a.adc(dx, 0x1234)?;
+        a.sbb(bl, ah)?;
+        a.adc(dword_ptr(edi + 4), edx)?;
+        a.sbb(byte_ptr(edi + 5), cl)?;
+        a.sbb(ecx, dword_ptr(esi + 12))?;
+        a.adc(edx, ecx)?;
+        // BT and rotates.
+        a.bt(eax, ecx)?;
+        a.adc(edx, 0)?;
+        a.bt(dword_ptr(esi + 16), 37)?;
+        a.sbb(edx, 0)?;
+        a.bt(cx, 3)?;
+        a.rcl(edx, 1)?;
+        a.rol(eax, 7)?;
+        a.adc(edx, eax)?;
+        a.ror(bx, cl)?;
+        a.adc(edx, ebx)?;
+        a.rcr(al, cl)?;
+        a.adc(edx, eax)?;
+        a.rol(byte_ptr(edi + 6), cl)?;
+        a.rcr(dword_ptr(edi + 4), 3)?;
+        a.adc(edx, 0)
+    });
+    runs_in_the_tier(&code, n);
+}
+
+/// Inner loops and loops entered in the middle: a CRC-table style nested loop
+/// (the inner back edge is not the head's) and a merge-style loop whose two arms
+/// jump back to different blocks, one of them before the block first made hot.
+/// Both stay in their programs; budget checks at every inner head keep slices
+/// exact.
+#[test]
+fn uop_inner_loops_and_middle_entries_match_the_interpreter() {
+    let code = assemble(|a| {
+        let mut outer = a.create_label();
+        let mut inner = a.create_label();
+        let mut skip = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebp, 1500)?;
+        a.set_label(&mut outer)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, 8)?;
+        a.set_label(&mut inner)?;
+        a.mov(ebx, eax)?;
+        a.shr(eax, 1)?;
+        a.and(ebx, 1)?;
+        a.jz(skip)?;
+        a.xor(eax, 0xedb8_8320u32 as i32)?;
+        a.set_label(&mut skip)?;
+        a.dec(ecx)?;
+        a.jnz(inner)?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ebp)?;
+        a.jnz(outer)?;
+        // Merge-style: `left` and `shared` are both back-edge targets.
+        let mut left = a.create_label();
+        let mut shared = a.create_label();
+        let mut check = a.create_label();
+        let mut done = a.create_label();
+        a.mov(esi, SRC)?;
+        a.xor(ecx, ecx)?;
+        a.xor(edx, edx)?;
+        a.mov(ebp, 4000)?;
+        a.jmp(check)?;
+        a.set_label(&mut left)?;
+        a.add(edx, 1)?;
+        a.set_label(&mut shared)?;
+        a.add(ecx, 1)?;
+        a.set_label(&mut check)?;
+        a.cmp(ecx, ebp)?;
+        a.jae(done)?;
+        a.mov(eax, dword_ptr(esi + edx * 4))?;
+        a.mov(ebx, dword_ptr(esi + ecx * 4 + 0x8000))?;
+        a.cmp(eax, ebx)?;
+        a.jge(left)?;
+        a.add(edi, ebx)?;
+        a.jmp(shared)?;
+        a.set_label(&mut done)?;
+        finish(a)
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    // 1500 outer iterations of 8 inner ones, and 4000 merge steps.
+    assert!(whole.iterations >= 15_000, "{whole:?}");
+    // Each loop is entered once and runs to its end in its program.
+    assert!(whole.runs <= 2, "{whole:?}");
+    assert!(sliced.iterations >= 6_000, "{sliced:?}");
+}
+
+/// LZ77-style match search: a chain loop (a link load, MOVZX of the register's
+/// own low word, which compiles to one zero-extension) around an inner
+/// byte-compare loop whose back edge is not the head's (its own budget check,
+/// exact in slices). The buffer repeats every 4 bytes, so a quarter of the
+/// candidates match to the limit and the inner loop runs long.
+#[test]
+fn uop_match_search_loops_match_the_interpreter() {
+    let code = assemble(|a| {
+        let mut fill = a.create_label();
+        let mut chain = a.create_label();
+        let mut step = a.create_label();
+        let mut cmp = a.create_label();
+        let mut next = a.create_label();
+        a.mov(edi, DST)?;
+        a.mov(ecx, 0x1000)?;
+        a.set_label(&mut fill)?;
+        a.mov(eax, ecx)?;
+        a.and(eax, 3)?;
+        a.mov(byte_ptr(edi + ecx), al)?;
+        a.dec(ecx)?;
+        a.jnz(fill)?;
+        a.mov(esi, SRC)?;
+        a.mov(ebp, 3000)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut chain)?;
+        a.mov(ecx, edx)?;
+        a.and(ecx, 0x3ff)?;
+        a.add(ecx, edi)?;
+        a.xor(eax, eax)?;
+        a.jmp(cmp)?;
+        a.set_label(&mut step)?;
+        a.add(eax, 1)?;
+        a.cmp(eax, 40)?;
+        a.je(next)?;
+        a.set_label(&mut cmp)?;
+        a.movzx(ebx, byte_ptr(edi + eax + 0x400))?;
+        a.cmp(byte_ptr(ecx + eax), bl)?;
+        a.je(step)?;
+        a.set_label(&mut next)?;
+        a.add(dword_ptr(esi + 0x8000), eax)?;
+        a.mov(edx, dword_ptr(esi + ebp * 4))?;
+        a.movzx(edx, dx)?;
+        a.dec(ebp)?;
+        a.jnz(chain)?;
+        finish(a)
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    // 3000 chain steps, about 750 of them running 40 compares.
+    assert!(whole.iterations >= 20_000, "{whole:?}");
+    assert!(sliced.iterations >= 10_000, "{sliced:?}");
+}
+
 /// The op kinds `uop::flat` compiles the loop at `head` of `code` to (the loop's
 /// bytes only matter, so the data is not initialised).
 fn op_kinds(code: &[u8], head: u32) -> Vec<String> {

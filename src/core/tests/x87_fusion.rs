@@ -9,9 +9,9 @@
 
 use iced_x86::code_asm::*;
 use std::sync::Arc;
-use winterp_core::StopReason;
-use winterp_core::harness::{DATA, DATA_SIZE, EXIT, Machine, assemble};
+use winterp_core::harness::{assemble, Machine, DATA, DATA_SIZE, EXIT};
 use winterp_core::tiers::{Decline, StatsSnapshot, Tier, Tiers};
+use winterp_core::StopReason;
 
 type A = CodeAssembler;
 type R = Result<(), IcedError>;
@@ -974,4 +974,360 @@ fn owed_c1_not_taken_under_other_control_words() {
         }
         equivalent(&code);
     }
+}
+
+// ---- chains (FLD m, arithmetic m ..., FSTP m / FCOMP m [FNSTSW AX]) -------------------
+
+/// Every form of a whole-run chain, each run between integer ops (so it is the whole
+/// fused run): FLD m32/m64; the six arithmetic ops with m32 and m64 operands;
+/// terminals FSTP m32/m64, FCOMP m32/m64 with and without FNSTSW AX, and none (the
+/// run ends on arithmetic, with PE set and, after FNCLEX, clear at entry); inexact
+/// and exact data (the f32 source values are exact, the f64 ones mostly not).
+fn chains(fnclex: bool) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 200u32)?;
+        a.xor(ebx, ebx)?;
+        a.set_label(&mut top)?;
+        type Step = fn(&mut A) -> R;
+        let arith: [Step; 12] = [
+            |a| a.fadd(qword_ptr(K + 8)),
+            |a| a.fmul(qword_ptr(K)),
+            |a| a.fsub(qword_ptr(esi + 16)),
+            |a| a.fsubr(qword_ptr(esi + 8)),
+            |a| a.fdiv(qword_ptr(K + 24)),
+            |a| a.fdivr(qword_ptr(esi + 24)),
+            |a| a.fadd(dword_ptr(K + 20)),
+            |a| a.fmul(dword_ptr(K + 16)),
+            |a| a.fsub(dword_ptr(K + 16)),
+            |a| a.fsubr(dword_ptr(K + 20)),
+            |a| a.fdiv(dword_ptr(K + 20)),
+            |a| a.fdivr(dword_ptr(K + 16)),
+        ];
+        for (n, op) in arith.iter().enumerate() {
+            if fnclex {
+                a.fnclex()?;
+                a.nop()?;
+            }
+            // FLD m64 or m32 (the f32 view of a double's high half is some normal
+            // f32 for these data), one or two arithmetic steps, a terminal.
+            if n % 2 == 0 {
+                a.fld(qword_ptr(esi))?;
+            } else {
+                a.fld(dword_ptr(esi + 4))?;
+            }
+            op(a)?;
+            if n % 3 == 0 {
+                arith[(n + 5) % 12](a)?;
+            }
+            match n % 6 {
+                0 => a.fstp(qword_ptr(edi))?,
+                1 => a.fstp(dword_ptr(edi + 8))?,
+                2 => {
+                    a.fcomp(qword_ptr(K + 24))?;
+                    a.fnstsw(ax)?;
+                }
+                3 => {
+                    a.fcomp(dword_ptr(K + 16))?;
+                    a.fnstsw(ax)?;
+                }
+                4 => a.fcomp(dword_ptr(K + 20))?,
+                // No terminal: the value stays pushed (popped by the next block);
+                // the block ends right after the chain, so every slice of one
+                // instruction sees the chain's last C1 (owed while PE is set).
+                _ => {
+                    block_end(a)?;
+                    a.mov(edx, eax)?;
+                    a.fstp(qword_ptr(edi + 16))?;
+                    a.nop()?;
+                }
+            }
+            a.add(ebx, eax)?;
+        }
+        a.add(esi, 8)?;
+        a.add(edi, 24)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn chains_of_every_form() {
+    for fnclex in [false, true] {
+        let (s, (doff, don)) = equivalent(&chains(fnclex));
+        assert!(s.matches >= 12, "{s:?}");
+        assert!(don < doff, "dispatches {doff} -> {don}");
+    }
+}
+
+/// Chains whose instructions leave the chain's fast path part way: a full stack at
+/// entry (FLD overflows), a pending unmasked exception or a non-fast control word at
+/// entry, NaN / infinity / denormal values loaded, denormal and NaN operands of the
+/// arithmetic and the compare, results out of the fast path's range, and stores that
+/// need the slow rounding (f32 overflow, an f64 denormal result).
+#[test]
+fn chains_leaving_the_fast_path() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 40u32)?;
+        a.set_label(&mut top)?;
+        type Chain = fn(&mut A) -> R;
+        let chains: [Chain; 16] = [
+            // NaN, SNaN, infinity and denormal loads (FLD itself off the path).
+            |a| {
+                a.fld(qword_ptr(K + 56))?;
+                a.fadd(qword_ptr(K + 8))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(dword_ptr(K + 84))?;
+                a.fadd(dword_ptr(K + 16))?;
+                a.fstp(dword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(K + 40))?;
+                a.fadd(qword_ptr(K + 8))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(K + 48))?;
+                a.fmul(qword_ptr(K))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(K + 64))?;
+                a.fsub(qword_ptr(K + 8))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(dword_ptr(K + 80))?;
+                a.fadd(dword_ptr(K + 16))?;
+                a.fstp(dword_ptr(edi))
+            },
+            // Denormal and NaN operands of the arithmetic.
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fmul(qword_ptr(K))?;
+                a.fadd(qword_ptr(K + 56))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fmul(dword_ptr(K + 80))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fadd(qword_ptr(K + 40))?;
+                a.fstp(qword_ptr(edi))
+            },
+            // Division by zero, overflow to infinity.
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fdiv(qword_ptr(K + 32))?;
+                a.fstp(qword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(K + 72))?;
+                a.fmul(qword_ptr(K + 72))?;
+                a.fstp(qword_ptr(edi))
+            },
+            // Stores off the fast path: f32 overflow, a denormal f64 result.
+            |a| {
+                a.fld(qword_ptr(K + 72))?;
+                a.fmul(qword_ptr(K))?;
+                a.fstp(dword_ptr(edi))
+            },
+            |a| {
+                a.fld(qword_ptr(K + 56))?;
+                a.fadd(qword_ptr(K + 32))?;
+                a.fstp(qword_ptr(edi))
+            },
+            // Compare against NaN and a denormal.
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fcomp(qword_ptr(K + 40))?;
+                a.fnstsw(ax)
+            },
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fmul(qword_ptr(K))?;
+                a.fcomp(dword_ptr(K + 80))?;
+                a.fnstsw(ax)
+            },
+            // An inexact f32 store whose C1 and PE the chain derives.
+            |a| {
+                a.fld(qword_ptr(esi))?;
+                a.fmul(qword_ptr(K + 8))?;
+                a.fstp(dword_ptr(edi + 4))
+            },
+        ];
+        for (n, body) in chains.iter().enumerate() {
+            body(a)?;
+            a.add(edi, 8)?;
+            // Each chain's end state is seen by slices of one instruction.
+            block_end(a)?;
+            if n == 8 {
+                // A full stack: the chain's FLD overflows (masked: it pushes the
+                // indefinite, sets IE, SF and C1); the block ends before FNINIT so
+                // slices see that status.
+                for _ in 0..8 {
+                    a.fld1()?;
+                    a.nop()?;
+                }
+                a.fld(qword_ptr(esi))?;
+                a.fmul(qword_ptr(K))?;
+                a.fstp(qword_ptr(edi))?;
+                a.add(edi, 8)?;
+                block_end(a)?;
+                a.fninit()?;
+                a.nop()?;
+            }
+            if n == 11 {
+                // A non-fast control word (RC up), then PC 24, then back.
+                a.mov(dword_ptr(K + 300), 0x0a7fu32)?;
+                a.fldcw(word_ptr(K + 300))?;
+                a.nop()?;
+                body(a)?;
+                a.add(edi, 8)?;
+                block_end(a)?;
+                a.mov(dword_ptr(K + 300), 0x007fu32)?;
+                a.fldcw(word_ptr(K + 300))?;
+                a.nop()?;
+                body(a)?;
+                a.add(edi, 8)?;
+                block_end(a)?;
+                a.mov(dword_ptr(K + 300), 0x027fu32)?;
+                a.fldcw(word_ptr(K + 300))?;
+                a.nop()?;
+            }
+        }
+        a.sub(edi, 8 * 19 - 24)?;
+        block_end(a)?;
+        a.add(esi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    let (s, _) = equivalent(&code);
+    assert!(s.matches >= 16, "{s:?}");
+}
+
+/// A pending unmasked exception at a chain's entry: PE unmasked, an inexact result
+/// sets ES, and the next chain's FLD raises #MF there (the chain must not start).
+#[test]
+fn chain_entry_with_exception_pending() {
+    let code = assemble(|a| {
+        a.mov(dword_ptr(K + 300), 0x025fu32)?; // PE unmasked
+        a.fldcw(word_ptr(K + 300))?;
+        a.nop()?;
+        a.fld(qword_ptr(SRC + 8))?;
+        a.fmul(qword_ptr(K))?;
+        a.fstp(qword_ptr(DST))?;
+        a.nop()?;
+        a.fld(qword_ptr(SRC + 16))?;
+        a.fadd(qword_ptr(K + 24))?;
+        a.fstp(qword_ptr(DST + 8))?;
+        finish(a)
+    });
+    assert!(matches!(last_stop(&code), StopReason::Exception(_)));
+    equivalent(&code);
+}
+
+/// A fault at every position of a chain: its FLD, each arithmetic operand, the FSTP
+/// and the FCOMP operand, each as the walking pointer crosses into unmapped memory;
+/// the state at the fault is the one after the previous instruction (its register,
+/// tag, TOP, C1/PE, FIP/FOP/FDP), with an owed C1 (PE set) paid.
+#[test]
+fn chain_faults_at_every_position() {
+    for pos in 0..5u32 {
+        for m32 in [false, true] {
+            let code = assemble(|a| {
+                let mut top = a.create_label();
+                a.mov(esi, END - 8 * 24)?;
+                a.mov(edi, DST)?;
+                a.set_label(&mut top)?;
+                let at = |p: u32| if p == pos { esi + 8 } else { esi - 32 };
+                if m32 {
+                    a.fld(dword_ptr(at(0)))?;
+                    a.fmul(dword_ptr(at(1)))?;
+                    a.fadd(dword_ptr(at(2)))?;
+                } else {
+                    a.fld(qword_ptr(at(0)))?;
+                    a.fmul(qword_ptr(at(1)))?;
+                    a.fadd(qword_ptr(at(2)))?;
+                }
+                if pos == 4 {
+                    a.fcomp(qword_ptr(esi))?;
+                    a.fnstsw(ax)?;
+                } else if pos == 3 {
+                    if m32 {
+                        a.fstp(dword_ptr(esi + 4))?;
+                    } else {
+                        a.fstp(qword_ptr(esi))?;
+                    }
+                } else {
+                    a.fstp(qword_ptr(edi))?;
+                }
+                a.add(esi, 8)?;
+                a.add(edi, 8)?;
+                a.jmp(top)?;
+                finish(a)
+            });
+            match last_stop(&code) {
+                StopReason::Exception(e) => {
+                    assert!(e.addr >= END && e.addr < END + 8, "pos {pos}: {e:?}")
+                }
+                other => panic!("pos {pos}: expected an access violation, got {other:?}"),
+            }
+            equivalent(&code);
+        }
+    }
+}
+
+/// A chain's FSTP into the code being run: the block ends after the store, with the
+/// chain's state written back, and the patched bytes run.
+#[test]
+fn chain_store_into_decoded_code() {
+    let patch = [0xb8u8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
+    let prog = |at: u32| {
+        assemble(|a| {
+            let mut top = a.create_label();
+            a.mov(
+                dword_ptr(K + 200),
+                u32::from_le_bytes(patch[..4].try_into().unwrap()),
+            )?;
+            a.mov(
+                dword_ptr(K + 204),
+                u32::from_le_bytes(patch[4..].try_into().unwrap()),
+            )?;
+            a.mov(ecx, 3u32)?;
+            a.xor(ebx, ebx)?;
+            a.set_label(&mut top)?;
+            a.mov(eax, 0u32)?;
+            a.mov(edi, at)?;
+            a.fld(qword_ptr(K + 200))?;
+            a.fmul(dword_ptr(K + 16))?;
+            a.fdiv(dword_ptr(K + 16))?;
+            a.fstp(qword_ptr(edi))?;
+            for _ in 0..8 {
+                a.nop()?;
+            }
+            a.add(ebx, eax)?;
+            a.dec(ecx)?;
+            a.jnz(top)?;
+            finish(a)
+        })
+    };
+    let first = prog(0x1234_5678);
+    let off = first.windows(8).position(|w| w == [0x90; 8]).unwrap() as u32;
+    let code = prog(winterp_core::harness::CODE + off);
+    let (end, _, _) = run(&code, true, u64::MAX);
+    assert_eq!(end.regs[3], 3 * 0x0123_4567, "the patched code ran");
+    equivalent(&code);
 }

@@ -624,6 +624,13 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
     }
 }
 
+/// The record BT leaves with bit `bit` of `v`: CF only, the other flags kept.
+/// The micro-op tier's BT goes through this, so its records are the interpreter's.
+pub(crate) fn bt_eager(f: &mut crate::cpu::LazyFlags, v: u32, bit: u32) {
+    let b = f.bits();
+    f.set_eager((b & !CF) | ((v >> bit) & 1));
+}
+
 #[cfg(test)]
 mod tests {
     use crate::StopReason;

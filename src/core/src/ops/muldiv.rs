@@ -251,6 +251,22 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
     }
 }
 
+/// The full product of a `size`-bit multiply and the record its handler leaves
+/// (CF = OF = upper half significant, the rest kept): the micro-op tier's
+/// multiplies go through this, so their flags are the interpreter's.
+pub(crate) fn mul_eager(f: &mut LazyFlags, signed: bool, size: u32, a: u32, b: u32) -> u64 {
+    let (p, ovf) = match (signed, size) {
+        (true, 8) => widen_mul::<true, 8>(a, b),
+        (true, 16) => widen_mul::<true, 16>(a, b),
+        (true, _) => widen_mul::<true, 32>(a, b),
+        (false, 8) => widen_mul::<false, 8>(a, b),
+        (false, 16) => widen_mul::<false, 16>(a, b),
+        (false, _) => widen_mul::<false, 32>(a, b),
+    };
+    mul_flags(f, ovf);
+    p
+}
+
 #[cfg(test)]
 mod tests {
     //! Expected values are from the SDM and from runs on the AMD Zen host (for the

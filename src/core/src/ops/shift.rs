@@ -384,6 +384,31 @@ fn lower_double(ins: &Instruction, o: &mut Op) -> Option<Handler> {
     })
 }
 
+/// Result and eager flag bits of ROL ROR RCL RCR SHL SHR SAR (`op`, one of the
+/// constants above) of the `size`-bit value `v` by the masked count `c` (1..=31),
+/// exactly as the handlers compute them: the micro-op tier records its shifts
+/// through this, so its flag records are the interpreter's.
+pub(crate) fn shift_eager(op: u8, size: u32, f: &LazyFlags, v: u32, c: u32) -> (u32, u32) {
+    macro_rules! at {
+        ($o:ident) => {
+            match size {
+                8 => shift::<$o, 8>(f, v, c),
+                16 => shift::<$o, 16>(f, v, c),
+                _ => shift::<$o, 32>(f, v, c),
+            }
+        };
+    }
+    match op {
+        ROL => at!(ROL),
+        ROR => at!(ROR),
+        RCL => at!(RCL),
+        RCR => at!(RCR),
+        SHL => at!(SHL),
+        SHR => at!(SHR),
+        _ => at!(SAR),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Expected values are from the SDM and from runs on the AMD Zen host (noted

@@ -24,7 +24,7 @@
 use super::{Decline, Tier, Tiers};
 use crate::exec::cache::Block;
 use crate::exec::chain::ChainState;
-use crate::exec::op::{Handler, iced_code};
+use crate::exec::op::{iced_code, Handler};
 use iced_x86::Code;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
@@ -66,6 +66,40 @@ pub const MIN_RUN: usize = 2;
 /// Fewest inline kinds in a run: a run of handler calls only is slower than the
 /// threaded ops it replaces.
 pub const MIN_INLINE: usize = 2;
+
+/// Whether `k` is an `ST(0) op= m32/m64` kind.
+fn is_arith_m(k: u8) -> bool {
+    (ARITH_M32..ARITH_M32 + 6).contains(&k) || (ARITH_M64..ARITH_M64 + 6).contains(&k)
+}
+
+/// Length of the *chain* a run starts with (0: none), which the fused op runs on
+/// one value held in a local (`x87_fuse_exec::chain`): FLD m32/m64, then any
+/// number of `ST(0) op= m32/m64`, then optionally FSTP m32/m64 or FCOMP m32/m64
+/// (the latter optionally followed by FNSTSW AX). Shorter than two: no chain.
+pub fn chain_len(kinds: &[u8]) -> u8 {
+    if !matches!(kinds.first(), Some(&FLD_M32) | Some(&FLD_M64)) {
+        return 0;
+    }
+    let mut n = 1;
+    while n < kinds.len() && is_arith_m(kinds[n]) {
+        n += 1;
+    }
+    match kinds.get(n) {
+        Some(&(FSTP_M32 | FSTP_M64)) => n += 1,
+        Some(&(FCOMP_M32 | FCOMP_M64)) => {
+            n += 1;
+            if kinds.get(n) == Some(&FNSTSW_AX) {
+                n += 1;
+            }
+        }
+        _ => {}
+    }
+    if n < 2 {
+        0
+    } else {
+        n.min(u8::MAX as usize) as u8
+    }
+}
 
 /// Whether the iced `Code` is an x87 instruction (a legacy D8-DF opcode).
 fn is_x87(c: Code) -> bool {
@@ -203,6 +237,11 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
             b.ops[j].size = kd;
         }
         let first = &mut b.ops[start];
+        // `Op::x` is read by no x87 form but FCMOVcc, which never starts a chain. Only
+        // a chain that is the whole run: handing a chain's state over to the generic
+        // loop costs more than the chain saves (measured on the x87_pipeline shape).
+        let c = chain_len(&kinds);
+        first.x = if c as usize == len { c } else { 0 };
         first.imm = slot;
         first.r = len as u8;
         first.h = super::x87_fuse_exec::fused;

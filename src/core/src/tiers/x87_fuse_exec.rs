@@ -26,12 +26,12 @@
 
 use super::x87_fuse::*;
 use crate::cpu::fpu::Fpu;
-use crate::cpu::{Cpu, EAX, Exit};
+use crate::cpu::{Cpu, Exit, EAX};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
 use crate::ops::x87::{
-    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, SUBR, arith,
-    fast, fast_value,
+    self as x, arith, fast, fast_value, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE,
+    MUL, PE, SUB, SUBR,
 };
 
 /// Ends the two-op slice a handler call runs in.
@@ -248,14 +248,310 @@ const FRAC: u64 = (1 << 52) - 1;
 /// The fused op: instructions `i .. i + ops[i].r`, then the op after the run.
 pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
-    let mut inline = 0u64;
+    let n = ops[i].x as usize;
+    if n == 0 {
+        return generic(cpu, ops, i, i, 0);
+    }
+    match chain(cpu, ops, i, n) {
+        Chain::At(j) if j == end => {
+            leave(cpu, i, end - 1, end - i, (end - i) as u64, Exit::Block);
+            (ops[end].h)(cpu, ops, end)
+        }
+        Chain::At(j) => generic(cpu, ops, i, j, (j - i) as u64),
+        Chain::Leave(j, done, e) => leave(cpu, i, j, done, (j - i) as u64, e),
+    }
+}
+
+/// How a chain ended.
+enum Chain {
+    /// Instructions before `j` retired, `cpu.fpu` holds their state exactly; the
+    /// run goes on at `j` (the end of the chain, or an instruction the chain's fast
+    /// path does not cover, which the generic loop runs).
+    At(usize),
+    /// Instruction `j` left the block (fault or store into code; `done` of the
+    /// run's instructions retired).
+    Leave(usize, usize, Exit),
+}
+
+/// A chain in progress: the value pushed by its FLD (physical register `t`),
+/// whether it is still on the stack, the status word and an owed C1 (as in [`S`]),
+/// and the FDP of the last instruction done.
+#[derive(Clone, Copy)]
+struct Ch {
+    t: usize,
+    v: f64,
+    live: bool,
+    s: S,
+    fdp: u32,
+}
+
+impl Ch {
+    /// Writes the state after instruction `last` of the chain into `cpu.fpu`:
+    /// register `t` holds the value (tagged valid while pushed; a pop only empties
+    /// the tag, which was empty at entry), TOP, status (paying an owed C1), and
+    /// FIP/FOP/FDP of `last`.
+    #[inline(always)]
+    fn put_back(mut self, cpu: &mut Cpu, last: &Op) {
+        let f = &mut cpu.fpu;
+        f.st[self.t] = self.v;
+        f.mmx_raw &= !(1 << self.t);
+        if self.live {
+            f.tags &= !(3 << (2 * self.t));
+        }
+        f.fip = last.eip;
+        f.fop = last.imm2 as u16;
+        f.fdp = self.fdp;
+        // TOP: `t` while the value is pushed, back at the entry's after the pop.
+        self.s.top = if self.live {
+            self.t as u8
+        } else {
+            (self.t as u8 + 1) & 7
+        };
+        self.s.flush(cpu);
+    }
+
+    /// Instruction `j`'s memory operand faulted: the state after `j - 1`, then what
+    /// the generic loop does (FIP/FOP of `j` recorded by `wait!`, the fault raised).
+    #[cold]
+    #[inline(never)]
+    fn fault(self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, f: Fault) -> Chain {
+        if j > i {
+            self.put_back(cpu, &ops[j - 1]);
+        }
+        cpu.fpu.fip = ops[j].eip;
+        cpu.fpu.fop = ops[j].imm2 as u16;
+        Chain::Leave(j, j - i, op::fault(cpu, ops, j, f))
+    }
+
+    /// Instruction `j` needs a path the chain does not copy: the state after `j - 1`
+    /// and the generic loop goes on at `j`.
+    #[cold]
+    #[inline(never)]
+    fn bail(self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Chain {
+        if j > i {
+            self.put_back(cpu, &ops[j - 1]);
+        }
+        Chain::At(j)
+    }
+}
+
+/// Runs the chain of `n` instructions the run at `i` starts with
+/// ([`chain_len`]): FLD m32/m64, `ST(0) op= m` ..., FSTP m / FCOMP m [FNSTSW AX].
+/// Under the fast control word with no exception pending and the register FLD
+/// pushes into empty, each instruction is its handler's fast path with the value
+/// kept in a local instead of `cpu.fpu.st`, its tag, TOP and FIP/FOP/FDP written
+/// once at the end. Anything else (an operand off the fast path, a fault) writes
+/// back the state after the previous instruction first, so the generic loop and
+/// the fault see exactly what the handlers would have left.
+#[inline(always)]
+fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
+    let f = &cpu.fpu;
+    let t = (f.top.wrapping_sub(1) & 7) as usize;
+    let mut c = Ch {
+        t,
+        v: 0.0,
+        live: true,
+        s: S::load(f),
+        fdp: f.fdp,
+    };
+    if f.sw & ES != 0 || !f.fast_cw() || !f.is_empty(t) {
+        return Chain::At(i);
+    }
+    // FLD m32/m64 (`wait!` found nothing pending: ES is clear).
+    let o = &ops[i];
+    let ea = cpu.ea(o);
+    if o.size == FLD_M32 {
+        let b = match cpu.mem.read_u32(ea) {
+            Ok(b) => b,
+            Err(f) => return c.fault(cpu, ops, i, i, f),
+        };
+        if !(((b >> 23) & 0xff).wrapping_sub(1) < 0xfe || b << 1 == 0) {
+            return Chain::At(i);
+        }
+        c.v = f32::from_bits(b) as f64;
+    } else {
+        let b = match cpu.mem.read_u64(ea) {
+            Ok(b) => b,
+            Err(f) => return c.fault(cpu, ops, i, i, f),
+        };
+        if !(((b >> 52) & 0x7ff).wrapping_sub(1) < 0x7fe || b << 1 == 0) {
+            return Chain::At(i);
+        }
+        c.v = f64::from_bits(b);
+    }
+    c.fdp = ea;
+    c.s.set_c1(c.s.sw & !C1);
+    let run = &ops[i..i + n];
+    // The arithmetic steps (a chain's kinds in order: FLD, arithmetic, terminal).
+    let mut d = 1;
+    while d < n && run[d].size >= ARITH_M32 && run[d].size < ARITH_M64 + 6 {
+        let o = &run[d];
+        let (j, k) = (i + d, o.size);
+        let ea = cpu.ea(o);
+        let (src, de) = match if k < ARITH_M64 {
+            load_src::<false>(cpu, ea)
+        } else {
+            load_src::<true>(cpu, ea)
+        } {
+            Ok(v) => v,
+            Err(f) => return c.fault(cpu, ops, i, j, f),
+        };
+        if de {
+            return c.bail(cpu, ops, i, j);
+        }
+        let r = match k & 7 {
+            ADD => chain_arith::<ADD>(&mut c.s, c.v, src),
+            MUL => chain_arith::<MUL>(&mut c.s, c.v, src),
+            SUB => chain_arith::<SUB>(&mut c.s, c.v, src),
+            SUBR => chain_arith::<SUBR>(&mut c.s, c.v, src),
+            DIV => chain_arith::<DIV>(&mut c.s, c.v, src),
+            _ => chain_arith::<DIVR>(&mut c.s, c.v, src),
+        };
+        match r {
+            Some(r) => c.v = r,
+            None => return c.bail(cpu, ops, i, j),
+        }
+        c.fdp = ea;
+        d += 1;
+    }
+    // The terminal: FSTP m32/m64 or FCOMP m32/m64 (then maybe FNSTSW AX).
+    if d < n {
+        let o = &run[d];
+        let (j, k) = (i + d, o.size);
+        let ea = cpu.ea(o);
+        match k {
+            FSTP_M32 => {
+                let v = c.v;
+                let r = v as f32;
+                let exact = r as f64 == v;
+                let e = (r.to_bits() >> 23) & 0xff;
+                let ok = if exact {
+                    e != 0 || r == 0.0
+                } else {
+                    e.wrapping_sub(2) < 0xfd
+                };
+                if !ok {
+                    return c.bail(cpu, ops, i, j);
+                }
+                let w = match cpu.mem.write_u32(ea, r.to_bits()) {
+                    Ok(w) => w,
+                    Err(f) => return c.fault(cpu, ops, i, j, f),
+                };
+                let c1 = !exact && (r as f64).abs() > v.abs();
+                c.s.set_c1((c.s.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9));
+                c.fdp = ea;
+                c.live = false;
+                if w == Wrote::Code {
+                    return chain_code(cpu, ops, i, j, c);
+                }
+            }
+            FSTP_M64 => {
+                let b = c.v.to_bits();
+                if x::is_snan(c.v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+                    return c.bail(cpu, ops, i, j);
+                }
+                let w = match cpu.mem.write_u64(ea, b) {
+                    Ok(w) => w,
+                    Err(f) => return c.fault(cpu, ops, i, j, f),
+                };
+                c.s.set_c1(c.s.sw & !C1);
+                c.fdp = ea;
+                c.live = false;
+                if w == Wrote::Code {
+                    return chain_code(cpu, ops, i, j, c);
+                }
+            }
+            FCOMP_M32 | FCOMP_M64 => {
+                let (b, de) = match if k == FCOMP_M32 {
+                    load_src::<false>(cpu, ea)
+                } else {
+                    load_src::<true>(cpu, ea)
+                } {
+                    Ok(v) => v,
+                    Err(f) => return c.fault(cpu, ops, i, j, f),
+                };
+                if de || b.is_nan() {
+                    return c.bail(cpu, ops, i, j);
+                }
+                c.s.set_c1((c.s.sw & !x::CC) | ordered(c.v, b));
+                c.fdp = ea;
+                c.live = false;
+            }
+            // `chain_len` admits no other terminal.
+            _ => return c.bail(cpu, ops, i, j),
+        }
+        if d + 1 < n {
+            // FNSTSW AX after FCOMP: the pop is done, TOP is the entry's.
+            let top = (t as u8 + 1) & 7;
+            let v = (c.s.sw & !0x3800) | ((top as u16) << 11);
+            cpu.set_r16(EAX as u8, v as u32);
+        }
+    }
+    // FNSTSW records no FIP/FOP: the last instruction that did is the one before.
+    let last = if run[n - 1].size == FNSTSW_AX {
+        &run[n - 2]
+    } else {
+        &run[n - 1]
+    };
+    c.put_back(cpu, last);
+    Chain::At(i + n)
+}
+
+/// A chain's store at `j` hit decoded code: the state after it, and the block
+/// ends after the store.
+#[cold]
+#[inline(never)]
+fn chain_code(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, c: Ch) -> Chain {
+    c.put_back(cpu, &ops[j]);
+    Chain::Leave(j, j - i + 1, op::code_written(cpu, ops, j))
+}
+
+/// `dst OP src` on the handlers' fast path under the fast control word (the
+/// caller checked it and that the memory operand is not a denormal): the status
+/// word as `arith` leaves it, or an owed C1 when PE is already set (see [`S`]).
+/// None: the handlers would take their slow path.
+#[inline(always)]
+fn chain_arith<const OP: u8>(s: &mut S, dst: f64, src: f64) -> Option<f64> {
+    let (base, a, b) = match OP {
+        SUBR => (SUB, src, dst),
+        DIVR => (DIV, src, dst),
+        o => (o, dst, src),
+    };
+    if s.sw & PE != 0 {
+        let r = match base {
+            ADD => fast_value::<ADD>(a, b),
+            MUL => fast_value::<MUL>(a, b),
+            SUB => fast_value::<SUB>(a, b),
+            _ => fast_value::<DIV>(a, b),
+        }?;
+        s.op = base;
+        s.a = a;
+        s.b = b;
+        Some(r)
+    } else {
+        let (r, inexact, up) = match base {
+            ADD => fast::<ADD>(a, b),
+            MUL => fast::<MUL>(a, b),
+            SUB => fast::<SUB>(a, b),
+            _ => fast::<DIV>(a, b),
+        }?;
+        s.set_c1((s.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9));
+        Some(r)
+    }
+}
+
+/// The generic loop: instructions `j0 .. end` of the run at `i` (those before
+/// `j0` retired, `inline` of them inline), then the op after the run.
+#[inline(never)]
+fn generic(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, mut inline: u64) -> Exit {
+    let end = i + ops[i].r as usize;
     // With every exception masked and none pending, no inline kind can set ES (only
     // an unmasked flag does), so the per-instruction ES test is known false until a
     // handler call, which may load a control word or an environment.
     let quiet_now = |f: &Fpu| f.sw & ES == 0 && f.cw & 0x3f == 0x3f;
     let mut quiet = quiet_now(&cpu.fpu);
     let mut s = S::load(&cpu.fpu);
-    for j in i..end {
+    for j in j0..end {
         match step(cpu, ops, j, &mut s, quiet) {
             Step::Inline => inline += 1,
             Step::Cold => {

@@ -24,8 +24,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Block entries after which a block is tried as a loop head.
 pub const HOT: u64 = 32;
-/// Consecutive entries without a completed iteration after which a head is retired.
-pub const BARREN: u32 = 8;
+/// Consecutive entries without a completed iteration after which a head is
+/// retired. Short-trip loops (merging runs of 1 or 2 elements) leave before their
+/// back edge most of the time; 8 retired those for good before their runs grew.
+pub const BARREN: u32 = 64;
 
 /// A program ready to run, with what it assumed when it was lowered.
 #[derive(Clone, Debug)]
@@ -101,6 +103,10 @@ struct HeadTable {
     slots: Vec<Option<(u32, Verdict)>>,
     overflow: HashMap<u32, Verdict>,
     len: usize,
+    /// `[lo, hi)` covering the code of every program inserted since the last
+    /// clear: a code write outside it (to a page that is only marked because a
+    /// decode read its first bytes) cannot retire anything and skips the scan.
+    code_span: Option<(u64, u64)>,
 }
 
 const HEAD_SLOTS_LOG2: u32 = 12;
@@ -135,6 +141,13 @@ impl HeadTable {
     }
 
     fn insert(&mut self, head: u32, v: Verdict) {
+        if let Verdict::Run(c) = &v {
+            for &(a, l) in &c.prog.code {
+                let (a, e) = (a as u64, a as u64 + l as u64);
+                let (lo, hi) = self.code_span.unwrap_or((a, e));
+                self.code_span = Some((lo.min(a), hi.max(e)));
+            }
+        }
         if self.slots.is_empty() {
             self.slots = (0..1 << HEAD_SLOTS_LOG2).map(|_| None).collect();
         }
@@ -154,6 +167,7 @@ impl HeadTable {
     }
 
     fn clear(&mut self) {
+        self.code_span = None;
         if self.len > 0 {
             self.slots.iter_mut().for_each(|s| *s = None);
             self.overflow.clear();
@@ -217,6 +231,14 @@ impl UopState {
 
     /// Retires every program lowered from bytes in `[addr, addr + len)`.
     pub fn invalidate(&mut self, addr: u32, len: u32) {
+        let (a, e) = (addr as u64, addr as u64 + len.max(1) as u64);
+        if !self
+            .heads
+            .code_span
+            .is_some_and(|(lo, hi)| a < hi && lo < e)
+        {
+            return;
+        }
         let before = self.heads.len;
         self.heads.retain(|v| match v {
             Verdict::Run(c) => !c
@@ -284,6 +306,17 @@ impl UopState {
             .regs
             .get_or_insert_with(|| Box::new([0; flat::MAX_REGS]));
         let Some(e) = flat::run(&c.flat, cpu, regs, target, halt) else {
+            // Leaving at the first budget check near the end of a slice says
+            // nothing about the loop: the interpreter runs the slice's last
+            // iterations and enters the head again each time.
+            let at_end = halt.load(Ordering::Relaxed)
+                || matches!(
+                    c.prog.blocks.first().and_then(|b| b.body.first()),
+                    Some(Inst::Clock { insns, .. }) if cpu.retired + *insns as u64 >= target
+                );
+            if at_end {
+                return None;
+            }
             c.barren += 1;
             if c.barren >= BARREN {
                 self.heads.insert(head, Verdict::Retired);
@@ -388,7 +421,7 @@ mod tests {
             a.dec(ecx)?;
             a.jnz(head)?;
             a.set_label(&mut h2)?;
-            a.shl(eax, 1)?;
+            a.bsf(eax, ebx)?;
             a.dec(ecx)?;
             a.jnz(h2)?;
             a.mov(ebp, EXIT)?;
@@ -412,7 +445,7 @@ mod tests {
         st.invalidate(CODE + 2, 1);
         assert_eq!(st.invalidated, 1);
         assert!(st.verdict(CODE).is_none());
-        // The second loop's head is a SHL, which the IR does not model.
+        // The second loop's head is a BSF, which the IR does not model.
         // The second loop starts at the fifth instruction (by an independent decode).
         let h2 = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE)
             .iter()
@@ -422,7 +455,7 @@ mod tests {
         match compile(&m.mem, h2, &env) {
             Verdict::Declined(d) => {
                 assert_eq!(d.eip, h2);
-                assert_eq!(d.reason, Reason::Form(iced_x86::Code::Shl_rm32_1));
+                assert_eq!(d.reason, Reason::Form(iced_x86::Code::Bsf_r32_rm32));
             }
             v => panic!("{v:?}"),
         }

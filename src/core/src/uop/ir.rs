@@ -16,6 +16,7 @@
 //!   iteration), so the interpreter continues exactly where the program left off.
 
 use crate::cpu::FlagOp;
+use crate::cpu::LazyFlags;
 use std::fmt;
 
 pub type VReg = u16;
@@ -66,6 +67,106 @@ impl Alu {
             Alu::Sar => (a as i32).wrapping_shr(b) as u32,
             Alu::Mul => a.wrapping_mul(b),
         }
+    }
+}
+
+/// An instruction the interpreter computes with a helper that reads or writes
+/// the flag record in its own way (eager bits, kept flags, a carry-in): the IR
+/// runs that same helper ([`Fx::run`]), so the record it leaves is the
+/// interpreter's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fx {
+    /// Shifts and rotates of `a` by `b` (masked to 5 bits). A masked count of 0
+    /// leaves the value and the record as they are.
+    Shl,
+    Shr,
+    Sar,
+    Rol,
+    Ror,
+    Rcl,
+    Rcr,
+    /// Two- and three-operand IMUL: the low half of the signed product.
+    Imul,
+    /// One-operand MUL / IMUL: the upper half of the product (the lower half is
+    /// an [`Alu::Mul`]); CF = OF = upper half significant.
+    MulHi,
+    ImulHi,
+    /// `a + b + CF` / `a - b - CF`, with the ADC/SBB record.
+    Adc,
+    Sbb,
+    /// BT: CF = bit `b` (masked to the width) of `a`, the rest kept; the result is `a`.
+    Bt,
+}
+
+impl Fx {
+    /// Whether the result (not only the record) depends on the record before it.
+    pub fn reads_cf(self) -> bool {
+        matches!(self, Fx::Rcl | Fx::Rcr | Fx::Adc | Fx::Sbb)
+    }
+
+    /// Whether the record written may keep flags of the one it replaces (so that
+    /// record is still read): multiplies and BT keep some flags, rotates keep
+    /// SF ZF AF PF, and a shift whose count may mask to 0 keeps everything.
+    pub fn keeps_flags(self, count: Val) -> bool {
+        match self {
+            Fx::Shl | Fx::Shr | Fx::Sar => !matches!(count, Val::K(c) if c & 31 != 0),
+            Fx::Adc | Fx::Sbb => false,
+            _ => true,
+        }
+    }
+
+    /// The result for `size`-bit operands; with `set`, also writes the record as
+    /// the interpreter's handler does.
+    #[inline(always)]
+    pub fn run(self, fl: &mut LazyFlags, size: u32, set: bool, a: u32, b: u32) -> u32 {
+        use crate::ops::shift as sh;
+        let m = crate::cpu::flags::mask(size);
+        let mut f = *fl;
+        let r = match self {
+            Fx::Shl | Fx::Shr | Fx::Sar | Fx::Rol | Fx::Ror | Fx::Rcl | Fx::Rcr => {
+                let c = b & 31;
+                if c == 0 {
+                    return a & m;
+                }
+                let op = match self {
+                    Fx::Shl => sh::SHL,
+                    Fx::Shr => sh::SHR,
+                    Fx::Sar => sh::SAR,
+                    Fx::Rol => sh::ROL,
+                    Fx::Ror => sh::ROR,
+                    Fx::Rcl => sh::RCL,
+                    _ => sh::RCR,
+                };
+                let (r, bits) = sh::shift_eager(op, size, &f, a & m, c);
+                f.set_eager(bits);
+                r
+            }
+            Fx::Imul => crate::ops::muldiv::mul_eager(&mut f, true, size, a, b) as u32 & m,
+            Fx::MulHi | Fx::ImulHi => {
+                let p = crate::ops::muldiv::mul_eager(&mut f, self == Fx::ImulHi, size, a, b);
+                (p >> size) as u32 & m
+            }
+            Fx::Adc | Fx::Sbb => {
+                use crate::ops::alu::{ADC, SBB, alu};
+                let r = match (self == Fx::Adc, size) {
+                    (true, 8) => alu::<ADC, 8>(&mut f, a, b),
+                    (true, 16) => alu::<ADC, 16>(&mut f, a, b),
+                    (true, _) => alu::<ADC, 32>(&mut f, a, b),
+                    (false, 8) => alu::<SBB, 8>(&mut f, a, b),
+                    (false, 16) => alu::<SBB, 16>(&mut f, a, b),
+                    (false, _) => alu::<SBB, 32>(&mut f, a, b),
+                };
+                r & m
+            }
+            Fx::Bt => {
+                crate::ops::bits::bt_eager(&mut f, a, b & (size - 1));
+                a & m
+            }
+        };
+        if set {
+            *fl = f;
+        }
+        r
     }
 }
 
@@ -174,6 +275,29 @@ pub enum Inst {
         insns: u32,
         exit: ExitId,
     },
+    /// `d = op(a, b)` at `size` bits through the interpreter's helper ([`Fx`]);
+    /// with `set`, the flag record becomes what that helper leaves (the flag
+    /// liveness pass clears `set` when nothing reads it).
+    Fx {
+        op: Fx,
+        size: u8,
+        set: bool,
+        d: VReg,
+        a: Val,
+        b: Val,
+    },
+    /// `d` = 1 when x86 condition `cc` holds for the flag record, else 0.
+    Cond {
+        d: VReg,
+        cc: u8,
+    },
+    /// `d = c != 0 ? t : f`.
+    Sel {
+        d: VReg,
+        c: Val,
+        t: Val,
+        f: Val,
+    },
 }
 
 impl Inst {
@@ -184,7 +308,10 @@ impl Inst {
             | Inst::Alu { d, .. }
             | Inst::Ext { d, .. }
             | Inst::Ins { d, .. }
-            | Inst::Load { d, .. } => Some(d),
+            | Inst::Load { d, .. }
+            | Inst::Fx { d, .. }
+            | Inst::Cond { d, .. }
+            | Inst::Sel { d, .. } => Some(d),
             _ => None,
         }
     }
@@ -199,9 +326,14 @@ impl Inst {
         };
         match *self {
             Inst::Mov { s, .. } | Inst::Ext { s, .. } => v(s),
-            Inst::Alu { a, b, .. } => {
+            Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 v(a);
                 v(b)
+            }
+            Inst::Sel { c, t, f, .. } => {
+                v(c);
+                v(t);
+                v(f)
             }
             Inst::Ins { d, s, .. } => {
                 v(s);
@@ -219,7 +351,7 @@ impl Inst {
                 addr.regs().for_each(|r| v(Val::R(r)));
                 v(s)
             }
-            Inst::Clock { .. } => {}
+            Inst::Clock { .. } | Inst::Cond { .. } => {}
         }
         u
     }
@@ -237,9 +369,14 @@ impl Inst {
         };
         match self {
             Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Ins { s, .. } => *s = f(*s),
-            Inst::Alu { a, b, .. } => {
+            Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 *a = f(*a);
                 *b = f(*b)
+            }
+            Inst::Sel { c, t, f: e, .. } => {
+                *c = f(*c);
+                *t = f(*t);
+                *e = f(*e)
             }
             Inst::Flags { res, a, b, .. } => {
                 *res = f(*res);
@@ -251,16 +388,36 @@ impl Inst {
                 addr(f, x);
                 *s = f(*s)
             }
-            Inst::Clock { .. } => {}
+            Inst::Clock { .. } | Inst::Cond { .. } => {}
         }
+    }
+
+    /// Whether this instruction reads the flag record (besides an exit, which
+    /// reads all of it).
+    pub fn reads_flags(&self) -> bool {
+        match *self {
+            Inst::Cond { .. } => true,
+            Inst::Flags { op, .. } => matches!(op, FlagOp::Inc | FlagOp::Dec),
+            Inst::Fx { op, set, b, .. } => op.reads_cf() || (set && op.keeps_flags(b)),
+            _ => false,
+        }
+    }
+
+    /// Whether this instruction writes the flag record.
+    pub fn writes_flags(&self) -> bool {
+        matches!(self, Inst::Flags { .. } | Inst::Fx { set: true, .. })
     }
 
     /// No effect besides its definition: removable when that is dead.
     pub fn is_pure(&self) -> bool {
         matches!(
             self,
-            Inst::Mov { .. } | Inst::Alu { .. } | Inst::Ext { .. } | Inst::Ins { .. }
-        )
+            Inst::Mov { .. }
+                | Inst::Alu { .. }
+                | Inst::Ext { .. }
+                | Inst::Ins { .. }
+                | Inst::Sel { .. }
+        ) || matches!(self, Inst::Fx { op, set: false, .. } if !op.reads_cf())
     }
 
     /// Exits this instruction can leave through.
@@ -274,8 +431,8 @@ impl Inst {
     }
 }
 
-/// Where a branch goes: an IR block of the loop (block 0 is the loop head, so a
-/// branch to it is the back edge) or an exit.
+/// Where a branch goes: an IR block of the loop (a branch to a block at or
+/// before its source, such as block 0, the loop head, is a back edge) or an exit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     Block(u16),
@@ -354,8 +511,9 @@ pub struct ExitStub {
 
 /// A lowered loop. `pre` runs once per entry (guards, hoisted invariants); then
 /// `blocks[0]` (the loop head at guest `head`) and its successors run until an
-/// exit. Blocks are in guest address order and every edge except those to block
-/// 0 goes forward, so the body is acyclic apart from the back edges.
+/// exit. Blocks are in guest address order from the head (blocks before it last)
+/// and every edge except back edges (to a block at or before their source) goes
+/// forward, so the body is acyclic apart from the back edges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     pub head: u32,
@@ -534,6 +692,22 @@ impl fmt::Display for Inst {
                 if write { "w" } else { "r" }
             ),
             Inst::Clock { insns, exit } => write!(f, "clock {insns} !x{exit}"),
+            Inst::Fx {
+                op,
+                size,
+                set,
+                d,
+                a,
+                b,
+            } => write!(
+                f,
+                "{} = {}{size}{} {a}, {b}",
+                R(d),
+                format!("{op:?}").to_lowercase(),
+                if set { " +flags" } else { "" }
+            ),
+            Inst::Cond { d, cc } => write!(f, "{} = cond {}", R(d), cc_name(cc)),
+            Inst::Sel { d, c, t, f: e } => write!(f, "{} = {c} ? {t} : {e}", R(d)),
         }
     }
 }

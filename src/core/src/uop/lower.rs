@@ -3,9 +3,12 @@
 //! The region is found from guest bytes, block by block under the interpreter's
 //! own block rules (a block ends after its first control transfer, at the page
 //! edge, before the stop range or at the length cap), starting at the loop head.
-//! A successor joins the region when it is the head (a back edge) or lies forward
-//! of its predecessor's start within [`SPAN`] bytes; anything else is an exit. So
-//! block order by address is a topological order of the body.
+//! A successor joins the region when it lies within [`SPAN`] bytes forward of the
+//! head or [`SPAN_BACK`] bytes before it; anything else is an exit. Blocks are
+//! ordered by address from the head (those before it last); an edge to a block at
+//! or before its source is a back edge, which the engine counts as an iteration
+//! and the clock pass gives a budget check (inner loops and loops entered in the
+//! middle stay in one program).
 //!
 //! The lowering reads iced's decoded instruction (operands, widths, condition),
 //! never the interpreter's handler identity. An instruction it does not model ends
@@ -21,8 +24,10 @@ use iced_x86::{
 
 /// Furthest a region block may start from the loop head.
 pub const SPAN: u32 = 1024;
+/// Furthest before the loop head a region block may start.
+pub const SPAN_BACK: u32 = 256;
 /// Most interpreter blocks in one region.
-pub const MAX_BLOCKS: usize = 16;
+pub const MAX_BLOCKS: usize = 32;
 
 /// Why a head was not lowered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,13 +181,13 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         k += 1;
         let raw = decode(mem, a, env).map_err(|r| decline(a, r))?;
         for s in successors(&raw) {
-            if joins(head, a, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
+            if joins(head, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
                 starts.push(s);
             }
         }
         raws.push(raw);
     }
-    raws.sort_by_key(|r| r.start.wrapping_sub(head));
+    raws.sort_by_key(|r| order_key(head, r.start));
     // A write to any of these bytes retires the program.
     let code: Vec<(u32, u32)> = raws
         .iter()
@@ -239,14 +244,25 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
     })
 }
 
-/// Keeps the blocks on a cycle through the head (reachable from it and reaching a
-/// back edge); an edge to any other block becomes an exit at that block's start,
+/// Keeps the blocks on a cycle through the head (reachable from it and reaching
+/// it again); an edge to any other block becomes an exit at that block's start,
 /// so the program is the loop and nothing of the code after it.
 fn loop_only(mut p: Program, reach: &[bool]) -> (Program, Vec<bool>) {
     let n = p.blocks.len();
+    // Blocks from which the head is reachable (a fixpoint: inner loops make
+    // backward edges).
     let mut back = vec![false; n];
-    for b in (0..n).rev() {
-        back[b] = p.succs(b).iter().any(|&s| s == 0 || (s > b && back[s]));
+    loop {
+        let mut changed = false;
+        for b in (0..n).rev() {
+            if !back[b] && p.succs(b).iter().any(|&s| s == 0 || back[s]) {
+                back[b] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
     }
     let keep: Vec<bool> = (0..n).map(|b| reach[b] && back[b]).collect();
     let mut index = vec![0u16; n];
@@ -288,19 +304,29 @@ fn reachable(p: &Program) -> Vec<bool> {
         return r;
     }
     r[0] = true;
-    // Forward edges only point to later blocks, so one pass in order suffices.
-    for b in 0..p.blocks.len() {
-        if r[b] {
-            for s in p.succs(b) {
+    let mut work = vec![0usize];
+    while let Some(b) = work.pop() {
+        for s in p.succs(b) {
+            if !r[s] {
                 r[s] = true;
+                work.push(s);
             }
         }
     }
     r
 }
 
-fn joins(head: u32, from: u32, to: u32) -> bool {
-    to == head || (to.wrapping_sub(head) > from.wrapping_sub(head) && to.wrapping_sub(head) < SPAN)
+/// Whether a block at `to` may join the region of `head`: forward of the head
+/// within [`SPAN`], or up to [`SPAN_BACK`] bytes before it (a loop entered in
+/// its middle: those blocks sort last).
+fn joins(head: u32, to: u32) -> bool {
+    to.wrapping_sub(head) < SPAN || head.wrapping_sub(to) <= SPAN_BACK
+}
+
+/// Region blocks in program order: the head first, then forward of it by
+/// address, then the blocks before it.
+fn order_key(head: u32, a: u32) -> u32 {
+    a.wrapping_sub(head)
 }
 
 /// Guest successors of a raw block that the region could follow.
@@ -345,11 +371,8 @@ enum Miss {
 }
 
 impl Lower {
-    fn target(&mut self, from: u32, to: u32) -> Target {
-        let head = self.prog.head;
-        if joins(head, from, to)
-            && let Some(k) = self.order.iter().position(|&a| a == to)
-        {
+    fn target(&mut self, to: u32) -> Target {
+        if let Some(k) = self.order.iter().position(|&a| a == to) {
             return Target::Block(k as u16);
         }
         Target::Exit(self.prog.exit_to(to, 0))
@@ -372,7 +395,7 @@ impl Lower {
             let save = self.body.len();
             let saved_temps = self.prog.nvregs;
             let r = if last {
-                self.branch(raw.start, ins).map(|t| term = Some(t))
+                self.branch(ins).map(|t| term = Some(t))
             } else {
                 self.insn(ins, exit)
             };
@@ -399,7 +422,7 @@ impl Lower {
         }
         let term = match term {
             Some(t) => t,
-            None => Term::Jump(self.target(raw.start, raw.end)),
+            None => Term::Jump(self.target(raw.end)),
         };
         self.prog.blocks.push(Block {
             eip: raw.start,
@@ -410,12 +433,12 @@ impl Lower {
         Ok(())
     }
 
-    fn branch(&mut self, start: u32, ins: &Instruction) -> Result<Term, Miss> {
+    fn branch(&mut self, ins: &Instruction) -> Result<Term, Miss> {
         match (ins.flow_control(), ins.mnemonic()) {
             (FlowControl::ConditionalBranch, m) => match crate::ops::branch::cond_code(m) {
                 Some(cc) if ins.op_kind(0) == OpKind::NearBranch32 => {
-                    let t = self.target(start, ins.near_branch32());
-                    let f = self.target(start, ins.next_ip32());
+                    let t = self.target(ins.near_branch32());
+                    let f = self.target(ins.next_ip32());
                     Ok(Term::Jcc { cc, t, f })
                 }
                 _ => Err(Miss::Form),
@@ -423,7 +446,7 @@ impl Lower {
             (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
                 if ins.op_kind(0) == OpKind::NearBranch32 =>
             {
-                Ok(Term::Jump(self.target(start, ins.near_branch32())))
+                Ok(Term::Jump(self.target(ins.near_branch32())))
             }
             _ => Err(Miss::Form),
         }
@@ -695,8 +718,176 @@ impl Lower {
                 }
                 Ok(())
             }
+            m @ (M::Shl | M::Sal | M::Shr | M::Sar | M::Rol | M::Ror | M::Rcl | M::Rcr) => {
+                if ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                let op = match m {
+                    M::Shl | M::Sal => Fx::Shl,
+                    M::Shr => Fx::Shr,
+                    M::Sar => Fx::Sar,
+                    M::Rol => Fx::Rol,
+                    M::Ror => Fx::Ror,
+                    M::Rcl => Fx::Rcl,
+                    _ => Fx::Rcr,
+                };
+                let count = match ins.op_kind(1) {
+                    // ECX & 31 is CL & 31, the count the helper takes.
+                    OpKind::Register if ins.op_register(1) == Register::CL => Val::R(1),
+                    OpKind::Immediate8 => match ins.immediate(1) as u32 & 31 {
+                        // The interpreter runs a register shift by 0 as a NOP; a
+                        // memory one still probes its operand for writing.
+                        0 if ins.op_kind(0) == OpKind::Register => return Ok(()),
+                        0 => return Err(Miss::Form),
+                        c => Val::K(c),
+                    },
+                    _ => return Err(Miss::Form),
+                };
+                self.rmw_fx(ins, op, size, count, exit)
+            }
+            m @ (M::Adc | M::Sbb) => {
+                if ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                let b = self.read_op(ins, 1, size, exit)?;
+                let op = if m == M::Adc { Fx::Adc } else { Fx::Sbb };
+                self.rmw_fx(ins, op, size, b, exit)
+            }
+            M::Imul if ins.op_count() >= 2 => {
+                if size == 8 || ins.op_kind(0) != OpKind::Register {
+                    return Err(Miss::Form);
+                }
+                let b = self.read_op(ins, 1, size, exit)?;
+                let a = match ins.op_count() {
+                    2 => self.read_op(ins, 0, size, exit)?,
+                    3 => self.read_op(ins, 2, size, exit)?,
+                    _ => return Err(Miss::Form),
+                };
+                let d = self.temp();
+                self.emit(Inst::Fx {
+                    op: Fx::Imul,
+                    size: size as u8,
+                    set: true,
+                    d,
+                    a,
+                    b,
+                });
+                self.write_op0(ins, size, Val::R(d), exit)
+            }
+            m @ (M::Mul | M::Imul) => {
+                if ins.op_count() != 1 {
+                    return Err(Miss::Form);
+                }
+                let src = self.read_op(ins, 0, size, exit)?;
+                let acc = self.read_reg(size, 0);
+                let lo = self.temp();
+                self.emit(Inst::Alu {
+                    op: Alu::Mul,
+                    d: lo,
+                    a: acc,
+                    b: src,
+                });
+                let hi = self.temp();
+                self.emit(Inst::Fx {
+                    op: if m == M::Imul { Fx::ImulHi } else { Fx::MulHi },
+                    size: size as u8,
+                    set: true,
+                    d: hi,
+                    a: acc,
+                    b: src,
+                });
+                // AL*src -> AX; AX*src -> DX:AX; EAX*src -> EDX:EAX.
+                let hi_reg = if size == 8 { 4 } else { 2 };
+                self.write_reg(size, 0, Val::R(lo));
+                self.write_reg(size, hi_reg, Val::R(hi));
+                Ok(())
+            }
+            M::Bt => {
+                if size == 8 || ins.op_count() != 2 {
+                    return Err(Miss::Form);
+                }
+                // A memory operand with a register offset addresses another
+                // unit; only the immediate form stays inside the operand.
+                if ins.op_kind(0) == OpKind::Memory && ins.op_kind(1) != OpKind::Immediate8 {
+                    return Err(Miss::Form);
+                }
+                let a = self.read_op(ins, 0, size, exit)?;
+                let b = self.read_op(ins, 1, size, exit)?;
+                let d = self.temp();
+                self.emit(Inst::Fx {
+                    op: Fx::Bt,
+                    size: size as u8,
+                    set: true,
+                    d,
+                    a,
+                    b,
+                });
+                Ok(())
+            }
+            m if is_setcc(m) => {
+                let cc = crate::ops::branch::cond_code(m).ok_or(Miss::Form)?;
+                let d = self.temp();
+                self.emit(Inst::Cond { d, cc });
+                self.write_op0(ins, 8, Val::R(d), exit)
+            }
+            m if is_cmovcc(m) => {
+                let cc = crate::ops::branch::cond_code(m).ok_or(Miss::Form)?;
+                if size == 8 || ins.op_kind(0) != OpKind::Register {
+                    return Err(Miss::Form);
+                }
+                // The memory source is read whatever the condition.
+                let src = self.read_op(ins, 1, size, exit)?;
+                let old = self.read_op(ins, 0, size, exit)?;
+                let c = self.temp();
+                self.emit(Inst::Cond { d: c, cc });
+                let d = self.temp();
+                self.emit(Inst::Sel {
+                    d,
+                    c: Val::R(c),
+                    t: src,
+                    f: old,
+                });
+                self.write_op0(ins, size, Val::R(d), exit)
+            }
             _ => Err(Miss::Form),
         }
+    }
+
+    /// `op0 = op(op0, b)` through a flag helper. A memory destination computes
+    /// the result first and writes the record only after the store, so a store
+    /// that leaves has changed nothing.
+    fn rmw_fx(
+        &mut self,
+        ins: &Instruction,
+        op: Fx,
+        size: u32,
+        b: Val,
+        exit: ExitId,
+    ) -> Result<(), Miss> {
+        let a = self.read_op(ins, 0, size, exit)?;
+        let d = self.temp();
+        let mem = ins.op_kind(0) == OpKind::Memory;
+        self.emit(Inst::Fx {
+            op,
+            size: size as u8,
+            set: !mem,
+            d,
+            a,
+            b,
+        });
+        self.write_op0(ins, size, Val::R(d), exit)?;
+        if mem {
+            let t = self.temp();
+            self.emit(Inst::Fx {
+                op,
+                size: size as u8,
+                set: true,
+                d: t,
+                a,
+                b,
+            });
+        }
+        Ok(())
     }
 
     fn add(&mut self, a: Val, b: Val) -> Val {
@@ -712,6 +903,51 @@ impl Lower {
         });
         Val::R(t)
     }
+}
+
+fn is_setcc(m: Mnemonic) -> bool {
+    use Mnemonic::*;
+    matches!(
+        m,
+        Seto | Setno
+            | Setb
+            | Setae
+            | Sete
+            | Setne
+            | Setbe
+            | Seta
+            | Sets
+            | Setns
+            | Setp
+            | Setnp
+            | Setl
+            | Setge
+            | Setle
+            | Setg
+    )
+}
+
+fn is_cmovcc(m: Mnemonic) -> bool {
+    use Mnemonic::*;
+    matches!(
+        m,
+        Cmovo
+            | Cmovno
+            | Cmovb
+            | Cmovae
+            | Cmove
+            | Cmovne
+            | Cmovbe
+            | Cmova
+            | Cmovs
+            | Cmovns
+            | Cmovp
+            | Cmovnp
+            | Cmovl
+            | Cmovge
+            | Cmovle
+            | Cmovg
+    )
 }
 
 /// Operand width in bits of the instruction's first operand (8, 16, 32).
@@ -931,7 +1167,7 @@ mod tests {
         let d = lower_code(|a| {
             let mut head = a.create_label();
             a.set_label(&mut head)?;
-            a.imul_2(eax, ebx)?;
+            a.bsf(eax, ebx)?;
             a.dec(ecx)?;
             a.jnz(head)?;
             a.mov(ebp, EXIT)?;
@@ -939,8 +1175,8 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(d.eip, CODE);
-        assert_eq!(d.reason, Reason::Form(Code::Imul_r32_rm32));
-        assert_eq!(d.reason.name(), "Imul_r32_rm32");
+        assert_eq!(d.reason, Reason::Form(Code::Bsf_r32_rm32));
+        assert_eq!(d.reason.name(), "Bsf_r32_rm32");
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub fn forward(p: &mut Program) {
         let Term::Jcc { cc, t, f } = b.term else {
             continue;
         };
-        let Some(k) = b.body.iter().rposition(|i| matches!(i, Inst::Flags { .. })) else {
+        // The record the branch reads must be a plain one (not a helper's).
+        let Some(k) = b.body.iter().rposition(|i| i.writes_flags()) else {
             continue;
         };
         let Inst::Flags {
@@ -47,7 +48,7 @@ pub fn forward(p: &mut Program) {
             b: bb,
         } = b.body[k]
         else {
-            unreachable!("found a Flags")
+            continue;
         };
         let Some((nr, na, nb)) = needs(op, cc) else {
             continue;
@@ -129,11 +130,46 @@ fn walk(body: &[Inst], out: Live, keep: &mut [bool]) -> Live {
                     other: false,
                 };
             }
+            Inst::Fx { op, set, b, .. } => {
+                if set {
+                    keep[j] = l.cf || l.other;
+                    if keep[j] {
+                        l = fx_before(op, b, l);
+                    }
+                }
+                l.cf |= op.reads_cf();
+            }
+            Inst::Cond { cc, .. } => l = or(l, reads_of(cc)),
             _ if i.exit().is_some() => l = ALL,
             _ => {}
         }
     }
     l
+}
+
+/// What must be live before a helper's record write for `l` to be right after
+/// it (its own reads of CF for the result aside).
+fn fx_before(op: Fx, count: Val, l: Live) -> Live {
+    let written = match op {
+        Fx::Shl | Fx::Shr | Fx::Sar | Fx::Adc | Fx::Sbb => Live::default(),
+        // CF and OF are written, SF ZF AF PF kept.
+        Fx::Rol | Fx::Ror | Fx::Rcl | Fx::Rcr | Fx::Imul | Fx::MulHi | Fx::ImulHi | Fx::Bt => {
+            Live {
+                cf: false,
+                other: l.other,
+            }
+        }
+    };
+    let shift = matches!(
+        op,
+        Fx::Shl | Fx::Shr | Fx::Sar | Fx::Rol | Fx::Ror | Fx::Rcl | Fx::Rcr
+    );
+    // A count that may mask to 0 passes the whole record through.
+    if shift && !matches!(count, Val::K(c) if c & 31 != 0) {
+        or(written, l)
+    } else {
+        written
+    }
 }
 
 pub fn liveness(p: &mut Program) {
@@ -159,6 +195,14 @@ pub fn liveness(p: &mut Program) {
         let mut keep = vec![false; p.blocks[b].body.len()];
         walk(&p.blocks[b].body, out, &mut keep);
         let mut j = 0;
+        for (i, &k) in p.blocks[b].body.iter_mut().zip(&keep) {
+            // A helper whose record nothing reads still computes its result.
+            if let Inst::Fx { set, .. } = i
+                && !k
+            {
+                *set = false;
+            }
+        }
         p.blocks[b].body.retain(|i| {
             let k = !matches!(i, Inst::Flags { .. }) || keep[j];
             j += 1;
@@ -359,5 +403,69 @@ mod tests {
         assert_eq!(body_text(&p, 0), vec!["flags sub32 t0, ecx, 0x0"]);
         assert_eq!(body_text(&p, 1), Vec::<String>::new());
         assert_eq!(body_text(&p, 2), vec!["flags logic32 t2, edx, edx"]);
+    }
+
+    #[test]
+    fn a_count_that_may_be_zero_keeps_the_record_before_the_helper() {
+        let rotate = |b: Val| {
+            prog(
+                vec![block(
+                    vec![
+                        flags(FlagOp::Add, r(T0), r(0), r(2)),
+                        Inst::Fx {
+                            op: Fx::Ror,
+                            size: 16,
+                            set: true,
+                            d: T1,
+                            a: r(3),
+                            b,
+                        },
+                        Inst::Fx {
+                            op: Fx::Imul,
+                            size: 32,
+                            set: true,
+                            d: T2,
+                            a: r(3),
+                            b: r(6),
+                        },
+                    ],
+                    Term::Jcc {
+                        cc: 2,
+                        t: Target::Block(0),
+                        f: Target::Block(0),
+                    },
+                )],
+                NGUEST + 3,
+            )
+        };
+        // JB reads CF, which the IMUL writes: the ROR's record is dead, and with a
+        // CL count (maybe 0) the ADD's would be passed through, but the IMUL
+        // overwrites CF, so only the IMUL keeps its record.
+        let mut p = rotate(r(1));
+        liveness(&mut p);
+        assert_eq!(
+            body_text(&p, 0),
+            vec!["t1 = ror16 ebx, ecx", "t2 = imul32 +flags ebx, esi"]
+        );
+        // Without the IMUL, a JS reads SF: the ROR keeps SF of the record before
+        // it whatever its count, and with a CL count it may keep CF too.
+        for (b, add_kept) in [(r(1), true), (k(16), true), (k(32), true)] {
+            let mut p = rotate(b);
+            p.blocks[0].body.pop();
+            p.blocks[0].term = Term::Jcc {
+                cc: 8,
+                t: Target::Block(0),
+                f: Target::Block(0),
+            };
+            liveness(&mut p);
+            assert_eq!(body_text(&p, 0).len(), if add_kept { 2 } else { 1 }, "{b}");
+        }
+        // JB after the ROR: CF comes from the ROR unless its count may mask to 0.
+        for (b, add_kept) in [(r(1), true), (k(16), false), (k(32), true)] {
+            let mut p = rotate(b);
+            p.blocks[0].body.pop();
+            liveness(&mut p);
+            assert_eq!(body_text(&p, 0).len(), if add_kept { 2 } else { 1 }, "{b}");
+        }
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! Invariants the lowering establishes and every pass keeps: each temporary is
 //! defined exactly once in the whole program, and (outside `pre`) only used later
-//! in the block that defines it; block order is topological apart from back edges
-//! to block 0.
+//! in the block that defines it; block 0 is the entry, and block order is
+//! topological apart from back edges (edges to a block at or before their source).
 
 use super::ir::*;
 

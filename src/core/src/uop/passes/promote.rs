@@ -72,14 +72,24 @@ fn coalesce(b: &mut Block) {
         // value that can be retargeted without moving the access's exit.
         let movable = matches!(
             b.body[k],
-            Inst::Mov { .. } | Inst::Alu { .. } | Inst::Ext { .. }
+            Inst::Mov { .. }
+                | Inst::Alu { .. }
+                | Inst::Ext { .. }
+                | Inst::Fx { .. }
+                | Inst::Cond { .. }
+                | Inst::Sel { .. }
         );
         if other_readers || !between_ok || !movable {
             j += 1;
             continue;
         }
         match &mut b.body[k] {
-            Inst::Mov { d: dd, .. } | Inst::Alu { d: dd, .. } | Inst::Ext { d: dd, .. } => *dd = d,
+            Inst::Mov { d: dd, .. }
+            | Inst::Alu { d: dd, .. }
+            | Inst::Ext { d: dd, .. }
+            | Inst::Fx { d: dd, .. }
+            | Inst::Cond { d: dd, .. }
+            | Inst::Sel { d: dd, .. } => *dd = d,
             _ => unreachable!("checked movable"),
         }
         b.body.remove(j);
