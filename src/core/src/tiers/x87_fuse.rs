@@ -244,7 +244,11 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         first.x = if c as usize == len { c } else { 0 };
         first.imm = slot;
         first.r = len as u8;
-        first.h = super::x87_fuse_exec::fused;
+        first.h = if first.x != 0 {
+            super::x87_fuse_exec::fused_chain
+        } else {
+            super::x87_fuse_exec::fused
+        };
         st.matches.fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -247,11 +247,15 @@ const FRAC: u64 = (1 << 52) - 1;
 
 /// The fused op: instructions `i .. i + ops[i].r`, then the op after the run.
 pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    generic_body(cpu, ops, i, i, 0)
+}
+
+/// The fused op of a run that is a chain ([`chain_len`] in `Op::x`): the chain,
+/// then (only when an instruction left the chain's fast path) the generic loop.
+/// A separate handler so runs without a chain keep [`fused`]'s smaller frame.
+pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
     let n = ops[i].x as usize;
-    if n == 0 {
-        return generic(cpu, ops, i, i, 0);
-    }
     match chain(cpu, ops, i, n) {
         Chain::At(j) if j == end => {
             leave(cpu, i, end - 1, end - i, (end - i) as u64, Exit::Block);
@@ -540,10 +544,17 @@ fn chain_arith<const OP: u8>(s: &mut S, dst: f64, src: f64) -> Option<f64> {
     }
 }
 
+/// [`generic_body`] out of line, for a chain that left its fast path.
+#[cold]
+#[inline(never)]
+fn generic(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, inline: u64) -> Exit {
+    generic_body(cpu, ops, i, j0, inline)
+}
+
 /// The generic loop: instructions `j0 .. end` of the run at `i` (those before
 /// `j0` retired, `inline` of them inline), then the op after the run.
-#[inline(never)]
-fn generic(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, mut inline: u64) -> Exit {
+#[inline(always)]
+fn generic_body(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, mut inline: u64) -> Exit {
     let end = i + ops[i].r as usize;
     // With every exception masked and none pending, no inline kind can set ES (only
     // an unmasked flag does), so the per-instruction ES test is known false until a
