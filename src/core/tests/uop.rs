@@ -897,3 +897,26 @@ fn uop_dropped_records_and_known_carry_match_the_interpreter() {
     assert!(whole.iterations > 19_000, "{whole:?}");
     assert!(sliced.iterations > 5_000, "{sliced:?}");
 }
+
+/// A DEC whose block last wrote a subtraction's record keeps that record's CF
+/// (set for about half the bytes): `known_carry` must not take it as clear.
+#[test]
+fn uop_dec_keeping_a_subtractions_carry_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 20_000)?;
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.sub(eax, 0x80)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let ops = op_kinds(&code, nth_insn(&code, 2));
+    assert!(ops.iter().any(|o| o == "SubF"), "{ops:?}");
+    let (whole, sliced, _) = equivalent(&code);
+    assert!(whole.iterations > 19_000, "{whole:?}");
+    assert!(sliced.iterations > 5_000, "{sliced:?}");
+}
