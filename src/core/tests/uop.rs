@@ -920,3 +920,78 @@ fn uop_dec_keeping_a_subtractions_carry_matches_the_interpreter() {
     assert!(whole.iterations > 19_000, "{whole:?}");
     assert!(sliced.iterations > 5_000, "{sliced:?}");
 }
+
+/// Forwarded branches on SF (after TEST, ADD, SUB, DEC at 8, 16 and 32 bits) and
+/// on CF|ZF and SF!=OF(|ZF) of a CMP (JA/JBE/JL/JGE/JLE/JG at every width, with
+/// operands that are often equal and that cross the sign boundary), each taking
+/// or skipping an add to EDX so a wrong direction changes the result. Two loops,
+/// each within the tier's block cap.
+#[test]
+fn uop_sign_above_and_signed_branches_match_the_interpreter() {
+    let n = 3000;
+    macro_rules! skip {
+        ($a:ident, $k:ident, $jcc:ident) => {{
+            let mut l = $a.create_label();
+            $a.$jcc(l)?;
+            $a.add(edx, $k)?;
+            $k = $k.wrapping_mul(3);
+            $a.set_label(&mut l)?;
+        }};
+    }
+    let sign_unsigned = looped(n, |a| {
+        let mut k = 1u32;
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.test(eax, eax)?;
+        skip!(a, k, js);
+        a.add(cl, al)?;
+        skip!(a, k, jns);
+        a.sub(ax, cx)?;
+        skip!(a, k, js);
+        a.dec(cx)?;
+        skip!(a, k, jns);
+        a.cmp(eax, ecx)?;
+        skip!(a, k, ja);
+        a.cmp(al, cl)?;
+        skip!(a, k, jbe);
+        // Small values: equal a quarter of the time.
+        a.movzx(ecx, byte_ptr(esi + 2))?;
+        a.and(ecx, 3)?;
+        a.cmp(ecx, 2)?;
+        skip!(a, k, jbe);
+        a.cmp(cl, 1)?;
+        skip!(a, k, ja);
+        a.add(ebx, k)?;
+        a.add(ebx, edx)
+    });
+    runs_in_the_tier(&sign_unsigned, n);
+    let signed = looped(n, |a| {
+        let mut k = 1u32;
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ecx, dword_ptr(esi + 4))?;
+        a.cmp(ax, cx)?;
+        skip!(a, k, jg);
+        a.cmp(eax, ecx)?;
+        skip!(a, k, jl);
+        // Small values either side of zero, often equal.
+        a.movsx(ecx, byte_ptr(esi + 3))?;
+        a.sar(ecx, 5)?;
+        a.cmp(ecx, -2)?;
+        skip!(a, k, jle);
+        a.cmp(cx, 1)?;
+        skip!(a, k, jg);
+        a.cmp(cl, 0)?;
+        skip!(a, k, jge);
+        a.movsx(eax, byte_ptr(esi + 1))?;
+        a.sar(eax, 5)?;
+        a.cmp(al, cl)?;
+        skip!(a, k, jle);
+        a.cmp(eax, ecx)?;
+        skip!(a, k, jg);
+        a.cmp(ax, cx)?;
+        skip!(a, k, jl);
+        a.add(ebx, k)?;
+        a.add(ebx, edx)
+    });
+    runs_in_the_tier(&signed, n);
+}

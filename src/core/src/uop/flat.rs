@@ -429,6 +429,40 @@ pub enum Op {
         tt: u16,
         f: u16,
     },
+    /// A forwarded branch on SF of any record but an eager one: `(r & sign != 0) != neg`.
+    BccS {
+        neg: bool,
+        r: u16,
+        sign: u32,
+        n: u16,
+        t: u16,
+        f: u16,
+    },
+    /// A forwarded branch on CF|ZF of a subtraction (`jbe`/`ja`) of `size` bits
+    /// (a size, not its mask, keeps the op within 16 bytes).
+    BccBE {
+        neg: bool,
+        size: u8,
+        res: u16,
+        a: u16,
+        b: u16,
+        n: u16,
+        t: u16,
+        f: u16,
+    },
+    /// A forwarded branch on SF!=OF of a subtraction (`jl`/`jge`), with `le`
+    /// also on ZF (`jle`/`jg`); `sb`: the sign bit's index.
+    BccL {
+        neg: bool,
+        le: bool,
+        sb: u8,
+        res: u16,
+        a: u16,
+        b: u16,
+        n: u16,
+        t: u16,
+        f: u16,
+    },
     /// Any other forwarded branch.
     Bcc {
         cc: u8,
@@ -1045,6 +1079,37 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                         t,
                         f,
                     },
+                    // The record's own formulas (`LazyFlags::sf`, `cf`, `zf`, `of`)
+                    // for the sizes a record has, without building it.
+                    4 if op != FlagOp::Eager && matches!(size, 8 | 16 | 32) => Op::BccS {
+                        neg: cc & 1 != 0,
+                        r: cx.val(res)?,
+                        sign: 1 << (size - 1),
+                        n,
+                        t,
+                        f,
+                    },
+                    3 if op == FlagOp::Sub && matches!(size, 8 | 16 | 32) => Op::BccBE {
+                        neg: cc & 1 != 0,
+                        size,
+                        res: cx.val(res)?,
+                        a: cx.val(a)?,
+                        b: cx.val(b)?,
+                        n,
+                        t,
+                        f,
+                    },
+                    6 | 7 if op == FlagOp::Sub && matches!(size, 8 | 16 | 32) => Op::BccL {
+                        neg: cc & 1 != 0,
+                        le: cc >> 1 == 7,
+                        sb: size - 1,
+                        res: cx.val(res)?,
+                        a: cx.val(a)?,
+                        b: cx.val(b)?,
+                        n,
+                        t,
+                        f,
+                    },
                     _ => Op::Bcc {
                         cc,
                         op,
@@ -1100,6 +1165,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         | Op::Jcc { .. }
         | Op::BccZ { .. }
         | Op::BccB { .. }
+        | Op::BccS { .. }
+        | Op::BccBE { .. }
+        | Op::BccL { .. }
         | Op::Bcc { .. }
         | Op::DecBZ { .. }
         | Op::IncBZ { .. }
@@ -1194,6 +1262,9 @@ fn targets_mut(op: &mut Op) -> (Option<&mut u16>, Option<&mut u16>) {
         Op::Jcc { t, f, .. }
         | Op::BccZ { t, f, .. }
         | Op::BccB { t, f, .. }
+        | Op::BccS { t, f, .. }
+        | Op::BccBE { t, f, .. }
+        | Op::BccL { t, f, .. }
         | Op::Bcc { t, f, .. }
         | Op::DecBZ { tt: t, f, .. }
         | Op::IncBZ { tt: t, f, .. }
@@ -1215,6 +1286,9 @@ fn charge(op: &mut Op) -> Option<&mut u16> {
         | Op::Jcc { n, .. }
         | Op::BccZ { n, .. }
         | Op::BccB { n, .. }
+        | Op::BccS { n, .. }
+        | Op::BccBE { n, .. }
+        | Op::BccL { n, .. }
         | Op::Bcc { n, .. }
         | Op::DecBZ { n, .. }
         | Op::IncBZ { n, .. }
@@ -2122,6 +2196,48 @@ pub fn run(
                         f
                     }
                 )
+            }
+            Op::BccS {
+                neg,
+                r: v,
+                sign,
+                n,
+                t,
+                f,
+            } => {
+                goto!(n, if (g(r, v) & sign != 0) != neg { t } else { f })
+            }
+            Op::BccBE {
+                neg,
+                size,
+                res,
+                a,
+                b,
+                n,
+                t,
+                f,
+            } => {
+                let mask = rmask(size);
+                let below = (g(r, a) & mask) < (g(r, b) & mask);
+                let zero = g(r, res) & mask == 0;
+                goto!(n, if (below | zero) != neg { t } else { f })
+            }
+            Op::BccL {
+                neg,
+                le,
+                sb,
+                res,
+                a,
+                b,
+                n,
+                t,
+                f,
+            } => {
+                let (x, y, v) = (g(r, a), g(r, b), g(r, res));
+                // SF != OF at bit `sb`; ZF from the bits at and below it.
+                let less = ((v ^ ((x ^ y) & (x ^ v))) >> sb) & 1 != 0;
+                let zero = v << (31 - sb) == 0;
+                goto!(n, if (less | (le & zero)) != neg { t } else { f })
             }
             Op::Bcc {
                 cc,
