@@ -995,3 +995,30 @@ fn uop_sign_above_and_signed_branches_match_the_interpreter() {
     });
     runs_in_the_tier(&signed, n);
 }
+
+/// 32-bit SHL/SHR/SAR (by CL counts in 0..64, so 0 and counts past 31 too, and by
+/// immediates) and IMUL whose records a later ADD replaces before any exit: the
+/// engine runs them as plain host ops; a count of 0 must leave the operand.
+#[test]
+fn uop_shifts_and_imul_without_records_match_the_interpreter() {
+    let n = 3000;
+    let code = looped(n, |a| {
+        a.mov(eax, dword_ptr(esi))?;
+        a.movzx(ecx, byte_ptr(esi + 4))?;
+        a.and(ecx, 63)?;
+        a.mov(ebx, eax)?;
+        a.shl(eax, cl)?;
+        a.shr(ebx, cl)?;
+        a.add(eax, ebx)?;
+        a.sar(eax, cl)?;
+        a.sar(ebx, 7)?;
+        a.add(eax, ebx)?;
+        a.imul_3(ebx, eax, 0x9e37_79b1u32 as i32)?;
+        a.shr(ebx, 17)?;
+        a.imul_2(eax, ebx)?;
+        a.shl(ebx, 3)?;
+        a.add(edx, eax)?;
+        a.add(edx, ebx)
+    });
+    runs_in_the_tier(&code, n);
+}

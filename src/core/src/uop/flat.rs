@@ -1012,13 +1012,22 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                     b,
                 } => {
                     let (d, a, b) = (cx.reg(d)?, cx.val(a)?, cx.val(b)?);
-                    ops.push(Op::Fx {
-                        op,
-                        size,
-                        set,
-                        d,
-                        a,
-                        b,
+                    // Without its record, a 32-bit shift is the host's (both mask
+                    // the count to 5 bits, and a count of 0 leaves the operand) and
+                    // a 32-bit IMUL's result is the low half of the product.
+                    ops.push(match (op, size, set) {
+                        (Fx::Shl, 32, false) => Op::Shl { d, a, b },
+                        (Fx::Shr, 32, false) => Op::Shr { d, a, b },
+                        (Fx::Sar, 32, false) => Op::Sar { d, a, b },
+                        (Fx::Imul, 32, false) => Op::Mul { d, a, b },
+                        _ => Op::Fx {
+                            op,
+                            size,
+                            set,
+                            d,
+                            a,
+                            b,
+                        },
                     });
                 }
                 Inst::Cond { d, cc } => {
