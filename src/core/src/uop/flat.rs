@@ -488,6 +488,14 @@ pub enum Op {
         a: u16,
         b: u16,
     },
+    /// A 32-bit SHL/SHR/SAR (`op`, the handler's constant) with its record,
+    /// through the interpreter's own flag computation without `Fx`'s dispatch.
+    ShF {
+        op: u8,
+        d: u16,
+        a: u16,
+        b: u16,
+    },
     /// `d` = 1 when condition `cc` holds for the flag record, else 0 (SETcc).
     Cond {
         cc: u8,
@@ -1020,6 +1028,24 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                         (Fx::Shr, 32, false) => Op::Shr { d, a, b },
                         (Fx::Sar, 32, false) => Op::Sar { d, a, b },
                         (Fx::Imul, 32, false) => Op::Mul { d, a, b },
+                        (Fx::Shl, 32, true) => Op::ShF {
+                            op: crate::ops::shift::SHL,
+                            d,
+                            a,
+                            b,
+                        },
+                        (Fx::Shr, 32, true) => Op::ShF {
+                            op: crate::ops::shift::SHR,
+                            d,
+                            a,
+                            b,
+                        },
+                        (Fx::Sar, 32, true) => Op::ShF {
+                            op: crate::ops::shift::SAR,
+                            d,
+                            a,
+                            b,
+                        },
                         _ => Op::Fx {
                             op,
                             size,
@@ -2444,6 +2470,19 @@ pub fn run(
                 b,
             } => {
                 let v = fx(op, &mut fl, size, set, g(r, a), g(r, b));
+                s(r, d, v);
+            }
+            Op::ShF { op, d, a, b } => {
+                // As `Fx::run`: a count masking to 0 leaves the operand and the
+                // record.
+                let (x, c) = (g(r, a), g(r, b) & 31);
+                let v = if c == 0 {
+                    x
+                } else {
+                    let (v, bits) = crate::ops::shift::shift_eager(op, 32, &fl, x, c);
+                    fl.set_eager(bits);
+                    v
+                };
                 s(r, d, v);
             }
             Op::Cond { cc, d } => s(r, d, fl.cond(cc) as u32),
