@@ -9,9 +9,9 @@
 
 use iced_x86::code_asm::*;
 use std::sync::Arc;
-use winterp_core::harness::{assemble, Machine, DATA, DATA_SIZE, EXIT};
-use winterp_core::tiers::{Decline, StatsSnapshot, Tier, Tiers};
 use winterp_core::StopReason;
+use winterp_core::harness::{DATA, DATA_SIZE, EXIT, Machine, assemble};
+use winterp_core::tiers::{Decline, StatsSnapshot, Tier, Tiers};
 
 type A = CodeAssembler;
 type R = Result<(), IcedError>;

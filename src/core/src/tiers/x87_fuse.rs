@@ -24,7 +24,7 @@
 use super::{Decline, Tier, Tiers};
 use crate::exec::cache::Block;
 use crate::exec::chain::ChainState;
-use crate::exec::op::{iced_code, Handler};
+use crate::exec::op::{Handler, iced_code};
 use iced_x86::Code;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};

@@ -26,12 +26,12 @@
 
 use super::x87_fuse::*;
 use crate::cpu::fpu::Fpu;
-use crate::cpu::{Cpu, Exit, EAX};
+use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
 use crate::ops::x87::{
-    self as x, arith, fast, fast_value, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE,
-    MUL, PE, SUB, SUBR,
+    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, SUBR, arith,
+    fast, fast_value,
 };
 
 /// Ends the two-op slice a handler call runs in.
