@@ -428,7 +428,8 @@ macro_rules! bt_pick {
     };
 }
 
-fn is_setcc(m: Mnemonic) -> bool {
+/// SETcc, any condition (the decoder and the micro-op lowering share the list).
+pub(crate) fn is_setcc(m: Mnemonic) -> bool {
     use Mnemonic::*;
     matches!(
         m,
@@ -450,7 +451,8 @@ fn is_setcc(m: Mnemonic) -> bool {
     )
 }
 
-fn is_cmovcc(m: Mnemonic) -> bool {
+/// CMOVcc, any condition.
+pub(crate) fn is_cmovcc(m: Mnemonic) -> bool {
     use Mnemonic::*;
     matches!(
         m,

@@ -18,6 +18,7 @@
 use super::ir::*;
 use crate::cpu::{FlagOp, seg};
 use crate::mem::{GuestMemory, perm};
+use crate::ops::bits::{is_cmovcc, is_setcc};
 use iced_x86::{
     Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
 };
@@ -903,51 +904,6 @@ impl Lower {
         });
         Val::R(t)
     }
-}
-
-fn is_setcc(m: Mnemonic) -> bool {
-    use Mnemonic::*;
-    matches!(
-        m,
-        Seto | Setno
-            | Setb
-            | Setae
-            | Sete
-            | Setne
-            | Setbe
-            | Seta
-            | Sets
-            | Setns
-            | Setp
-            | Setnp
-            | Setl
-            | Setge
-            | Setle
-            | Setg
-    )
-}
-
-fn is_cmovcc(m: Mnemonic) -> bool {
-    use Mnemonic::*;
-    matches!(
-        m,
-        Cmovo
-            | Cmovno
-            | Cmovb
-            | Cmovae
-            | Cmove
-            | Cmovne
-            | Cmovbe
-            | Cmova
-            | Cmovs
-            | Cmovns
-            | Cmovp
-            | Cmovnp
-            | Cmovl
-            | Cmovge
-            | Cmovle
-            | Cmovg
-    )
 }
 
 /// Operand width in bits of the instruction's first operand (8, 16, 32).
