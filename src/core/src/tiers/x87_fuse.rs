@@ -24,7 +24,7 @@
 use super::{Decline, Tier, Tiers};
 use crate::exec::cache::Block;
 use crate::exec::chain::ChainState;
-use crate::exec::op::{Handler, iced_code};
+use crate::exec::op::{Handler, Op, iced_code};
 use iced_x86::Code;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
@@ -61,6 +61,15 @@ pub const FCOMP_M64: u8 = 59;
 pub const FCOMPP: u8 = 60;
 pub const FUCOMPP: u8 = 61;
 
+/// The integer instructions of the status read-back idiom (`fnstsw ax; test ah,
+/// imm8; setcc r8`), which a run takes in after its FNSTSW AX: `test r8, imm8`
+/// (`Op::r`, `Op::imm` as `ops::alu` lowered it) and SETcc r8 (`Op::rm`; the
+/// condition number is put in `Op::x`, which SETcc's handler does not read).
+pub const TEST_R8: u8 = 64;
+pub const SETCC_R8: u8 = 65;
+/// `movzx r32, r8` after the SETcc (`Op::r` destination, `Op::rm` source).
+pub const MOVZX_R8: u8 = 66;
+
 /// Fewest instructions a fused run has (one instruction gains nothing).
 pub const MIN_RUN: usize = 2;
 /// Fewest inline kinds in a run: a run of handler calls only is slower than the
@@ -75,7 +84,9 @@ fn is_arith_m(k: u8) -> bool {
 /// Length of the *chain* a run starts with (0: none), which the fused op runs on
 /// one value held in a local (`x87_fuse_exec::chain`): FLD m32/m64, then any
 /// number of `ST(0) op= m32/m64`, then optionally FSTP m32/m64 or FCOMP m32/m64
-/// (the latter optionally followed by FNSTSW AX). Shorter than two: no chain.
+/// (the latter optionally followed by FNSTSW AX, `test r8, imm8`, SETcc r8,
+/// `movzx r32, r8`).
+/// Shorter than two: no chain.
 pub fn chain_len(kinds: &[u8]) -> u8 {
     if !matches!(kinds.first(), Some(&FLD_M32) | Some(&FLD_M64)) {
         return 0;
@@ -90,6 +101,15 @@ pub fn chain_len(kinds: &[u8]) -> u8 {
             n += 1;
             if kinds.get(n) == Some(&FNSTSW_AX) {
                 n += 1;
+                if kinds.get(n) == Some(&TEST_R8) {
+                    n += 1;
+                    if kinds.get(n) == Some(&SETCC_R8) {
+                        n += 1;
+                        if kinds.get(n) == Some(&MOVZX_R8) {
+                            n += 1;
+                        }
+                    }
+                }
             }
         }
         _ => {}
@@ -168,6 +188,38 @@ pub fn kind(c: Code) -> u8 {
     }
 }
 
+/// The read-back kind of a non-x87 op (TEST_R8, MOVZX_R8, or SETCC_R8 with its
+/// condition number), from its iced `Code` and the fields `ops::alu` / `ops::bits` lowered
+/// (the alu group is asked first, so `test` always got its handler). A register
+/// operand is told from a memory one by the segment slot, which the decoder fills
+/// in for memory operands only.
+fn readback_kind(o: &Op) -> Option<(u8, u8)> {
+    use iced_x86::OpCodeOperandKind as K;
+    if o.seg != crate::cpu::seg::NONE {
+        return None;
+    }
+    let c = iced_code(o.code);
+    let oc = c.op_code();
+    if c == Code::Movzx_r32_rm8 {
+        return Some((MOVZX_R8, 0));
+    }
+    if oc.encoding() != iced_x86::EncodingKind::Legacy {
+        return None;
+    }
+    let m = c.mnemonic();
+    let k0 = oc.op_kind(0);
+    if m == iced_x86::Mnemonic::Test
+        && matches!(k0, K::r8_or_mem | K::al)
+        && oc.op_kind(1) == K::imm8
+    {
+        return Some((TEST_R8, 0));
+    }
+    if k0 == K::r8_or_mem && crate::ops::bits::is_setcc(m) {
+        return Some((SETCC_R8, crate::ops::branch::cond_code(m)?));
+    }
+    None
+}
+
 /// Handlers of first ops, by slot (interned: the set of x87 handlers is small). The
 /// mutex serialises interning at decode; the slots are read lock-free by the fused op
 /// whenever its first instruction takes its handler's path.
@@ -215,12 +267,30 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         while k < n && is_x87(iced_code(b.ops[k].code)) && k - start < u8::MAX as usize {
             k += 1;
         }
+        // The status read-back after a trailing FNSTSW AX joins the run.
+        if b.ops[k - 1].code == Code::Fnstsw_AX as u16 {
+            for want in [TEST_R8, SETCC_R8, MOVZX_R8] {
+                if k < n
+                    && k - start < u8::MAX as usize
+                    && readback_kind(&b.ops[k]).is_some_and(|(kd, _)| kd == want)
+                {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+        }
         let len = k - start;
         if len < MIN_RUN {
             decline(Decline::Size);
             continue;
         }
-        let kinds: Vec<u8> = (start..k).map(|j| kind(iced_code(b.ops[j].code))).collect();
+        let kinds: Vec<u8> = (start..k)
+            .map(|j| match readback_kind(&b.ops[j]) {
+                Some((kd, _)) if !is_x87(iced_code(b.ops[j].code)) => kd,
+                _ => kind(iced_code(b.ops[j].code)),
+            })
+            .collect();
         if kinds.iter().filter(|&&x| x != CALL).count() < MIN_INLINE {
             decline(Decline::Op);
             continue;
@@ -235,6 +305,9 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         };
         for (j, &kd) in (start..k).zip(&kinds) {
             b.ops[j].size = kd;
+            if kd == SETCC_R8 {
+                b.ops[j].x = readback_kind(&b.ops[j]).map_or(0, |(_, cc)| cc);
+            }
         }
         let first = &mut b.ops[start];
         // `Op::x` is read by no x87 form but FCMOVcc, which never starts a chain. Only

@@ -29,6 +29,7 @@ use crate::cpu::fpu::Fpu;
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
+use crate::ops::alu::{TEST, alu};
 use crate::ops::x87::{
     self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, SUBR, arith,
     fast, fast_value,
@@ -489,16 +490,56 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
             let top = (t as u8 + 1) & 7;
             let v = (c.s.sw & !0x3800) | ((top as u16) << 11);
             cpu.set_r16(EAX as u8, v as u32);
+            // Then the read-back: `test r8, imm8` and SETcc r8, as their handlers.
+            if d + 2 < n {
+                test_r8(cpu, &run[d + 2], v as u32);
+            }
+            if d + 3 < n {
+                let (o, v) = (&run[d + 3], setcc_r8(cpu, &run[d + 3]));
+                if d + 4 < n {
+                    movzx_r8(cpu, &run[d + 4], o.rm, v);
+                }
+            }
         }
     }
-    // FNSTSW records no FIP/FOP: the last instruction that did is the one before.
-    let last = if run[n - 1].size == FNSTSW_AX {
-        &run[n - 2]
-    } else {
-        &run[n - 1]
-    };
+    // FNSTSW and the read-back record no FIP/FOP: the last instruction that did is
+    // the terminal, or the last arithmetic step of a chain without one.
+    let last = &run[d.min(n - 1)];
     c.put_back(cpu, last);
     Chain::At(i + n)
+}
+
+/// `test r8, imm8` as `ops::alu`'s `alu_ri::<TEST, 8>` (flags only), with `ax` the
+/// value of AX. AL and AH come from it rather than from `cpu.regs`: FNSTSW has just
+/// stored AX there with a 16-bit store, and reading the 32-bit register back before
+/// that store retires stalls store-to-load forwarding (measured: the stall cost
+/// more than the dispatch the fusion saves).
+#[inline(always)]
+fn test_r8(cpu: &mut Cpu, o: &Op, ax: u32) {
+    let a = match o.r {
+        0 => ax & 0xff,
+        4 => (ax >> 8) & 0xff,
+        r => cpu.reg(8, r),
+    };
+    alu::<TEST, 8>(&mut cpu.flags, a, o.imm);
+}
+
+/// SETcc r8 as `ops::bits`'s `setcc_r` (condition number in `Op::x`); returns the
+/// byte stored.
+#[inline(always)]
+fn setcc_r8(cpu: &mut Cpu, o: &Op) -> u32 {
+    let v = cpu.flags.cond(o.x) as u32;
+    cpu.set_r8(o.rm, v);
+    v
+}
+
+/// `movzx r32, r8` as `ops::alu`'s `movx_rr::<8, false, 32>`, where register `set`
+/// was just stored with the byte `v` (by a byte store, which a 32-bit read of the
+/// register would wait for, as in [`test_r8`]).
+#[inline(always)]
+fn movzx_r8(cpu: &mut Cpu, o: &Op, set: u8, v: u32) {
+    let b = if o.rm == set { v } else { cpu.reg(8, o.rm) };
+    cpu.set_r32(o.r, b);
 }
 
 /// A chain's store at `j` hit decoded code: the state after it, and the block
@@ -833,6 +874,27 @@ fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mu
     }
 }
 
+/// The read-back kinds in the generic loop (only after a chain left its fast
+/// path), out of line: they touch no x87 state.
+#[cold]
+#[inline(never)]
+fn readback(cpu: &mut Cpu, o: &Op, k: u8) -> Step {
+    match k {
+        TEST_R8 => {
+            let ax = cpu.regs[EAX] & 0xffff;
+            test_r8(cpu, o, ax);
+        }
+        SETCC_R8 => {
+            setcc_r8(cpu, o);
+        }
+        _ => {
+            let v = cpu.reg(8, o.rm);
+            movzx_r8(cpu, o, o.rm, v);
+        }
+    }
+    Step::Inline
+}
+
 /// Runs instruction `j` of the run.
 #[inline(always)]
 fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
@@ -840,6 +902,9 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
     let k = o.size;
     if k == CALL {
         return Step::Call;
+    }
+    if k >= TEST_R8 {
+        return readback(cpu, o, k);
     }
     if k == FNSTSW_AX {
         let v = s.status() as u32;
