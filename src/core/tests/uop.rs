@@ -1022,3 +1022,135 @@ fn uop_shifts_and_imul_without_records_match_the_interpreter() {
     });
     runs_in_the_tier(&code, n);
 }
+
+/// A stack inside the data region, so the compared memory covers it.
+const STACK: u32 = DATA + 0x18_0000;
+
+/// PUSH and POP in every 32-bit form the tier lowers: register (ESP too),
+/// imm8, imm32 and memory pushes; register (ESP too) and memory pops, one of
+/// them through ESP (addressed after the increment). The stack is in the
+/// compared data region.
+fn push_pop(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut head)?;
+        a.push(dword_ptr(esi))?;
+        a.push(ecx)?;
+        a.push(0x1234_5678)?;
+        a.push(-3)?;
+        a.mov(eax, dword_ptr(esi + 4))?;
+        a.add(eax, dword_ptr(esp + 8))?;
+        a.pop(ebx)?;
+        a.pop(ebp)?;
+        a.add(edx, ebx)?;
+        a.xor(edx, ebp)?;
+        a.add(edx, eax)?;
+        // Pops ECX's copy and stores it over the pushed [ESI] below it.
+        a.pop(dword_ptr(esp))?;
+        a.pop(dword_ptr(edi))?;
+        a.push(esp)?;
+        a.pop(ebx)?;
+        a.sub(edx, ebx)?;
+        a.push(esp)?;
+        a.pop(esp)?;
+        a.push(edx)?;
+        a.push(dword_ptr(esp))?;
+        a.pop(eax)?;
+        a.pop(ebx)?;
+        a.add(edx, eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn uop_push_pop_match_the_interpreter() {
+    let n = 3000;
+    runs_in_the_tier(&push_pop(n), n);
+}
+
+/// Each iteration pushes two words and pops one, so ESP walks down out of the
+/// data region into unmapped memory: the push that faults leaves the engine and
+/// the interpreter raises the fault there, with ESP and the rest unchanged.
+#[test]
+fn uop_push_into_an_unmapped_stack_page_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esp, DATA + 0x1800)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        a.inc(eax)?;
+        a.push(eax)?;
+        a.push(ecx)?;
+        a.add(ecx, eax)?;
+        a.pop(edx)?;
+        a.jmp(head)
+    });
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 1_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    // The fault is at the first push below DATA: ESP still at DATA.
+    assert_eq!(
+        on.states.last().unwrap().0[4],
+        DATA,
+        "{:?}",
+        on.states.last()
+    );
+}
+
+/// The loop patches the immediate of its own `push imm8` after 3000 iterations
+/// while its program is hot: the popped value changes from the next iteration.
+#[test]
+fn uop_push_pop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut skip = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(ecx, 6000)?;
+        a.xor(edx, edx)?;
+        // Twelve bytes so far; four NOPs put the patched PUSH at +0x10.
+        for _ in 0..4 {
+            a.nop()?;
+        }
+        a.set_label(&mut head)?;
+        a.push(5)?;
+        a.pop(eax)?;
+        a.add(edx, eax)?;
+        a.cmp(ecx, 3000)?;
+        a.jne(skip)?;
+        // `6A ib`: the immediate is the second byte.
+        a.mov(eax, CODE + 0x10)?;
+        a.mov(byte_ptr(eax + 1), 9)?;
+        a.set_label(&mut skip)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let push = d
+        .iter()
+        .find(|i| i.ip32() == CODE + 0x10)
+        .expect("an instruction at +0x10");
+    assert_eq!(push.code(), iced_x86::Code::Pushd_imm8, "layout changed");
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    // ECX runs 6000..=1 and the patch lands after the push of ECX = 3000: 3001
+    // iterations push 5, the other 2999 push 9.
+    assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
+}

@@ -23,6 +23,9 @@ use iced_x86::{
     Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
 };
 
+/// ESP's virtual register.
+const ESP: VReg = 4;
+
 /// Furthest a region block may start from the loop head.
 pub const SPAN: u32 = 1024;
 /// Furthest before the loop head a region block may start.
@@ -592,6 +595,9 @@ impl Lower {
         if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
             return Err(Miss::Form);
         }
+        if matches!(ins.mnemonic(), M::Push | M::Pop) {
+            return self.stack(ins, exit);
+        }
         let size = operand_size(ins).ok_or(Miss::Form)?;
         match ins.mnemonic() {
             M::Nop => Ok(()),
@@ -849,6 +855,114 @@ impl Lower {
                     f: old,
                 });
                 self.write_op0(ins, size, Val::R(d), exit)
+            }
+            _ => Err(Miss::Form),
+        }
+    }
+
+    /// Stack addresses are ESP through SS, which the program assumes flat like
+    /// any other segment it uses.
+    fn stack_addr(&mut self, disp: u32) -> Result<Addr, Miss> {
+        if self.env.seg_base[seg::SS as usize] != 0 {
+            return Err(Miss::Segment);
+        }
+        self.flat_segs |= 1 << seg::SS;
+        Ok(Addr {
+            base: Some(ESP),
+            index: None,
+            scale: 0,
+            disp,
+        })
+    }
+
+    /// 32-bit PUSH (register, immediate, memory) and POP (register, memory), in
+    /// the interpreter's order (`Cpu::push`, `pop_r`, `pop_m`): the stack access
+    /// comes before ESP moves, so an access that leaves has changed nothing and
+    /// the interpreter runs the instruction (and raises its fault) itself.
+    fn stack(&mut self, ins: &Instruction, exit: ExitId) -> Result<(), Miss> {
+        let esp = Val::R(ESP);
+        match ins.code() {
+            Code::Push_r32 | Code::Pushd_imm8 | Code::Pushd_imm32 | Code::Push_rm32 => {
+                // The value is read with ESP before the push (PUSH ESP pushes
+                // the old value, PUSH [ESP+k] addresses with it).
+                let v = match ins.op_kind(0) {
+                    OpKind::Immediate8to32 | OpKind::Immediate32 => Val::K(ins.immediate(0) as u32),
+                    _ => self.read_op(ins, 0, 32, exit)?,
+                };
+                let addr = self.stack_addr(4u32.wrapping_neg())?;
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr,
+                    s: v,
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Alu {
+                    op: Alu::Sub,
+                    d: ESP,
+                    a: esp,
+                    b: Val::K(4),
+                });
+                Ok(())
+            }
+            Code::Pop_r32 => {
+                let r = crate::decode::gpr(ins.op_register(0)).ok_or(Miss::Form)? as VReg;
+                let addr = self.stack_addr(0)?;
+                // The load leaves before writing its destination; POP ESP keeps
+                // the loaded value, not the incremented pointer.
+                self.emit(Inst::Load {
+                    d: r,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                if r != ESP {
+                    self.emit(Inst::Alu {
+                        op: Alu::Add,
+                        d: ESP,
+                        a: esp,
+                        b: Val::K(4),
+                    });
+                }
+                Ok(())
+            }
+            Code::Pop_rm32 if ins.op_kind(0) == OpKind::Memory => {
+                let addr = self.stack_addr(0)?;
+                let v = self.temp();
+                self.emit(Inst::Load {
+                    d: v,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                // The destination is addressed with ESP already incremented.
+                let sp = self.temp();
+                self.emit(Inst::Alu {
+                    op: Alu::Add,
+                    d: sp,
+                    a: esp,
+                    b: Val::K(4),
+                });
+                let mut dst = self.addr(ins)?;
+                for r in [&mut dst.base, &mut dst.index] {
+                    if *r == Some(ESP) {
+                        *r = Some(sp);
+                    }
+                }
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr: dst,
+                    s: Val::R(v),
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Mov {
+                    d: ESP,
+                    s: Val::R(sp),
+                });
+                Ok(())
             }
             _ => Err(Miss::Form),
         }
