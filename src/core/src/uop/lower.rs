@@ -1326,3 +1326,78 @@ mod tests {
         assert_eq!(d.reason, Reason::Form(Code::Retnd));
     }
 }
+
+#[cfg(test)]
+mod stack_tests {
+    use super::*;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    /// Each stack access goes before the ESP update of its instruction (so an
+    /// exit there leaves ESP as it was), POP to memory addresses with ESP already
+    /// incremented, and every stack access shares one written window on ESP.
+    #[test]
+    fn push_and_pop_access_the_stack_before_esp_moves() {
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.set_label(&mut head)?;
+            a.push(eax)?;
+            a.push(dword_ptr(esi))?;
+            a.pop(dword_ptr(esp + 4))?;
+            a.pop(ebx)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let env = Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        };
+        let l = lower(&m.mem, CODE, &env).unwrap();
+        assert!(l.unmodelled.is_empty());
+        assert_eq!(l.flat_segs & (1 << seg::SS), 1 << seg::SS);
+        let mut p = l.prog;
+        super::super::passes::optimize(&mut p);
+        let text = |v: &[Inst]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            text(&p.pre),
+            vec![
+                "guardw w0 [esp+0xfffffffc] len 0x10",
+                "guardr w1 [esi] len 0x4"
+            ]
+        );
+        assert_eq!(
+            text(&p.blocks[0].body),
+            vec![
+                "clock 0 !x0",
+                // push eax (1 byte)
+                "store32 [esp+0xfffffffc] w0, eax !x0",
+                "esp = sub esp, 0x4",
+                // push [esi] (2 bytes): load and store leave at the same place.
+                "t0 = load32 [esi] w1 !x1",
+                "store32 [esp+0xfffffffc] w0, t0 !x1",
+                "esp = sub esp, 0x4",
+                // pop [esp+4] (4 bytes): the store's address is the new ESP + 4.
+                "t1 = load32 [esp] w0 !x2",
+                "t2 = add esp, 0x4",
+                "store32 [esp+0x8] w0, t1 !x2",
+                "esp = t2",
+                // pop ebx
+                "ebx = load32 [esp] w0 !x3",
+                "esp = add esp, 0x4",
+                "t3 = sub ecx, 0x1",
+                "flags dec32 t3, ecx, 0x1",
+                "ecx = t3",
+            ]
+        );
+        let stubs: Vec<(u32, u32)> = p.exits[..4]
+            .iter()
+            .map(|x| (x.eip - CODE, x.insns))
+            .collect();
+        assert_eq!(stubs, vec![(0, 0), (1, 1), (3, 2), (7, 3)]);
+    }
+}
