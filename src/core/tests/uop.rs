@@ -1154,3 +1154,185 @@ fn uop_push_pop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
     // iterations push 5, the other 2999 push 9.
     assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
 }
+
+/// A loop calling leaf functions: a stdcall one (`ret 8`) with two RETs, called
+/// from two sites, and a cdecl one placed before the loop that reads its own
+/// return address. The calls are inlined: return addresses are real stores,
+/// and every RET checks what it pops.
+fn leaf_calls(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut start = a.create_label();
+        let mut f_std = a.create_label();
+        let mut f_cdecl = a.create_label();
+        let mut even = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.jmp(start)?;
+        a.set_label(&mut f_cdecl)?;
+        a.mov(eax, dword_ptr(esp + 4))?;
+        a.add(eax, dword_ptr(esp))?;
+        a.ret()?;
+        a.set_label(&mut start)?;
+        a.nop()?;
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.push(eax)?;
+        a.push(ecx)?;
+        a.call(f_std)?;
+        a.add(edx, eax)?;
+        a.push(dword_ptr(esi + 4))?;
+        a.call(f_cdecl)?;
+        a.add(esp, 4)?;
+        a.xor(edx, eax)?;
+        a.push(edx)?;
+        a.push(7)?;
+        a.call(f_std)?;
+        a.add(edx, eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        a.set_label(&mut f_std)?;
+        a.mov(eax, dword_ptr(esp + 4))?;
+        a.test(al, 1)?;
+        a.jz(even)?;
+        a.add(eax, dword_ptr(esp + 8))?;
+        a.ret_1(8)?;
+        a.set_label(&mut even)?;
+        a.sub(eax, dword_ptr(esp + 8))?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.ret_1(8)
+    })
+}
+
+#[test]
+fn uop_leaf_calls_match_the_interpreter() {
+    let n = 3000;
+    runs_in_the_tier(&leaf_calls(n), n);
+}
+
+/// Every 256th call the callee adds 1 to its return address, so its RET skips
+/// the `inc edx` after the call: the engine's check of the popped address
+/// leaves at that RET and the interpreter makes the return.
+#[test]
+fn uop_ret_to_an_overwritten_return_address_matches_the_interpreter() {
+    let n = 3000;
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut g = a.create_label();
+        let mut keep = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.xor(esi, esi)?;
+        a.set_label(&mut head)?;
+        a.call(g)?;
+        a.inc(edx)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        a.set_label(&mut g)?;
+        a.inc(ebx)?;
+        a.test(bl, 0xff)?;
+        a.jnz(keep)?;
+        a.add(dword_ptr(esp), 1)?;
+        a.set_label(&mut keep)?;
+        a.ret()
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    assert!(whole.iterations as f64 >= 0.9 * n as f64, "{whole:?}");
+    assert!(sliced.iterations as f64 >= 0.5 * n as f64, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    let regs = on.states.last().unwrap().0;
+    // 3000 calls, 11 of them (every 256th) skipping `inc edx`.
+    assert_eq!((regs[2], regs[6]), (n - n / 256, n), "{regs:?}");
+}
+
+/// Each iteration leaves a word on the stack before its call, so ESP walks
+/// down out of the data region: the call whose return-address store faults
+/// leaves the engine, and the interpreter raises the fault at the CALL.
+#[test]
+fn uop_call_pushing_into_an_unmapped_stack_page_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut f = a.create_label();
+        a.mov(esp, DATA + 0x1800)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        a.inc(eax)?;
+        a.sub(esp, 4)?;
+        a.call(f)?;
+        a.add(edx, eax)?;
+        a.jmp(head)?;
+        a.set_label(&mut f)?;
+        a.mov(dword_ptr(esp + 4), eax)?;
+        a.ret()
+    });
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 1_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    let (regs, eip, ..) = *on.states.last().unwrap();
+    // The CALL at DATA faults storing its return address below DATA.
+    assert_eq!(regs[4], DATA, "{regs:?}");
+    let call = nth_insn(&code, 4);
+    assert_eq!(eip, call);
+}
+
+/// The loop patches the immediate of an `add edx, imm8` inside its callee
+/// after 3000 iterations, while the program inlining it is hot.
+#[test]
+fn uop_loop_writing_its_callees_code_while_hot_matches_the_interpreter() {
+    let body = |patch: u32| {
+        assemble(move |a| {
+            let mut head = a.create_label();
+            let mut skip = a.create_label();
+            let mut f = a.create_label();
+            a.mov(esp, STACK)?;
+            a.mov(ecx, 6000)?;
+            a.xor(edx, edx)?;
+            a.set_label(&mut head)?;
+            a.call(f)?;
+            a.cmp(ecx, 3000)?;
+            a.jne(skip)?;
+            a.mov(eax, patch)?;
+            a.mov(byte_ptr(eax + 2), 9)?;
+            a.set_label(&mut skip)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)?;
+            a.set_label(&mut f)?;
+            a.add(edx, 5)?;
+            a.ret()
+        })
+    };
+    // The patched ADD's address, from a first assembly (the layout does not
+    // depend on the immediate).
+    let first = body(0);
+    let d = iced_x86::Decoder::with_ip(32, &first, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let add = d
+        .into_iter()
+        .find(|i| i.code() == iced_x86::Code::Add_rm32_imm8)
+        .expect("the callee's add")
+        .ip32();
+    let code = body(add);
+    assert_eq!(code.len(), first.len());
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    // The call of ECX = 3000 still adds 5: 3001 fives, 2999 nines.
+    assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
+}

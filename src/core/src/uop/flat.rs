@@ -508,6 +508,12 @@ pub enum Op {
         t: u16,
         f: u16,
     },
+    /// Leaves through `x` unless `r[a] == k` (see `Inst::Check`).
+    Check {
+        a: u16,
+        x: u16,
+        k: u32,
+    },
 }
 
 /// A compiled program.
@@ -1064,6 +1070,10 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                     let (d, c, t, f) = (cx.reg(d)?, cx.val(c)?, cx.val(t)?, cx.val(f)?);
                     ops.push(Op::Sel { d, c, t, f });
                 }
+                Inst::Check { a, k, exit } => {
+                    let a = cx.val(a)?;
+                    ops.push(Op::Check { a, x: xid(exit), k });
+                }
             }
         }
         fuse_accesses(&mut ops, part_start, &mut mems);
@@ -1377,6 +1387,7 @@ fn inline_jumps(ops: Vec<Op>, starts: &[u16]) -> (Vec<Op>, Vec<u16>) {
                         | Op::Guard { .. }
                         | Op::Head { .. }
                         | Op::Clock { .. }
+                        | Op::Check { .. }
                         | Op::Exit { .. }
                 )
             })
@@ -2487,6 +2498,11 @@ pub fn run(
             }
             Op::Cond { cc, d } => s(r, d, fl.cond(cc) as u32),
             Op::Sel { d, c, t, f } => s(r, d, if g(r, c) != 0 { g(r, t) } else { g(r, f) }),
+            Op::Check { a, x, k } => {
+                if g(r, a) != k {
+                    break x;
+                }
+            }
         }
     };
     if x == PRE {

@@ -298,6 +298,14 @@ pub enum Inst {
         t: Val,
         f: Val,
     },
+    /// Leaves through `exit` unless `a == k`: a guest-chosen control transfer
+    /// (the address a RET pops) that the program followed at lowering time must
+    /// still go where the program goes.
+    Check {
+        a: Val,
+        k: u32,
+        exit: ExitId,
+    },
 }
 
 impl Inst {
@@ -325,7 +333,7 @@ impl Inst {
             }
         };
         match *self {
-            Inst::Mov { s, .. } | Inst::Ext { s, .. } => v(s),
+            Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Check { a: s, .. } => v(s),
             Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 v(a);
                 v(b)
@@ -368,7 +376,10 @@ impl Inst {
             a.index = a.index.map(|r| reg(f, r));
         };
         match self {
-            Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Ins { s, .. } => *s = f(*s),
+            Inst::Mov { s, .. }
+            | Inst::Ext { s, .. }
+            | Inst::Ins { s, .. }
+            | Inst::Check { a: s, .. } => *s = f(*s),
             Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 *a = f(*a);
                 *b = f(*b)
@@ -423,9 +434,10 @@ impl Inst {
     /// Exits this instruction can leave through.
     pub fn exit(&self) -> Option<ExitId> {
         match *self {
-            Inst::Load { exit, .. } | Inst::Store { exit, .. } | Inst::Clock { exit, .. } => {
-                Some(exit)
-            }
+            Inst::Load { exit, .. }
+            | Inst::Store { exit, .. }
+            | Inst::Clock { exit, .. }
+            | Inst::Check { exit, .. } => Some(exit),
             _ => None,
         }
     }
@@ -708,6 +720,7 @@ impl fmt::Display for Inst {
             ),
             Inst::Cond { d, cc } => write!(f, "{} = cond {}", R(d), cc_name(cc)),
             Inst::Sel { d, c, t, f: e } => write!(f, "{} = {c} ? {t} : {e}", R(d)),
+            Inst::Check { a, k, exit } => write!(f, "check {a} == {k:#x} !x{exit}"),
         }
     }
 }

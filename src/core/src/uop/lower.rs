@@ -99,6 +99,9 @@ pub struct Lowered {
 
 struct Raw {
     start: u32,
+    /// The return address of the call this block was inlined for (`None`: the
+    /// loop's own code).
+    ctx: Option<u32>,
     insns: Vec<Instruction>,
     /// Address after the last instruction.
     end: u32,
@@ -144,6 +147,7 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
             insns.push(ins);
             return Ok(Raw {
                 start: eip,
+                ctx: None,
                 insns,
                 end,
                 falls: false,
@@ -155,6 +159,7 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
         if flow != FlowControl::Next {
             return Ok(Raw {
                 start: eip,
+                ctx: None,
                 insns,
                 end,
                 falls: false,
@@ -166,6 +171,7 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
     }
     Ok(Raw {
         start: eip,
+        ctx: None,
         insns,
         end,
         falls: true,
@@ -177,27 +183,48 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
     let decline = |eip, reason| Decline { eip, reason };
     // Discover blocks: a worklist in address order keeps every in-region edge
     // forward (or back to the head).
-    let mut starts = vec![head];
+    let mut starts: Vec<(u32, Option<u32>)> = vec![(head, None)];
+    // Callee entry of each inlined call, by return address.
+    let mut entries: Vec<(u32, u32)> = Vec::new();
     let mut raws: Vec<Raw> = Vec::new();
     let mut k = 0;
     while k < starts.len() {
-        let a = starts[k];
+        let (a, ctx) = starts[k];
         k += 1;
-        let raw = decode(mem, a, env).map_err(|r| decline(a, r))?;
-        for s in successors(&raw) {
-            if joins(head, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
-                starts.push(s);
+        let raw = match decode(mem, a, env) {
+            Ok(mut r) => {
+                r.ctx = ctx;
+                r
+            }
+            // A callee block the interpreter must fetch itself: the edge to it
+            // becomes an exit.
+            Err(_) if ctx.is_some() => continue,
+            Err(r) => return Err(decline(a, r)),
+        };
+        for (s, sctx) in successors(&raw) {
+            let ok = match sctx {
+                None => joins(head, s),
+                Some(ret) => {
+                    if raw.ctx.is_none() {
+                        entries.push((ret, s));
+                    }
+                    let entry = entries.iter().find(|e| e.0 == ret).map_or(s, |e| e.1);
+                    joins(entry, s) && s.wrapping_sub(env.stop.0) >= env.stop.1
+                }
+            };
+            if ok && !starts.contains(&(s, sctx)) && starts.len() < MAX_BLOCKS {
+                starts.push((s, sctx));
             }
         }
         raws.push(raw);
     }
-    raws.sort_by_key(|r| order_key(head, r.start));
+    raws.sort_by_key(|r| order_key(head, r, &entries));
     // A write to any of these bytes retires the program.
     let code: Vec<(u32, u32)> = raws
         .iter()
         .map(|r| (r.start, r.end.wrapping_sub(r.start).max(1)))
         .collect();
-    let order: Vec<u32> = raws.iter().map(|r| r.start).collect();
+    let order: Vec<(u32, Option<u32>)> = raws.iter().map(|r| (r.start, r.ctx)).collect();
 
     let mut lw = Lower {
         prog: Program {
@@ -215,6 +242,7 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         unmodelled_block: Vec::new(),
         flat_segs: 0,
         body: Vec::new(),
+        ctx: None,
     };
     for raw in &raws {
         lw.block(raw).map_err(|(eip, r)| decline(eip, r))?;
@@ -328,15 +356,32 @@ fn joins(head: u32, to: u32) -> bool {
 }
 
 /// Region blocks in program order: the head first, then forward of it by
-/// address, then the blocks before it.
-fn order_key(head: u32, a: u32) -> u32 {
-    a.wrapping_sub(head)
+/// address, then the blocks before it. An inlined callee's blocks (by address
+/// from its entry) go right before the block its return lands on, i.e. after
+/// the call, so call and return edges run forward; a callee returning to the
+/// head goes last, and its return is the back edge.
+fn order_key(head: u32, r: &Raw, entries: &[(u32, u32)]) -> (u64, u8, u32) {
+    match r.ctx {
+        None => (r.start.wrapping_sub(head) as u64, 1, 0),
+        Some(ret) => {
+            let entry = entries.iter().find(|e| e.0 == ret).map_or(ret, |e| e.1);
+            let at = if ret == head {
+                1 << 32
+            } else {
+                ret.wrapping_sub(head) as u64
+            };
+            (at, 0, r.start.wrapping_sub(entry))
+        }
+    }
 }
 
-/// Guest successors of a raw block that the region could follow.
-fn successors(raw: &Raw) -> Vec<u32> {
+/// Guest successors of a raw block that the region could follow, with the
+/// context they run in: a direct call from the loop's own code enters its
+/// callee in the context of its return address, and a RET in that context
+/// returns to the loop's code there (one level: a callee's own calls exit).
+fn successors(raw: &Raw) -> Vec<(u32, Option<u32>)> {
     if raw.falls {
-        return vec![raw.end];
+        return vec![(raw.end, raw.ctx)];
     }
     let last = raw
         .insns
@@ -344,13 +389,20 @@ fn successors(raw: &Raw) -> Vec<u32> {
         .expect("a decoded block has an instruction");
     match (last.flow_control(), last.mnemonic()) {
         (FlowControl::ConditionalBranch, m) if crate::ops::branch::cond_code(m).is_some() => {
-            vec![last.near_branch32(), raw.end]
+            vec![(last.near_branch32(), raw.ctx), (raw.end, raw.ctx)]
         }
         (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
             if last.op_kind(0) == OpKind::NearBranch32 =>
         {
-            vec![last.near_branch32()]
+            vec![(last.near_branch32(), raw.ctx)]
         }
+        (FlowControl::Call, _) if raw.ctx.is_none() && last.code() == Code::Call_rel32_32 => {
+            vec![(last.near_branch32(), Some(raw.end))]
+        }
+        (FlowControl::Return, _) => match (raw.ctx, last.code()) {
+            (Some(ret), Code::Retnd | Code::Retnd_imm16) => vec![(ret, None)],
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
@@ -358,13 +410,15 @@ fn successors(raw: &Raw) -> Vec<u32> {
 struct Lower {
     prog: Program,
     env: Env,
-    /// Region block start addresses, in block-index order.
-    order: Vec<u32>,
+    /// Region block starts and contexts ([`Raw::ctx`]), in block-index order.
+    order: Vec<(u32, Option<u32>)>,
     unmodelled: Vec<(u32, Code)>,
     /// Block index of each `unmodelled` entry.
     unmodelled_block: Vec<usize>,
     flat_segs: u8,
     body: Vec<Inst>,
+    /// Context of the block being lowered.
+    ctx: Option<u32>,
 }
 
 /// Lowering of one instruction failed: the form is not modelled, or a memory
@@ -375,8 +429,13 @@ enum Miss {
 }
 
 impl Lower {
+    /// The block at `to` in the current context.
     fn target(&mut self, to: u32) -> Target {
-        if let Some(k) = self.order.iter().position(|&a| a == to) {
+        self.target_in(to, self.ctx)
+    }
+
+    fn target_in(&mut self, to: u32, ctx: Option<u32>) -> Target {
+        if let Some(k) = self.order.iter().position(|&a| a == (to, ctx)) {
             return Target::Block(k as u16);
         }
         Target::Exit(self.prog.exit_to(to, 0))
@@ -384,6 +443,7 @@ impl Lower {
 
     fn block(&mut self, raw: &Raw) -> Result<(), (u32, Reason)> {
         self.body.clear();
+        self.ctx = raw.ctx;
         // The interpreter checks its budget before every block; the clock pass
         // turns these into one check per iteration.
         let at_start = self.prog.exit_to(raw.start, 0);
@@ -399,7 +459,7 @@ impl Lower {
             let save = self.body.len();
             let saved_temps = self.prog.nvregs;
             let r = if last {
-                self.branch(ins).map(|t| term = Some(t))
+                self.branch(ins, exit).map(|t| term = Some(t))
             } else {
                 self.insn(ins, exit)
             };
@@ -437,8 +497,62 @@ impl Lower {
         Ok(())
     }
 
-    fn branch(&mut self, ins: &Instruction) -> Result<Term, Miss> {
+    fn branch(&mut self, ins: &Instruction, exit: ExitId) -> Result<Term, Miss> {
         match (ins.flow_control(), ins.mnemonic()) {
+            // A direct call from the loop's own code: the return address is a real
+            // store (the callee may read or overwrite it), then the callee's
+            // blocks run in this call's context.
+            (FlowControl::Call, _) if self.ctx.is_none() && ins.code() == Code::Call_rel32_32 => {
+                let ret = ins.next_ip32();
+                let addr = self.stack_addr(4u32.wrapping_neg())?;
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr,
+                    s: Val::K(ret),
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Alu {
+                    op: Alu::Sub,
+                    d: ESP,
+                    a: Val::R(ESP),
+                    b: Val::K(4),
+                });
+                Ok(Term::Jump(self.target_in(ins.near_branch32(), Some(ret))))
+            }
+            // The callee's RET: the popped address must be the call's return
+            // address, else the interpreter runs the RET to wherever it goes.
+            (FlowControl::Return, _) => {
+                let (Some(ret), Code::Retnd | Code::Retnd_imm16) = (self.ctx, ins.code()) else {
+                    return Err(Miss::Form);
+                };
+                let addr = self.stack_addr(0)?;
+                let t = self.temp();
+                self.emit(Inst::Load {
+                    d: t,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Check {
+                    a: Val::R(t),
+                    k: ret,
+                    exit,
+                });
+                let pop = if ins.code() == Code::Retnd_imm16 {
+                    4 + ins.immediate16() as u32
+                } else {
+                    4
+                };
+                self.emit(Inst::Alu {
+                    op: Alu::Add,
+                    d: ESP,
+                    a: Val::R(ESP),
+                    b: Val::K(pop),
+                });
+                Ok(Term::Jump(self.target_in(ret, None)))
+            }
             (FlowControl::ConditionalBranch, m) => match crate::ops::branch::cond_code(m) {
                 Some(cc) if ins.op_kind(0) == OpKind::NearBranch32 => {
                     let t = self.target(ins.near_branch32());
