@@ -1515,3 +1515,106 @@ mod stack_tests {
         assert_eq!(stubs, vec![(0, 0), (1, 1), (3, 2), (7, 3)]);
     }
 }
+
+#[cfg(test)]
+mod call_tests {
+    use super::*;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    /// Two calls of one leaf function: each call gets its own copy of the
+    /// callee's blocks, placed between the call and its return site; each RET
+    /// checks for its own call's return address and leaves at the RET (with the
+    /// instructions before it in its block) otherwise.
+    #[test]
+    fn each_call_inlines_its_own_copy_of_the_callee() {
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            let mut f = a.create_label();
+            let mut skip = a.create_label();
+            a.set_label(&mut head)?;
+            a.call(f)?; // +0, 5 bytes
+            a.call(f)?; // +5
+            a.dec(ecx)?; // +0xa
+            a.jnz(head)?; // +0xb
+            a.mov(ebp, EXIT)?; // +0xd
+            a.jmp(ebp)?; // +0x12
+            a.set_label(&mut f)?;
+            a.test(eax, eax)?; // +0x14
+            a.jz(skip)?; // +0x16
+            a.inc(edx)?; // +0x18
+            a.set_label(&mut skip)?;
+            a.ret_1(4) // +0x19
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let env = Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        };
+        let l = lower(&m.mem, CODE, &env).unwrap();
+        assert!(l.unmodelled.is_empty());
+        let p = &l.prog;
+        let shape: Vec<(u32, u32, String)> = p
+            .blocks
+            .iter()
+            .map(|b| (b.eip - CODE, b.insns, b.term.to_string()))
+            .collect();
+        let s = |e: u32, n: u32, t: &str| (e, n, t.to_string());
+        assert_eq!(
+            shape,
+            vec![
+                s(0, 1, "jmp b1"),
+                s(0x14, 2, "je b3, b2"),
+                s(0x18, 2, "jmp b4"),
+                s(0x19, 1, "jmp b4"),
+                s(5, 1, "jmp b5"),
+                s(0x14, 2, "je b7, b6"),
+                s(0x18, 2, "jmp b8"),
+                s(0x19, 1, "jmp b8"),
+                s(
+                    0xa,
+                    2,
+                    &format!(
+                        "jne b0, x{}",
+                        p.exits.iter().position(|x| x.eip == CODE + 0xd).unwrap()
+                    )
+                ),
+            ]
+        );
+        let body = |b: usize| {
+            p.blocks[b]
+                .body
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+        };
+        let call = body(4);
+        assert_eq!(call[1], "store32 [esp+0xfffffffc], 0x40000a !x6");
+        assert_eq!(call[2], "esp = sub esp, 0x4");
+        let ret = body(6);
+        assert_eq!(
+            &ret[4..],
+            [
+                "t6 = load32 [esp] !x4",
+                "check t6 == 0x40000a !x4",
+                "esp = add esp, 0x8"
+            ]
+        );
+        assert_eq!(
+            p.exits[4],
+            ExitStub {
+                eip: CODE + 0x19,
+                insns: 1
+            }
+        );
+        assert_eq!(
+            p.exits[6],
+            ExitStub {
+                eip: CODE + 5,
+                insns: 0
+            }
+        );
+    }
+}
