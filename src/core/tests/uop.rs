@@ -1336,3 +1336,103 @@ fn uop_loop_writing_its_callees_code_while_hot_matches_the_interpreter() {
     // The call of ECX = 3000 still adds 5: 3001 fives, 2999 nines.
     assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
 }
+
+const JTABLE: u32 = DATA + 0x1e_0000;
+
+/// A loop dispatching through `jmp [JTABLE+eax*4]` to three cases inside the
+/// region and one placed more than `SPAN` after the head (outside it); the
+/// program writes the table itself, rewrites entries mid-run (one to another
+/// case inside the region, one to the outside case), patches an immediate of a
+/// case while hot, and near the end points an entry at unmapped memory (the
+/// interpreter raises the fetch fault after the jump).
+fn jump_table(n: u32, at: [u32; 4]) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut join = a.create_label();
+        let mut no1 = a.create_label();
+        let mut no2 = a.create_label();
+        let mut no3 = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        for (k, &t) in at.iter().enumerate() {
+            a.mov(dword_ptr(JTABLE + 4 * k as u32), t)?;
+        }
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.and(eax, 3)?;
+        a.jmp(dword_ptr(eax * 4 + JTABLE))?;
+        // Case 0.
+        a.add(edx, 0x1111)?;
+        a.jmp(join)?;
+        // Case 1: its immediate is patched.
+        a.xor(edx, 0x2222)?;
+        a.jmp(join)?;
+        // Case 2.
+        a.sub(edx, 0x3333)?;
+        a.mov(dword_ptr(edi), edx)?;
+        a.add(edi, 4)?;
+        a.jmp(join)?;
+        a.set_label(&mut join)?;
+        a.cmp(ecx, n / 2)?;
+        a.jne(no1)?;
+        a.mov(dword_ptr(JTABLE + 4), at[2])?;
+        a.mov(dword_ptr(JTABLE + 8), at[3])?;
+        a.set_label(&mut no1)?;
+        a.cmp(ecx, n / 3)?;
+        a.jne(no2)?;
+        a.mov(byte_ptr(at[1] + 2), 0x77)?;
+        a.set_label(&mut no2)?;
+        a.cmp(ecx, 40)?;
+        a.jne(no3)?;
+        a.mov(dword_ptr(JTABLE), 0x10)?;
+        a.set_label(&mut no3)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        for _ in 0..0x500 {
+            a.int3()?;
+        }
+        // Case 3, outside the region.
+        a.add(edx, 0x4444)?;
+        a.jmp(join)
+    })
+}
+
+#[test]
+fn uop_jump_table_matches_the_interpreter() {
+    let n = 6000;
+    // The case addresses, from a first assembly: the layout does not depend on
+    // them (every table write is a fixed-size `mov dword [abs], imm32`).
+    let first = jump_table(n, [0; 4]);
+    let d = iced_x86::Decoder::with_ip(32, &first, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let mut at = [0u32; 4];
+    for i in d {
+        let k = match (i.mnemonic(), i.immediate(1) as u32) {
+            (iced_x86::Mnemonic::Add, 0x1111) => 0,
+            (iced_x86::Mnemonic::Xor, 0x2222) => 1,
+            (iced_x86::Mnemonic::Sub, 0x3333) => 2,
+            (iced_x86::Mnemonic::Add, 0x4444) => 3,
+            _ => continue,
+        };
+        at[k] = i.ip32();
+    }
+    assert!(at.iter().all(|&x| x != 0), "{at:x?}");
+    assert!(at[3] - at[0] > 0x500, "case 3 must lie outside the region");
+    let code = jump_table(n, at);
+    assert_eq!(code.len(), first.len());
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 2_000, "{whole:?}");
+    assert!(sliced.iterations > 1_000, "{sliced:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    assert_eq!(on.states.last().unwrap().1, 0x10);
+}

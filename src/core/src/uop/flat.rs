@@ -514,6 +514,14 @@ pub enum Op {
         x: u16,
         k: u32,
     },
+    /// Block end of a multiway jump: the case of `Flat::switches[k]` whose guest
+    /// address is `r[v]` (charging `n`), else leave through `x` uncharged.
+    Switch {
+        v: u16,
+        k: u16,
+        n: u16,
+        x: u16,
+    },
 }
 
 /// A compiled program.
@@ -527,6 +535,8 @@ pub struct Flat {
     /// Operands of the ops with more accesses than an `Op` holds.
     mems: Vec<Mem>,
     exits: Vec<ExitStub>,
+    /// `(guest address, op index)` cases of each `Op::Switch`.
+    switches: Vec<Vec<(u32, u16)>>,
 }
 
 impl Flat {
@@ -691,6 +701,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let once = |v: VReg| v >= NGUEST && used.get(v as usize) == Some(&1);
     let mut ops: Vec<Op> = Vec::new();
     let mut mems: Vec<Mem> = Vec::new();
+    let mut switches: Vec<Vec<(u32, u16)>> = Vec::new();
     // Branch targets are patched once every block has its op index: until then
     // they hold `Target`s encoded as block (< 0x8000) or exit (0x8000 | id).
     const EXIT_TAG: u16 = 0x8000;
@@ -1088,6 +1099,25 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         let n = b.insns as u16 | N_BLOCK;
         ops.push(match b.term {
             Term::Jump(t) => Op::Jmp { n, t: enc(t) },
+            Term::Switch {
+                v,
+                cases,
+                n: nc,
+                miss,
+            } => {
+                switches.push(
+                    cases[..nc as usize]
+                        .iter()
+                        .map(|&(a, t)| (a, enc(t)))
+                        .collect(),
+                );
+                Op::Switch {
+                    v: cx.val(v)?,
+                    k: (switches.len() - 1) as u16,
+                    n,
+                    x: miss,
+                }
+            }
             Term::Jcc { cc, t, f } => Op::Jcc {
                 cc,
                 n,
@@ -1197,6 +1227,11 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         }
         ops[k] = op;
     }
+    for sw in &mut switches {
+        for c in sw.iter_mut() {
+            c.1 = fix(c.1, &mut ops);
+        }
+    }
     if ops.len() >= EXIT_TAG as usize {
         return Err(NoFlat::Size);
     }
@@ -1232,6 +1267,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
             loads && [a, b].into_iter().flatten().all(|t| ok(*t))
         }
         Op::Exit { .. } => true,
+        Op::Switch { k, .. } => switches
+            .get(k as usize)
+            .is_some_and(|sw| sw.iter().all(|c| ok(c.1))),
         Op::Xlat { k: m, .. } | Op::XlatRmw { k: m, .. } => {
             m as usize + 3 <= mems.len() && k + 1 < len
         }
@@ -1246,6 +1284,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         consts: cx.consts,
         mems,
         exits: p.exits.clone(),
+        switches,
     })
 }
 
@@ -1388,6 +1427,7 @@ fn inline_jumps(ops: Vec<Op>, starts: &[u16]) -> (Vec<Op>, Vec<u16>) {
                         | Op::Head { .. }
                         | Op::Clock { .. }
                         | Op::Check { .. }
+                        | Op::Switch { .. }
                         | Op::Exit { .. }
                 )
             })
@@ -2501,6 +2541,13 @@ pub fn run(
             Op::Check { a, x, k } => {
                 if g(r, a) != k {
                     break x;
+                }
+            }
+            Op::Switch { v, k, n, x } => {
+                let a = g(r, v);
+                match f.switches[k as usize].iter().find(|c| c.0 == a) {
+                    Some(&(_, t)) => goto!(n, t),
+                    None => break x,
                 }
             }
         }

@@ -200,6 +200,9 @@ pub const NO_WIN: u8 = u8::MAX;
 /// Index into [`Program::exits`].
 pub type ExitId = u16;
 
+/// Most guest addresses one multiway jump dispatches to inside a program.
+pub const MAX_CASES: usize = 8;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inst {
     Mov {
@@ -473,6 +476,16 @@ pub enum Term {
         t: Target,
         f: Target,
     },
+    /// A multiway jump (`jmp [table+r*4]`): goes to the first `n` cases' target
+    /// whose guest address equals `v`; any other address leaves through `miss`,
+    /// which resumes at the JMP itself with the instructions of its block before
+    /// it retired (the block is not charged, as at an access's exit).
+    Switch {
+        v: Val,
+        cases: [(u32, Target); MAX_CASES],
+        n: u8,
+        miss: ExitId,
+    },
 }
 
 impl Term {
@@ -480,21 +493,33 @@ impl Term {
         match *self {
             Term::Jump(t) => vec![t],
             Term::Jcc { t, f, .. } | Term::Bcc { t, f, .. } => vec![t, f],
+            // The miss is an exit too (it observes every guest register and the
+            // record), so liveness sees it among the targets.
+            Term::Switch { cases, n, miss, .. } => cases[..n as usize]
+                .iter()
+                .map(|c| c.1)
+                .chain([Target::Exit(miss)])
+                .collect(),
         }
     }
 
     pub fn uses(&self) -> Vec<VReg> {
         match *self {
             Term::Bcc { res, a, b, .. } => [res, a, b].iter().filter_map(|v| v.reg()).collect(),
+            Term::Switch { v, .. } => v.reg().into_iter().collect(),
             _ => Vec::new(),
         }
     }
 
     pub fn map_uses(&mut self, f: &mut impl FnMut(Val) -> Val) {
-        if let Term::Bcc { res, a, b, .. } = self {
-            *res = f(*res);
-            *a = f(*a);
-            *b = f(*b);
+        match self {
+            Term::Bcc { res, a, b, .. } => {
+                *res = f(*res);
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Term::Switch { v, .. } => *v = f(*v),
+            _ => {}
         }
     }
 }
@@ -739,6 +764,13 @@ impl fmt::Display for Term {
         match *self {
             Term::Jump(t) => write!(f, "jmp {t}"),
             Term::Jcc { cc, t, f: e } => write!(f, "j{} {t}, {e}", cc_name(cc)),
+            Term::Switch { v, cases, n, miss } => {
+                write!(f, "switch {v}")?;
+                for (a, t) in &cases[..n as usize] {
+                    write!(f, " {a:#x}:{t}")?;
+                }
+                write!(f, " else !x{miss}")
+            }
             Term::Bcc {
                 cc,
                 op,

@@ -107,6 +107,9 @@ struct Raw {
     end: u32,
     /// The block ended without a control transfer (page edge or stop range).
     falls: bool,
+    /// A block ending in `jmp [table+r*4]`: the table's entries the region
+    /// dispatches to (read at lowering time; the engine checks the loaded one).
+    table: Vec<u32>,
 }
 
 /// Decodes one interpreter block at `eip` under the decoder's rules.
@@ -151,6 +154,7 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
                 insns,
                 end,
                 falls: false,
+                table: Vec::new(),
             });
         }
         end = ins.next_ip32();
@@ -163,6 +167,7 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
                 insns,
                 end,
                 falls: false,
+                table: Vec::new(),
             });
         }
     }
@@ -175,7 +180,48 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
         insns,
         end,
         falls: true,
+        table: Vec::new(),
     })
+}
+
+/// Entries read from a jump table, at most.
+const TABLE_SCAN: u32 = 256;
+
+/// The distinct entries of the table a block-ending `jmp [disp+r*4]` reads
+/// (absolute table, flat segment) that `joins` accepts, in table order, at most
+/// [`MAX_CASES`]; the scan stops at the first unreadable entry.
+fn table_targets(mem: &GuestMemory, raw: &Raw, env: &Env, joins: impl Fn(u32) -> bool) -> Vec<u32> {
+    let Some(last) = raw.insns.last() else {
+        return Vec::new();
+    };
+    let slot = crate::decode::seg_slot(last.memory_segment());
+    if raw.falls
+        || last.code() != Code::Jmp_rm32
+        || last.op_kind(0) != OpKind::Memory
+        || last.memory_base() != Register::None
+        || !last.memory_index().is_gpr32()
+        || last.memory_index_scale() != 4
+        || slot == seg::NONE
+        || env.seg_base[slot as usize] != 0
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for k in 0..TABLE_SCAN {
+        let at = last.memory_displacement32().wrapping_add(4 * k);
+        let mut b = [0u8; 4];
+        if mem.perm(at) & perm::READ == 0 || mem.read_bytes(at, &mut b).is_err() {
+            break;
+        }
+        let t = u32::from_le_bytes(b);
+        if joins(t) && t.wrapping_sub(env.stop.0) >= env.stop.1 && !out.contains(&t) {
+            out.push(t);
+            if out.len() == MAX_CASES {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Lowers the loop whose head is `head`.
@@ -194,6 +240,8 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         let raw = match decode(mem, a, env) {
             Ok(mut r) => {
                 r.ctx = ctx;
+                let entry = ctx.and_then(|ret| entries.iter().find(|e| e.0 == ret).map(|e| e.1));
+                r.table = table_targets(mem, &r, env, |t| joins(entry.unwrap_or(head), t));
                 r
             }
             // A callee block the interpreter must fetch itself: the edge to it
@@ -243,6 +291,7 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         flat_segs: 0,
         body: Vec::new(),
         ctx: None,
+        table: Vec::new(),
     };
     for raw in &raws {
         lw.block(raw).map_err(|(eip, r)| decline(eip, r))?;
@@ -324,6 +373,9 @@ fn loop_only(mut p: Program, reach: &[bool]) -> (Program, Vec<bool>) {
                 fix(t);
                 fix(f)
             }
+            Term::Switch { cases, n, .. } => {
+                cases[..*n as usize].iter_mut().for_each(|c| fix(&mut c.1))
+            }
         }
         p.blocks.push(blk);
     }
@@ -403,6 +455,7 @@ fn successors(raw: &Raw) -> Vec<(u32, Option<u32>)> {
             (Some(ret), Code::Retnd | Code::Retnd_imm16) => vec![(ret, None)],
             _ => Vec::new(),
         },
+        (FlowControl::IndirectBranch, _) => raw.table.iter().map(|&t| (t, raw.ctx)).collect(),
         _ => Vec::new(),
     }
 }
@@ -419,6 +472,8 @@ struct Lower {
     body: Vec<Inst>,
     /// Context of the block being lowered.
     ctx: Option<u32>,
+    /// Jump-table cases of the block being lowered ([`Raw::table`]).
+    table: Vec<u32>,
 }
 
 /// Lowering of one instruction failed: the form is not modelled, or a memory
@@ -444,6 +499,7 @@ impl Lower {
     fn block(&mut self, raw: &Raw) -> Result<(), (u32, Reason)> {
         self.body.clear();
         self.ctx = raw.ctx;
+        self.table.clone_from(&raw.table);
         // The interpreter checks its budget before every block; the clock pass
         // turns these into one check per iteration.
         let at_start = self.prog.exit_to(raw.start, 0);
@@ -565,6 +621,30 @@ impl Lower {
                 if ins.op_kind(0) == OpKind::NearBranch32 =>
             {
                 Ok(Term::Jump(self.target(ins.near_branch32())))
+            }
+            // A jump table: the loaded address picks a case, and any address
+            // that is not one leaves at the JMP (the interpreter makes the jump).
+            (FlowControl::IndirectBranch, _) if !self.table.is_empty() => {
+                let addr = self.addr(ins)?;
+                let v = self.temp();
+                self.emit(Inst::Load {
+                    d: v,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                let mut cases = [(0, Target::Exit(exit)); MAX_CASES];
+                let table = std::mem::take(&mut self.table);
+                for (c, &a) in cases.iter_mut().zip(&table) {
+                    *c = (a, self.target(a));
+                }
+                Ok(Term::Switch {
+                    v: Val::R(v),
+                    cases,
+                    n: table.len() as u8,
+                    miss: exit,
+                })
             }
             _ => Err(Miss::Form),
         }

@@ -114,6 +114,8 @@ fn live_out(p: &Program, b: usize, live_in: &[Live]) -> Live {
         Term::Jump(t) => tgt(t),
         Term::Jcc { cc, t, f } => or(reads_of(cc), or(tgt(t), tgt(f))),
         Term::Bcc { t, f, .. } => or(tgt(t), tgt(f)),
+        // Its miss exit reads the whole record.
+        Term::Switch { .. } => ALL,
     }
 }
 
