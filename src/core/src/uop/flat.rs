@@ -1913,9 +1913,6 @@ fn reprove(mem: &GuestMemory, w: &mut Win, ga: u32, n: u32, write: bool) -> bool
     }
 }
 
-/// A helper op, out of line: its helpers are large, and inlined into the dispatch
-/// loop they would crowd the common ops' registers.
-#[inline(never)]
 /// The op index of switch `k`'s case for guest address `a`. Out of line: the
 /// dispatch loop's code stays as it was for programs without jump tables.
 #[inline(never)]
@@ -1923,6 +1920,9 @@ fn case(switches: &[Vec<(u32, u16)>], k: u16, a: u32) -> Option<u16> {
     switches[k as usize].iter().find(|c| c.0 == a).map(|c| c.1)
 }
 
+/// A helper op, out of line: its helpers are large, and inlined into the dispatch
+/// loop they would crowd the common ops' registers.
+#[inline(never)]
 fn fx(op: Fx, fl: &mut LazyFlags, size: u8, set: bool, a: u32, b: u32) -> u32 {
     op.run(fl, size as u32, set, a, b)
 }
