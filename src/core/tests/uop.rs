@@ -1022,3 +1022,417 @@ fn uop_shifts_and_imul_without_records_match_the_interpreter() {
     });
     runs_in_the_tier(&code, n);
 }
+
+/// A stack inside the data region, so the compared memory covers it.
+const STACK: u32 = DATA + 0x18_0000;
+
+/// PUSH and POP in every 32-bit form the tier lowers: register (ESP too),
+/// imm8, imm32 and memory pushes; register (ESP too) and memory pops, one of
+/// them through ESP (addressed after the increment). The stack is in the
+/// compared data region.
+fn push_pop(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut head)?;
+        a.push(dword_ptr(esi))?;
+        a.push(ecx)?;
+        a.push(0x1234_5678)?;
+        a.push(-3)?;
+        a.mov(eax, dword_ptr(esi + 4))?;
+        a.add(eax, dword_ptr(esp + 8))?;
+        a.pop(ebx)?;
+        a.pop(ebp)?;
+        a.add(edx, ebx)?;
+        a.xor(edx, ebp)?;
+        a.add(edx, eax)?;
+        // Pops ECX's copy and stores it over the pushed [ESI] below it.
+        a.pop(dword_ptr(esp))?;
+        a.pop(dword_ptr(edi))?;
+        a.push(esp)?;
+        a.pop(ebx)?;
+        a.sub(edx, ebx)?;
+        a.push(esp)?;
+        a.pop(esp)?;
+        a.push(edx)?;
+        a.push(dword_ptr(esp))?;
+        a.pop(eax)?;
+        a.pop(ebx)?;
+        a.add(edx, eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn uop_push_pop_match_the_interpreter() {
+    let n = 3000;
+    runs_in_the_tier(&push_pop(n), n);
+}
+
+/// Each iteration pushes two words and pops one, so ESP walks down out of the
+/// data region into unmapped memory: the push that faults leaves the engine and
+/// the interpreter raises the fault there, with ESP and the rest unchanged.
+#[test]
+fn uop_push_into_an_unmapped_stack_page_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esp, DATA + 0x1800)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        a.inc(eax)?;
+        a.push(eax)?;
+        a.push(ecx)?;
+        a.add(ecx, eax)?;
+        a.pop(edx)?;
+        a.jmp(head)
+    });
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 1_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    // The fault is at the first push below DATA: ESP still at DATA.
+    assert_eq!(
+        on.states.last().unwrap().0[4],
+        DATA,
+        "{:?}",
+        on.states.last()
+    );
+}
+
+/// The loop patches the immediate of its own `push imm8` after 3000 iterations
+/// while its program is hot: the popped value changes from the next iteration.
+#[test]
+fn uop_push_pop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut skip = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(ecx, 6000)?;
+        a.xor(edx, edx)?;
+        // Twelve bytes so far; four NOPs put the patched PUSH at +0x10.
+        for _ in 0..4 {
+            a.nop()?;
+        }
+        a.set_label(&mut head)?;
+        a.push(5)?;
+        a.pop(eax)?;
+        a.add(edx, eax)?;
+        a.cmp(ecx, 3000)?;
+        a.jne(skip)?;
+        // `6A ib`: the immediate is the second byte.
+        a.mov(eax, CODE + 0x10)?;
+        a.mov(byte_ptr(eax + 1), 9)?;
+        a.set_label(&mut skip)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let push = d
+        .iter()
+        .find(|i| i.ip32() == CODE + 0x10)
+        .expect("an instruction at +0x10");
+    assert_eq!(push.code(), iced_x86::Code::Pushd_imm8, "layout changed");
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    // ECX runs 6000..=1 and the patch lands after the push of ECX = 3000: 3001
+    // iterations push 5, the other 2999 push 9.
+    assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
+}
+
+/// A loop calling leaf functions: a stdcall one (`ret 8`) with two RETs, called
+/// from two sites, and a cdecl one placed before the loop that reads its own
+/// return address. The calls are inlined: return addresses are real stores,
+/// and every RET checks what it pops.
+fn leaf_calls(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut start = a.create_label();
+        let mut f_std = a.create_label();
+        let mut f_cdecl = a.create_label();
+        let mut even = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.jmp(start)?;
+        a.set_label(&mut f_cdecl)?;
+        a.mov(eax, dword_ptr(esp + 4))?;
+        a.add(eax, dword_ptr(esp))?;
+        a.ret()?;
+        a.set_label(&mut start)?;
+        a.nop()?;
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.push(eax)?;
+        a.push(ecx)?;
+        a.call(f_std)?;
+        a.add(edx, eax)?;
+        a.push(dword_ptr(esi + 4))?;
+        a.call(f_cdecl)?;
+        a.add(esp, 4)?;
+        a.xor(edx, eax)?;
+        a.push(edx)?;
+        a.push(7)?;
+        a.call(f_std)?;
+        a.add(edx, eax)?;
+        a.add(esi, 4)?;
+        a.add(edi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        a.set_label(&mut f_std)?;
+        a.mov(eax, dword_ptr(esp + 4))?;
+        a.test(al, 1)?;
+        a.jz(even)?;
+        a.add(eax, dword_ptr(esp + 8))?;
+        a.ret_1(8)?;
+        a.set_label(&mut even)?;
+        a.sub(eax, dword_ptr(esp + 8))?;
+        a.mov(dword_ptr(edi), eax)?;
+        a.ret_1(8)
+    })
+}
+
+#[test]
+fn uop_leaf_calls_match_the_interpreter() {
+    let n = 3000;
+    runs_in_the_tier(&leaf_calls(n), n);
+}
+
+/// Every 256th call the callee adds 1 to its return address, so its RET skips
+/// the `inc edx` after the call: the engine's check of the popped address
+/// leaves at that RET and the interpreter makes the return.
+#[test]
+fn uop_ret_to_an_overwritten_return_address_matches_the_interpreter() {
+    let n = 3000;
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut g = a.create_label();
+        let mut keep = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.xor(ebx, ebx)?;
+        a.xor(esi, esi)?;
+        a.set_label(&mut head)?;
+        a.call(g)?;
+        a.inc(edx)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        a.set_label(&mut g)?;
+        a.inc(ebx)?;
+        a.test(bl, 0xff)?;
+        a.jnz(keep)?;
+        a.add(dword_ptr(esp), 1)?;
+        a.set_label(&mut keep)?;
+        a.ret()
+    });
+    let (whole, sliced, _) = equivalent(&code);
+    assert!(whole.iterations as f64 >= 0.9 * n as f64, "{whole:?}");
+    assert!(sliced.iterations as f64 >= 0.5 * n as f64, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    let regs = on.states.last().unwrap().0;
+    // 3000 calls, 11 of them (every 256th) skipping `inc edx`.
+    assert_eq!((regs[2], regs[6]), (n - n / 256, n), "{regs:?}");
+}
+
+/// Each iteration leaves a word on the stack before its call, so ESP walks
+/// down out of the data region: the call whose return-address store faults
+/// leaves the engine, and the interpreter raises the fault at the CALL.
+#[test]
+fn uop_call_pushing_into_an_unmapped_stack_page_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut f = a.create_label();
+        a.mov(esp, DATA + 0x1800)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        a.inc(eax)?;
+        a.sub(esp, 4)?;
+        a.call(f)?;
+        a.add(edx, eax)?;
+        a.jmp(head)?;
+        a.set_label(&mut f)?;
+        a.mov(dword_ptr(esp + 4), eax)?;
+        a.ret()
+    });
+    let (whole, _, _) = equivalent(&code);
+    assert!(whole.iterations > 1_000, "{whole:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    let (regs, eip, ..) = *on.states.last().unwrap();
+    // The CALL at DATA faults storing its return address below DATA.
+    assert_eq!(regs[4], DATA, "{regs:?}");
+    let call = nth_insn(&code, 4);
+    assert_eq!(eip, call);
+}
+
+/// The loop patches the immediate of an `add edx, imm8` inside its callee
+/// after 3000 iterations, while the program inlining it is hot.
+#[test]
+fn uop_loop_writing_its_callees_code_while_hot_matches_the_interpreter() {
+    let body = |patch: u32| {
+        assemble(move |a| {
+            let mut head = a.create_label();
+            let mut skip = a.create_label();
+            let mut f = a.create_label();
+            a.mov(esp, STACK)?;
+            a.mov(ecx, 6000)?;
+            a.xor(edx, edx)?;
+            a.set_label(&mut head)?;
+            a.call(f)?;
+            a.cmp(ecx, 3000)?;
+            a.jne(skip)?;
+            a.mov(eax, patch)?;
+            a.mov(byte_ptr(eax + 2), 9)?;
+            a.set_label(&mut skip)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)?;
+            a.set_label(&mut f)?;
+            a.add(edx, 5)?;
+            a.ret()
+        })
+    };
+    // The patched ADD's address, from a first assembly (the layout does not
+    // depend on the immediate).
+    let first = body(0);
+    let d = iced_x86::Decoder::with_ip(32, &first, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let add = d
+        .into_iter()
+        .find(|i| i.code() == iced_x86::Code::Add_rm32_imm8)
+        .expect("the callee's add")
+        .ip32();
+    let code = body(add);
+    assert_eq!(code.len(), first.len());
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 5_000, "{whole:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    // The call of ECX = 3000 still adds 5: 3001 fives, 2999 nines.
+    assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
+}
+
+const JTABLE: u32 = DATA + 0x1e_0000;
+
+/// A loop dispatching through `jmp [JTABLE+eax*4]` to three cases inside the
+/// region and one placed more than `SPAN` after the head (outside it); the
+/// program writes the table itself, rewrites entries mid-run (one to another
+/// case inside the region, one to the outside case), patches an immediate of a
+/// case while hot, and near the end points an entry at unmapped memory (the
+/// interpreter raises the fetch fault after the jump).
+fn jump_table(n: u32, at: [u32; 4]) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut join = a.create_label();
+        let mut no1 = a.create_label();
+        let mut no2 = a.create_label();
+        let mut no3 = a.create_label();
+        a.mov(esp, STACK)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        for (k, &t) in at.iter().enumerate() {
+            a.mov(dword_ptr(JTABLE + 4 * k as u32), t)?;
+        }
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.and(eax, 3)?;
+        a.jmp(dword_ptr(eax * 4 + JTABLE))?;
+        // Case 0.
+        a.add(edx, 0x1111)?;
+        a.jmp(join)?;
+        // Case 1: its immediate is patched.
+        a.xor(edx, 0x2222)?;
+        a.jmp(join)?;
+        // Case 2.
+        a.sub(edx, 0x3333)?;
+        a.mov(dword_ptr(edi), edx)?;
+        a.add(edi, 4)?;
+        a.jmp(join)?;
+        a.set_label(&mut join)?;
+        a.cmp(ecx, n / 2)?;
+        a.jne(no1)?;
+        a.mov(dword_ptr(JTABLE + 4), at[2])?;
+        a.mov(dword_ptr(JTABLE + 8), at[3])?;
+        a.set_label(&mut no1)?;
+        a.cmp(ecx, n / 3)?;
+        a.jne(no2)?;
+        a.mov(byte_ptr(at[1] + 2), 0x77)?;
+        a.set_label(&mut no2)?;
+        a.cmp(ecx, 40)?;
+        a.jne(no3)?;
+        a.mov(dword_ptr(JTABLE), 0x10)?;
+        a.set_label(&mut no3)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)?;
+        for _ in 0..0x500 {
+            a.int3()?;
+        }
+        // Case 3, outside the region.
+        a.add(edx, 0x4444)?;
+        a.jmp(join)
+    })
+}
+
+#[test]
+fn uop_jump_table_matches_the_interpreter() {
+    let n = 6000;
+    // The case addresses, from a first assembly: the layout does not depend on
+    // them (every table write is a fixed-size `mov dword [abs], imm32`).
+    let first = jump_table(n, [0; 4]);
+    let d = iced_x86::Decoder::with_ip(32, &first, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let mut at = [0u32; 4];
+    for i in d {
+        let k = match (i.mnemonic(), i.immediate(1) as u32) {
+            (iced_x86::Mnemonic::Add, 0x1111) => 0,
+            (iced_x86::Mnemonic::Xor, 0x2222) => 1,
+            (iced_x86::Mnemonic::Sub, 0x3333) => 2,
+            (iced_x86::Mnemonic::Add, 0x4444) => 3,
+            _ => continue,
+        };
+        at[k] = i.ip32();
+    }
+    assert!(at.iter().all(|&x| x != 0), "{at:x?}");
+    assert!(at[3] - at[0] > 0x500, "case 3 must lie outside the region");
+    let code = jump_table(n, at);
+    assert_eq!(code.len(), first.len());
+    let (whole, sliced, inval) = equivalent(&code);
+    assert!(whole.iterations > 2_000, "{whole:?}");
+    assert!(sliced.iterations > 1_000, "{sliced:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+    let (on, _, _) = run(&code, true, u64::MAX);
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+    assert_eq!(on.states.last().unwrap().1, 0x10);
+}

@@ -508,6 +508,20 @@ pub enum Op {
         t: u16,
         f: u16,
     },
+    /// Leaves through `x` unless `r[a] == k` (see `Inst::Check`).
+    Check {
+        a: u16,
+        x: u16,
+        k: u32,
+    },
+    /// Block end of a multiway jump: the case of `Flat::switches[k]` whose guest
+    /// address is `r[v]` (charging `n`), else leave through `x` uncharged.
+    Switch {
+        v: u16,
+        k: u16,
+        n: u16,
+        x: u16,
+    },
 }
 
 /// A compiled program.
@@ -521,6 +535,8 @@ pub struct Flat {
     /// Operands of the ops with more accesses than an `Op` holds.
     mems: Vec<Mem>,
     exits: Vec<ExitStub>,
+    /// `(guest address, op index)` cases of each `Op::Switch`.
+    switches: Vec<Vec<(u32, u16)>>,
 }
 
 impl Flat {
@@ -685,6 +701,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
     let once = |v: VReg| v >= NGUEST && used.get(v as usize) == Some(&1);
     let mut ops: Vec<Op> = Vec::new();
     let mut mems: Vec<Mem> = Vec::new();
+    let mut switches: Vec<Vec<(u32, u16)>> = Vec::new();
     // Branch targets are patched once every block has its op index: until then
     // they hold `Target`s encoded as block (< 0x8000) or exit (0x8000 | id).
     const EXIT_TAG: u16 = 0x8000;
@@ -1064,6 +1081,10 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
                     let (d, c, t, f) = (cx.reg(d)?, cx.val(c)?, cx.val(t)?, cx.val(f)?);
                     ops.push(Op::Sel { d, c, t, f });
                 }
+                Inst::Check { a, k, exit } => {
+                    let a = cx.val(a)?;
+                    ops.push(Op::Check { a, x: xid(exit), k });
+                }
             }
         }
         fuse_accesses(&mut ops, part_start, &mut mems);
@@ -1078,6 +1099,25 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         let n = b.insns as u16 | N_BLOCK;
         ops.push(match b.term {
             Term::Jump(t) => Op::Jmp { n, t: enc(t) },
+            Term::Switch {
+                v,
+                cases,
+                n: nc,
+                miss,
+            } => {
+                switches.push(
+                    cases[..nc as usize]
+                        .iter()
+                        .map(|&(a, t)| (a, enc(t)))
+                        .collect(),
+                );
+                Op::Switch {
+                    v: cx.val(v)?,
+                    k: (switches.len() - 1) as u16,
+                    n,
+                    x: miss,
+                }
+            }
             Term::Jcc { cc, t, f } => Op::Jcc {
                 cc,
                 n,
@@ -1187,6 +1227,11 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         }
         ops[k] = op;
     }
+    for sw in &mut switches {
+        for c in sw.iter_mut() {
+            c.1 = fix(c.1, &mut ops);
+        }
+    }
     if ops.len() >= EXIT_TAG as usize {
         return Err(NoFlat::Size);
     }
@@ -1222,6 +1267,9 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
             loads && [a, b].into_iter().flatten().all(|t| ok(*t))
         }
         Op::Exit { .. } => true,
+        Op::Switch { k, .. } => switches
+            .get(k as usize)
+            .is_some_and(|sw| sw.iter().all(|c| ok(c.1))),
         Op::Xlat { k: m, .. } | Op::XlatRmw { k: m, .. } => {
             m as usize + 3 <= mems.len() && k + 1 < len
         }
@@ -1236,6 +1284,7 @@ pub fn build(p: &Program) -> Result<Flat, NoFlat> {
         consts: cx.consts,
         mems,
         exits: p.exits.clone(),
+        switches,
     })
 }
 
@@ -1377,6 +1426,8 @@ fn inline_jumps(ops: Vec<Op>, starts: &[u16]) -> (Vec<Op>, Vec<u16>) {
                         | Op::Guard { .. }
                         | Op::Head { .. }
                         | Op::Clock { .. }
+                        | Op::Check { .. }
+                        | Op::Switch { .. }
                         | Op::Exit { .. }
                 )
             })
@@ -1860,6 +1911,13 @@ fn reprove(mem: &GuestMemory, w: &mut Win, ga: u32, n: u32, write: bool) -> bool
     } else {
         false
     }
+}
+
+/// The op index of switch `k`'s case for guest address `a`. Out of line: the
+/// dispatch loop's code stays as it was for programs without jump tables.
+#[inline(never)]
+fn case(switches: &[Vec<(u32, u16)>], k: u16, a: u32) -> Option<u16> {
+    switches[k as usize].iter().find(|c| c.0 == a).map(|c| c.1)
 }
 
 /// A helper op, out of line: its helpers are large, and inlined into the dispatch
@@ -2487,6 +2545,15 @@ pub fn run(
             }
             Op::Cond { cc, d } => s(r, d, fl.cond(cc) as u32),
             Op::Sel { d, c, t, f } => s(r, d, if g(r, c) != 0 { g(r, t) } else { g(r, f) }),
+            Op::Check { a, x, k } => {
+                if g(r, a) != k {
+                    break x;
+                }
+            }
+            Op::Switch { v, k, n, x } => match case(&f.switches, k, g(r, v)) {
+                Some(t) => goto!(n, t),
+                None => break x,
+            },
         }
     };
     if x == PRE {

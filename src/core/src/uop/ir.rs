@@ -200,6 +200,9 @@ pub const NO_WIN: u8 = u8::MAX;
 /// Index into [`Program::exits`].
 pub type ExitId = u16;
 
+/// Most guest addresses one multiway jump dispatches to inside a program.
+pub const MAX_CASES: usize = 8;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inst {
     Mov {
@@ -298,6 +301,14 @@ pub enum Inst {
         t: Val,
         f: Val,
     },
+    /// Leaves through `exit` unless `a == k`: a guest-chosen control transfer
+    /// (the address a RET pops) that the program followed at lowering time must
+    /// still go where the program goes.
+    Check {
+        a: Val,
+        k: u32,
+        exit: ExitId,
+    },
 }
 
 impl Inst {
@@ -325,7 +336,7 @@ impl Inst {
             }
         };
         match *self {
-            Inst::Mov { s, .. } | Inst::Ext { s, .. } => v(s),
+            Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Check { a: s, .. } => v(s),
             Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 v(a);
                 v(b)
@@ -368,7 +379,10 @@ impl Inst {
             a.index = a.index.map(|r| reg(f, r));
         };
         match self {
-            Inst::Mov { s, .. } | Inst::Ext { s, .. } | Inst::Ins { s, .. } => *s = f(*s),
+            Inst::Mov { s, .. }
+            | Inst::Ext { s, .. }
+            | Inst::Ins { s, .. }
+            | Inst::Check { a: s, .. } => *s = f(*s),
             Inst::Alu { a, b, .. } | Inst::Fx { a, b, .. } => {
                 *a = f(*a);
                 *b = f(*b)
@@ -423,9 +437,10 @@ impl Inst {
     /// Exits this instruction can leave through.
     pub fn exit(&self) -> Option<ExitId> {
         match *self {
-            Inst::Load { exit, .. } | Inst::Store { exit, .. } | Inst::Clock { exit, .. } => {
-                Some(exit)
-            }
+            Inst::Load { exit, .. }
+            | Inst::Store { exit, .. }
+            | Inst::Clock { exit, .. }
+            | Inst::Check { exit, .. } => Some(exit),
             _ => None,
         }
     }
@@ -461,6 +476,16 @@ pub enum Term {
         t: Target,
         f: Target,
     },
+    /// A multiway jump (`jmp [table+r*4]`): goes to the first `n` cases' target
+    /// whose guest address equals `v`; any other address leaves through `miss`,
+    /// which resumes at the JMP itself with the instructions of its block before
+    /// it retired (the block is not charged, as at an access's exit).
+    Switch {
+        v: Val,
+        cases: [(u32, Target); MAX_CASES],
+        n: u8,
+        miss: ExitId,
+    },
 }
 
 impl Term {
@@ -468,21 +493,33 @@ impl Term {
         match *self {
             Term::Jump(t) => vec![t],
             Term::Jcc { t, f, .. } | Term::Bcc { t, f, .. } => vec![t, f],
+            // The miss is an exit too (it observes every guest register and the
+            // record), so liveness sees it among the targets.
+            Term::Switch { cases, n, miss, .. } => cases[..n as usize]
+                .iter()
+                .map(|c| c.1)
+                .chain([Target::Exit(miss)])
+                .collect(),
         }
     }
 
     pub fn uses(&self) -> Vec<VReg> {
         match *self {
             Term::Bcc { res, a, b, .. } => [res, a, b].iter().filter_map(|v| v.reg()).collect(),
+            Term::Switch { v, .. } => v.reg().into_iter().collect(),
             _ => Vec::new(),
         }
     }
 
     pub fn map_uses(&mut self, f: &mut impl FnMut(Val) -> Val) {
-        if let Term::Bcc { res, a, b, .. } = self {
-            *res = f(*res);
-            *a = f(*a);
-            *b = f(*b);
+        match self {
+            Term::Bcc { res, a, b, .. } => {
+                *res = f(*res);
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Term::Switch { v, .. } => *v = f(*v),
+            _ => {}
         }
     }
 }
@@ -708,6 +745,7 @@ impl fmt::Display for Inst {
             ),
             Inst::Cond { d, cc } => write!(f, "{} = cond {}", R(d), cc_name(cc)),
             Inst::Sel { d, c, t, f: e } => write!(f, "{} = {c} ? {t} : {e}", R(d)),
+            Inst::Check { a, k, exit } => write!(f, "check {a} == {k:#x} !x{exit}"),
         }
     }
 }
@@ -726,6 +764,13 @@ impl fmt::Display for Term {
         match *self {
             Term::Jump(t) => write!(f, "jmp {t}"),
             Term::Jcc { cc, t, f: e } => write!(f, "j{} {t}, {e}", cc_name(cc)),
+            Term::Switch { v, cases, n, miss } => {
+                write!(f, "switch {v}")?;
+                for (a, t) in &cases[..n as usize] {
+                    write!(f, " {a:#x}:{t}")?;
+                }
+                write!(f, " else !x{miss}")
+            }
             Term::Bcc {
                 cc,
                 op,

@@ -23,6 +23,9 @@ use iced_x86::{
     Code, Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register,
 };
 
+/// ESP's virtual register.
+const ESP: VReg = 4;
+
 /// Furthest a region block may start from the loop head.
 pub const SPAN: u32 = 1024;
 /// Furthest before the loop head a region block may start.
@@ -96,11 +99,17 @@ pub struct Lowered {
 
 struct Raw {
     start: u32,
+    /// The return address of the call this block was inlined for (`None`: the
+    /// loop's own code).
+    ctx: Option<u32>,
     insns: Vec<Instruction>,
     /// Address after the last instruction.
     end: u32,
     /// The block ended without a control transfer (page edge or stop range).
     falls: bool,
+    /// A block ending in `jmp [table+r*4]`: the table's entries the region
+    /// dispatches to (read at lowering time; the engine checks the loaded one).
+    table: Vec<u32>,
 }
 
 /// Decodes one interpreter block at `eip` under the decoder's rules.
@@ -141,9 +150,11 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
             insns.push(ins);
             return Ok(Raw {
                 start: eip,
+                ctx: None,
                 insns,
                 end,
                 falls: false,
+                table: Vec::new(),
             });
         }
         end = ins.next_ip32();
@@ -152,9 +163,11 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
         if flow != FlowControl::Next {
             return Ok(Raw {
                 start: eip,
+                ctx: None,
                 insns,
                 end,
                 falls: false,
+                table: Vec::new(),
             });
         }
     }
@@ -163,10 +176,52 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
     }
     Ok(Raw {
         start: eip,
+        ctx: None,
         insns,
         end,
         falls: true,
+        table: Vec::new(),
     })
+}
+
+/// Entries read from a jump table, at most.
+const TABLE_SCAN: u32 = 256;
+
+/// The distinct entries of the table a block-ending `jmp [disp+r*4]` reads
+/// (absolute table, flat segment) that `joins` accepts, in table order, at most
+/// [`MAX_CASES`]; the scan stops at the first unreadable entry.
+fn table_targets(mem: &GuestMemory, raw: &Raw, env: &Env, joins: impl Fn(u32) -> bool) -> Vec<u32> {
+    let Some(last) = raw.insns.last() else {
+        return Vec::new();
+    };
+    let slot = crate::decode::seg_slot(last.memory_segment());
+    if raw.falls
+        || last.code() != Code::Jmp_rm32
+        || last.op_kind(0) != OpKind::Memory
+        || last.memory_base() != Register::None
+        || !last.memory_index().is_gpr32()
+        || last.memory_index_scale() != 4
+        || slot == seg::NONE
+        || env.seg_base[slot as usize] != 0
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for k in 0..TABLE_SCAN {
+        let at = last.memory_displacement32().wrapping_add(4 * k);
+        let mut b = [0u8; 4];
+        if mem.perm(at) & perm::READ == 0 || mem.read_bytes(at, &mut b).is_err() {
+            break;
+        }
+        let t = u32::from_le_bytes(b);
+        if joins(t) && t.wrapping_sub(env.stop.0) >= env.stop.1 && !out.contains(&t) {
+            out.push(t);
+            if out.len() == MAX_CASES {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Lowers the loop whose head is `head`.
@@ -174,27 +229,50 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
     let decline = |eip, reason| Decline { eip, reason };
     // Discover blocks: a worklist in address order keeps every in-region edge
     // forward (or back to the head).
-    let mut starts = vec![head];
+    let mut starts: Vec<(u32, Option<u32>)> = vec![(head, None)];
+    // Callee entry of each inlined call, by return address.
+    let mut entries: Vec<(u32, u32)> = Vec::new();
     let mut raws: Vec<Raw> = Vec::new();
     let mut k = 0;
     while k < starts.len() {
-        let a = starts[k];
+        let (a, ctx) = starts[k];
         k += 1;
-        let raw = decode(mem, a, env).map_err(|r| decline(a, r))?;
-        for s in successors(&raw) {
-            if joins(head, s) && !starts.contains(&s) && starts.len() < MAX_BLOCKS {
-                starts.push(s);
+        let raw = match decode(mem, a, env) {
+            Ok(mut r) => {
+                r.ctx = ctx;
+                let entry = ctx.and_then(|ret| entries.iter().find(|e| e.0 == ret).map(|e| e.1));
+                r.table = table_targets(mem, &r, env, |t| joins(entry.unwrap_or(head), t));
+                r
+            }
+            // A callee block the interpreter must fetch itself: the edge to it
+            // becomes an exit.
+            Err(_) if ctx.is_some() => continue,
+            Err(r) => return Err(decline(a, r)),
+        };
+        for (s, sctx) in successors(&raw) {
+            let ok = match sctx {
+                None => joins(head, s),
+                Some(ret) => {
+                    if raw.ctx.is_none() {
+                        entries.push((ret, s));
+                    }
+                    let entry = entries.iter().find(|e| e.0 == ret).map_or(s, |e| e.1);
+                    joins(entry, s) && s.wrapping_sub(env.stop.0) >= env.stop.1
+                }
+            };
+            if ok && !starts.contains(&(s, sctx)) && starts.len() < MAX_BLOCKS {
+                starts.push((s, sctx));
             }
         }
         raws.push(raw);
     }
-    raws.sort_by_key(|r| order_key(head, r.start));
+    raws.sort_by_key(|r| order_key(head, r, &entries));
     // A write to any of these bytes retires the program.
     let code: Vec<(u32, u32)> = raws
         .iter()
         .map(|r| (r.start, r.end.wrapping_sub(r.start).max(1)))
         .collect();
-    let order: Vec<u32> = raws.iter().map(|r| r.start).collect();
+    let order: Vec<(u32, Option<u32>)> = raws.iter().map(|r| (r.start, r.ctx)).collect();
 
     let mut lw = Lower {
         prog: Program {
@@ -212,6 +290,8 @@ pub fn lower(mem: &GuestMemory, head: u32, env: &Env) -> Result<Lowered, Decline
         unmodelled_block: Vec::new(),
         flat_segs: 0,
         body: Vec::new(),
+        ctx: None,
+        table: Vec::new(),
     };
     for raw in &raws {
         lw.block(raw).map_err(|(eip, r)| decline(eip, r))?;
@@ -293,6 +373,9 @@ fn loop_only(mut p: Program, reach: &[bool]) -> (Program, Vec<bool>) {
                 fix(t);
                 fix(f)
             }
+            Term::Switch { cases, n, .. } => {
+                cases[..*n as usize].iter_mut().for_each(|c| fix(&mut c.1))
+            }
         }
         p.blocks.push(blk);
     }
@@ -325,15 +408,32 @@ fn joins(head: u32, to: u32) -> bool {
 }
 
 /// Region blocks in program order: the head first, then forward of it by
-/// address, then the blocks before it.
-fn order_key(head: u32, a: u32) -> u32 {
-    a.wrapping_sub(head)
+/// address, then the blocks before it. An inlined callee's blocks (by address
+/// from its entry) go right before the block its return lands on, i.e. after
+/// the call, so call and return edges run forward; a callee returning to the
+/// head goes last, and its return is the back edge.
+fn order_key(head: u32, r: &Raw, entries: &[(u32, u32)]) -> (u64, u8, u32) {
+    match r.ctx {
+        None => (r.start.wrapping_sub(head) as u64, 1, 0),
+        Some(ret) => {
+            let entry = entries.iter().find(|e| e.0 == ret).map_or(ret, |e| e.1);
+            let at = if ret == head {
+                1 << 32
+            } else {
+                ret.wrapping_sub(head) as u64
+            };
+            (at, 0, r.start.wrapping_sub(entry))
+        }
+    }
 }
 
-/// Guest successors of a raw block that the region could follow.
-fn successors(raw: &Raw) -> Vec<u32> {
+/// Guest successors of a raw block that the region could follow, with the
+/// context they run in: a direct call from the loop's own code enters its
+/// callee in the context of its return address, and a RET in that context
+/// returns to the loop's code there (one level: a callee's own calls exit).
+fn successors(raw: &Raw) -> Vec<(u32, Option<u32>)> {
     if raw.falls {
-        return vec![raw.end];
+        return vec![(raw.end, raw.ctx)];
     }
     let last = raw
         .insns
@@ -341,13 +441,21 @@ fn successors(raw: &Raw) -> Vec<u32> {
         .expect("a decoded block has an instruction");
     match (last.flow_control(), last.mnemonic()) {
         (FlowControl::ConditionalBranch, m) if crate::ops::branch::cond_code(m).is_some() => {
-            vec![last.near_branch32(), raw.end]
+            vec![(last.near_branch32(), raw.ctx), (raw.end, raw.ctx)]
         }
         (FlowControl::UnconditionalBranch, Mnemonic::Jmp)
             if last.op_kind(0) == OpKind::NearBranch32 =>
         {
-            vec![last.near_branch32()]
+            vec![(last.near_branch32(), raw.ctx)]
         }
+        (FlowControl::Call, _) if raw.ctx.is_none() && last.code() == Code::Call_rel32_32 => {
+            vec![(last.near_branch32(), Some(raw.end))]
+        }
+        (FlowControl::Return, _) => match (raw.ctx, last.code()) {
+            (Some(ret), Code::Retnd | Code::Retnd_imm16) => vec![(ret, None)],
+            _ => Vec::new(),
+        },
+        (FlowControl::IndirectBranch, _) => raw.table.iter().map(|&t| (t, raw.ctx)).collect(),
         _ => Vec::new(),
     }
 }
@@ -355,13 +463,17 @@ fn successors(raw: &Raw) -> Vec<u32> {
 struct Lower {
     prog: Program,
     env: Env,
-    /// Region block start addresses, in block-index order.
-    order: Vec<u32>,
+    /// Region block starts and contexts ([`Raw::ctx`]), in block-index order.
+    order: Vec<(u32, Option<u32>)>,
     unmodelled: Vec<(u32, Code)>,
     /// Block index of each `unmodelled` entry.
     unmodelled_block: Vec<usize>,
     flat_segs: u8,
     body: Vec<Inst>,
+    /// Context of the block being lowered.
+    ctx: Option<u32>,
+    /// Jump-table cases of the block being lowered ([`Raw::table`]).
+    table: Vec<u32>,
 }
 
 /// Lowering of one instruction failed: the form is not modelled, or a memory
@@ -372,8 +484,13 @@ enum Miss {
 }
 
 impl Lower {
+    /// The block at `to` in the current context.
     fn target(&mut self, to: u32) -> Target {
-        if let Some(k) = self.order.iter().position(|&a| a == to) {
+        self.target_in(to, self.ctx)
+    }
+
+    fn target_in(&mut self, to: u32, ctx: Option<u32>) -> Target {
+        if let Some(k) = self.order.iter().position(|&a| a == (to, ctx)) {
             return Target::Block(k as u16);
         }
         Target::Exit(self.prog.exit_to(to, 0))
@@ -381,6 +498,8 @@ impl Lower {
 
     fn block(&mut self, raw: &Raw) -> Result<(), (u32, Reason)> {
         self.body.clear();
+        self.ctx = raw.ctx;
+        self.table.clone_from(&raw.table);
         // The interpreter checks its budget before every block; the clock pass
         // turns these into one check per iteration.
         let at_start = self.prog.exit_to(raw.start, 0);
@@ -396,7 +515,7 @@ impl Lower {
             let save = self.body.len();
             let saved_temps = self.prog.nvregs;
             let r = if last {
-                self.branch(ins).map(|t| term = Some(t))
+                self.branch(ins, exit).map(|t| term = Some(t))
             } else {
                 self.insn(ins, exit)
             };
@@ -434,8 +553,62 @@ impl Lower {
         Ok(())
     }
 
-    fn branch(&mut self, ins: &Instruction) -> Result<Term, Miss> {
+    fn branch(&mut self, ins: &Instruction, exit: ExitId) -> Result<Term, Miss> {
         match (ins.flow_control(), ins.mnemonic()) {
+            // A direct call from the loop's own code: the return address is a real
+            // store (the callee may read or overwrite it), then the callee's
+            // blocks run in this call's context.
+            (FlowControl::Call, _) if self.ctx.is_none() && ins.code() == Code::Call_rel32_32 => {
+                let ret = ins.next_ip32();
+                let addr = self.stack_addr(4u32.wrapping_neg())?;
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr,
+                    s: Val::K(ret),
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Alu {
+                    op: Alu::Sub,
+                    d: ESP,
+                    a: Val::R(ESP),
+                    b: Val::K(4),
+                });
+                Ok(Term::Jump(self.target_in(ins.near_branch32(), Some(ret))))
+            }
+            // The callee's RET: the popped address must be the call's return
+            // address, else the interpreter runs the RET to wherever it goes.
+            (FlowControl::Return, _) => {
+                let (Some(ret), Code::Retnd | Code::Retnd_imm16) = (self.ctx, ins.code()) else {
+                    return Err(Miss::Form);
+                };
+                let addr = self.stack_addr(0)?;
+                let t = self.temp();
+                self.emit(Inst::Load {
+                    d: t,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Check {
+                    a: Val::R(t),
+                    k: ret,
+                    exit,
+                });
+                let pop = if ins.code() == Code::Retnd_imm16 {
+                    4 + ins.immediate16() as u32
+                } else {
+                    4
+                };
+                self.emit(Inst::Alu {
+                    op: Alu::Add,
+                    d: ESP,
+                    a: Val::R(ESP),
+                    b: Val::K(pop),
+                });
+                Ok(Term::Jump(self.target_in(ret, None)))
+            }
             (FlowControl::ConditionalBranch, m) => match crate::ops::branch::cond_code(m) {
                 Some(cc) if ins.op_kind(0) == OpKind::NearBranch32 => {
                     let t = self.target(ins.near_branch32());
@@ -448,6 +621,30 @@ impl Lower {
                 if ins.op_kind(0) == OpKind::NearBranch32 =>
             {
                 Ok(Term::Jump(self.target(ins.near_branch32())))
+            }
+            // A jump table: the loaded address picks a case, and any address
+            // that is not one leaves at the JMP (the interpreter makes the jump).
+            (FlowControl::IndirectBranch, _) if !self.table.is_empty() => {
+                let addr = self.addr(ins)?;
+                let v = self.temp();
+                self.emit(Inst::Load {
+                    d: v,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                let mut cases = [(0, Target::Exit(exit)); MAX_CASES];
+                let table = std::mem::take(&mut self.table);
+                for (c, &a) in cases.iter_mut().zip(&table) {
+                    *c = (a, self.target(a));
+                }
+                Ok(Term::Switch {
+                    v: Val::R(v),
+                    cases,
+                    n: table.len() as u8,
+                    miss: exit,
+                })
             }
             _ => Err(Miss::Form),
         }
@@ -591,6 +788,9 @@ impl Lower {
         use Mnemonic as M;
         if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
             return Err(Miss::Form);
+        }
+        if matches!(ins.mnemonic(), M::Push | M::Pop) {
+            return self.stack(ins, exit);
         }
         let size = operand_size(ins).ok_or(Miss::Form)?;
         match ins.mnemonic() {
@@ -849,6 +1049,114 @@ impl Lower {
                     f: old,
                 });
                 self.write_op0(ins, size, Val::R(d), exit)
+            }
+            _ => Err(Miss::Form),
+        }
+    }
+
+    /// Stack addresses are ESP through SS, which the program assumes flat like
+    /// any other segment it uses.
+    fn stack_addr(&mut self, disp: u32) -> Result<Addr, Miss> {
+        if self.env.seg_base[seg::SS as usize] != 0 {
+            return Err(Miss::Segment);
+        }
+        self.flat_segs |= 1 << seg::SS;
+        Ok(Addr {
+            base: Some(ESP),
+            index: None,
+            scale: 0,
+            disp,
+        })
+    }
+
+    /// 32-bit PUSH (register, immediate, memory) and POP (register, memory), in
+    /// the interpreter's order (`Cpu::push`, `pop_r`, `pop_m`): the stack access
+    /// comes before ESP moves, so an access that leaves has changed nothing and
+    /// the interpreter runs the instruction (and raises its fault) itself.
+    fn stack(&mut self, ins: &Instruction, exit: ExitId) -> Result<(), Miss> {
+        let esp = Val::R(ESP);
+        match ins.code() {
+            Code::Push_r32 | Code::Pushd_imm8 | Code::Pushd_imm32 | Code::Push_rm32 => {
+                // The value is read with ESP before the push (PUSH ESP pushes
+                // the old value, PUSH [ESP+k] addresses with it).
+                let v = match ins.op_kind(0) {
+                    OpKind::Immediate8to32 | OpKind::Immediate32 => Val::K(ins.immediate(0) as u32),
+                    _ => self.read_op(ins, 0, 32, exit)?,
+                };
+                let addr = self.stack_addr(4u32.wrapping_neg())?;
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr,
+                    s: v,
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Alu {
+                    op: Alu::Sub,
+                    d: ESP,
+                    a: esp,
+                    b: Val::K(4),
+                });
+                Ok(())
+            }
+            Code::Pop_r32 => {
+                let r = crate::decode::gpr(ins.op_register(0)).ok_or(Miss::Form)? as VReg;
+                let addr = self.stack_addr(0)?;
+                // The load leaves before writing its destination; POP ESP keeps
+                // the loaded value, not the incremented pointer.
+                self.emit(Inst::Load {
+                    d: r,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                if r != ESP {
+                    self.emit(Inst::Alu {
+                        op: Alu::Add,
+                        d: ESP,
+                        a: esp,
+                        b: Val::K(4),
+                    });
+                }
+                Ok(())
+            }
+            Code::Pop_rm32 if ins.op_kind(0) == OpKind::Memory => {
+                let addr = self.stack_addr(0)?;
+                let v = self.temp();
+                self.emit(Inst::Load {
+                    d: v,
+                    size: 32,
+                    addr,
+                    win: NO_WIN,
+                    exit,
+                });
+                // The destination is addressed with ESP already incremented.
+                let sp = self.temp();
+                self.emit(Inst::Alu {
+                    op: Alu::Add,
+                    d: sp,
+                    a: esp,
+                    b: Val::K(4),
+                });
+                let mut dst = self.addr(ins)?;
+                for r in [&mut dst.base, &mut dst.index] {
+                    if *r == Some(ESP) {
+                        *r = Some(sp);
+                    }
+                }
+                self.emit(Inst::Store {
+                    size: 32,
+                    addr: dst,
+                    s: Val::R(v),
+                    win: NO_WIN,
+                    exit,
+                });
+                self.emit(Inst::Mov {
+                    d: ESP,
+                    s: Val::R(sp),
+                });
+                Ok(())
             }
             _ => Err(Miss::Form),
         }
@@ -1210,5 +1518,183 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(d.reason, Reason::Form(Code::Retnd));
+    }
+}
+
+#[cfg(test)]
+mod stack_tests {
+    use super::*;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    /// Each stack access goes before the ESP update of its instruction (so an
+    /// exit there leaves ESP as it was), POP to memory addresses with ESP already
+    /// incremented, and every stack access shares one written window on ESP.
+    #[test]
+    fn push_and_pop_access_the_stack_before_esp_moves() {
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.set_label(&mut head)?;
+            a.push(eax)?;
+            a.push(dword_ptr(esi))?;
+            a.pop(dword_ptr(esp + 4))?;
+            a.pop(ebx)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            a.mov(ebp, EXIT)?;
+            a.jmp(ebp)
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let env = Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        };
+        let l = lower(&m.mem, CODE, &env).unwrap();
+        assert!(l.unmodelled.is_empty());
+        assert_eq!(l.flat_segs & (1 << seg::SS), 1 << seg::SS);
+        let mut p = l.prog;
+        super::super::passes::optimize(&mut p);
+        let text = |v: &[Inst]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            text(&p.pre),
+            vec![
+                "guardw w0 [esp+0xfffffffc] len 0x10",
+                "guardr w1 [esi] len 0x4"
+            ]
+        );
+        assert_eq!(
+            text(&p.blocks[0].body),
+            vec![
+                "clock 0 !x0",
+                // push eax (1 byte)
+                "store32 [esp+0xfffffffc] w0, eax !x0",
+                "esp = sub esp, 0x4",
+                // push [esi] (2 bytes): load and store leave at the same place.
+                "t0 = load32 [esi] w1 !x1",
+                "store32 [esp+0xfffffffc] w0, t0 !x1",
+                "esp = sub esp, 0x4",
+                // pop [esp+4] (4 bytes): the store's address is the new ESP + 4.
+                "t1 = load32 [esp] w0 !x2",
+                "t2 = add esp, 0x4",
+                "store32 [esp+0x8] w0, t1 !x2",
+                "esp = t2",
+                // pop ebx
+                "ebx = load32 [esp] w0 !x3",
+                "esp = add esp, 0x4",
+                "t3 = sub ecx, 0x1",
+                "flags dec32 t3, ecx, 0x1",
+                "ecx = t3",
+            ]
+        );
+        let stubs: Vec<(u32, u32)> = p.exits[..4]
+            .iter()
+            .map(|x| (x.eip - CODE, x.insns))
+            .collect();
+        assert_eq!(stubs, vec![(0, 0), (1, 1), (3, 2), (7, 3)]);
+    }
+}
+
+#[cfg(test)]
+mod call_tests {
+    use super::*;
+    use crate::harness::{CODE, EXIT, Machine, assemble};
+    use iced_x86::code_asm::*;
+
+    /// Two calls of one leaf function: each call gets its own copy of the
+    /// callee's blocks, placed between the call and its return site; each RET
+    /// checks for its own call's return address and leaves at the RET (with the
+    /// instructions before it in its block) otherwise.
+    #[test]
+    fn each_call_inlines_its_own_copy_of_the_callee() {
+        let m = Machine::new();
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            let mut f = a.create_label();
+            let mut skip = a.create_label();
+            a.set_label(&mut head)?;
+            a.call(f)?; // +0, 5 bytes
+            a.call(f)?; // +5
+            a.dec(ecx)?; // +0xa
+            a.jnz(head)?; // +0xb
+            a.mov(ebp, EXIT)?; // +0xd
+            a.jmp(ebp)?; // +0x12
+            a.set_label(&mut f)?;
+            a.test(eax, eax)?; // +0x14
+            a.jz(skip)?; // +0x16
+            a.inc(edx)?; // +0x18
+            a.set_label(&mut skip)?;
+            a.ret_1(4) // +0x19
+        });
+        m.mem.write_bytes(CODE, &code).unwrap();
+        let env = Env {
+            max_insns: 64,
+            stop: (EXIT, 1),
+            seg_base: [0; 8],
+        };
+        let l = lower(&m.mem, CODE, &env).unwrap();
+        assert!(l.unmodelled.is_empty());
+        let p = &l.prog;
+        let shape: Vec<(u32, u32, String)> = p
+            .blocks
+            .iter()
+            .map(|b| (b.eip - CODE, b.insns, b.term.to_string()))
+            .collect();
+        let s = |e: u32, n: u32, t: &str| (e, n, t.to_string());
+        assert_eq!(
+            shape,
+            vec![
+                s(0, 1, "jmp b1"),
+                s(0x14, 2, "je b3, b2"),
+                s(0x18, 2, "jmp b4"),
+                s(0x19, 1, "jmp b4"),
+                s(5, 1, "jmp b5"),
+                s(0x14, 2, "je b7, b6"),
+                s(0x18, 2, "jmp b8"),
+                s(0x19, 1, "jmp b8"),
+                s(
+                    0xa,
+                    2,
+                    &format!(
+                        "jne b0, x{}",
+                        p.exits.iter().position(|x| x.eip == CODE + 0xd).unwrap()
+                    )
+                ),
+            ]
+        );
+        let body = |b: usize| {
+            p.blocks[b]
+                .body
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+        };
+        let call = body(4);
+        assert_eq!(call[1], "store32 [esp+0xfffffffc], 0x40000a !x6");
+        assert_eq!(call[2], "esp = sub esp, 0x4");
+        let ret = body(6);
+        assert_eq!(
+            &ret[4..],
+            [
+                "t6 = load32 [esp] !x4",
+                "check t6 == 0x40000a !x4",
+                "esp = add esp, 0x8"
+            ]
+        );
+        assert_eq!(
+            p.exits[4],
+            ExitStub {
+                eip: CODE + 0x19,
+                insns: 1
+            }
+        );
+        assert_eq!(
+            p.exits[6],
+            ExitStub {
+                eip: CODE + 5,
+                insns: 0
+            }
+        );
     }
 }

@@ -114,6 +114,8 @@ fn live_out(p: &Program, b: usize, live_in: &[Live]) -> Live {
         Term::Jump(t) => tgt(t),
         Term::Jcc { cc, t, f } => or(reads_of(cc), or(tgt(t), tgt(f))),
         Term::Bcc { t, f, .. } => or(tgt(t), tgt(f)),
+        // Its miss exit reads the whole record.
+        Term::Switch { .. } => ALL,
     }
 }
 
@@ -312,6 +314,41 @@ mod tests {
         );
         forward(&mut p);
         assert!(matches!(p.blocks[0].term, Term::Jcc { .. }));
+    }
+
+    /// A multiway jump's miss exit reads the whole record, even when every case
+    /// overwrites it before reading it; a record followed by another one in the
+    /// same block is still dead.
+    #[test]
+    fn liveness_keeps_the_record_a_switch_miss_reads() {
+        let mut cases = [(0, Target::Exit(1)); MAX_CASES];
+        cases[0] = (0x1000, Target::Block(1));
+        let mut p = prog(
+            vec![
+                block(
+                    vec![
+                        flags(FlagOp::Logic, r(T0), r(0), r(0)),
+                        flags(FlagOp::Add, r(T1), r(0), r(2)),
+                    ],
+                    Term::Switch {
+                        v: r(3),
+                        cases,
+                        n: 1,
+                        miss: 0,
+                    },
+                ),
+                block(
+                    vec![flags(FlagOp::Sub, r(T2), r(1), r(2))],
+                    Term::Jump(Target::Block(0)),
+                ),
+            ],
+            NGUEST + 3,
+        );
+        liveness(&mut p);
+        assert_eq!(body_text(&p, 0), vec!["flags add32 t1, eax, edx"], "{}", p);
+        // Block 1's record reaches block 0, whose first record overwrites it
+        // before any exit: dead.
+        assert!(body_text(&p, 1).is_empty(), "{p}");
     }
 
     #[test]
