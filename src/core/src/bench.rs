@@ -4,6 +4,7 @@
 use crate::harness::{self, DATA, EXIT, Machine};
 use crate::stats::ExecCounters;
 use crate::tiers::{Tier, Tiers};
+use iced_x86::BlockEncoderOptions;
 use iced_x86::code_asm::*;
 use std::sync::Arc;
 use std::time::Instant;
@@ -760,13 +761,17 @@ pub fn mmx_fill(iters: u32) -> Shape {
 /// `block_exec` takes any loop whose blocks end in direct branches (a region cannot
 /// follow call/ret), while no loop-idiom fold takes a register-only body.
 pub fn null(iters: u32) -> Shape {
-    let code = harness::assemble(|a| {
+    // Built twice: the first pass finds the join label's address, which the second
+    // loads with a fixed-size `mov r32, imm32` (so the layout does not move).
+    let build = |join_ip: u32| -> Result<(Vec<u8>, u32), iced_x86::IcedError> {
+        let mut a = CodeAssembler::new(32)?;
         let mut top = a.create_label();
-        let mut leaf = a.create_label();
+        let mut join = a.create_label();
         a.mov(ecx, iters)?;
         a.xor(eax, eax)?;
         a.mov(ebx, 0x1234_5678u32)?;
         a.mov(edx, 7u32)?;
+        a.mov(ebp, join_ip)?;
         a.set_label(&mut top)?;
         a.add(eax, ebx)?;
         a.xor(edx, eax)?;
@@ -776,16 +781,25 @@ pub fn null(iters: u32) -> Shape {
         a.inc(edi)?;
         a.cmp(eax, ebx)?;
         a.adc(esi, 0)?;
-        a.call(leaf)?;
+        // A register-indirect jump: no tier lowers `jmp r32` (uop inlines leaf calls,
+        // so the call this control used to make no longer keeps it out).
+        a.jmp(ebp)?;
+        a.set_label(&mut join)?;
         a.dec(ecx)?;
         a.jnz(top)?;
-        finish(a)?;
-        a.set_label(&mut leaf)?;
-        a.ret()
-    });
+        finish(&mut a)?;
+        let r = a.assemble_options(
+            harness::CODE as u64,
+            BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS,
+        )?;
+        Ok((r.inner.code_buffer.clone(), r.label_ip(&join)? as u32))
+    };
+    let (_, join_ip) = build(0).expect("assemble null");
+    let (code, again) = build(join_ip).expect("assemble null");
+    assert_eq!(join_ip, again, "null: layout moved between passes");
     Shape {
         name: "null",
-        what: "register loop with a leaf call no tier takes (A/B control)",
+        what: "register loop with a `jmp r32` no tier takes (A/B control)",
         code,
         iters: iters as u64,
         init: vec![],

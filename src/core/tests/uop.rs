@@ -327,6 +327,10 @@ fn uop_bench_shapes_end_identically_and_run_in_the_tier() {
                 shape.name
             );
         }
+        // The control arm of `winterp bench --toggle uop` must not run in the tier.
+        if shape.name == "null" {
+            assert_eq!((s.matches, s.runs), (0, 0), "null: {s:?}");
+        }
     }
 }
 
