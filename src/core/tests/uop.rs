@@ -85,6 +85,25 @@ fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
 
 /// Off and on agree for every slice size; returns the on arm's stats for the
 /// whole run and for the 1000-instruction slices.
+/// A program that patches its own hot loop: equivalent whole and sliced, run in the
+/// tier for at least `whole_min` / `sliced_min` iterations, and retired by the write.
+fn equivalent_while_patched(code: &[u8], whole_min: u64, sliced_min: u64) {
+    let (whole, sliced, inval) = equivalent(code);
+    assert!(whole.iterations > whole_min, "{whole:?}");
+    assert!(sliced.iterations > sliced_min, "{sliced:?}");
+    assert!(inval >= 1, "the program was not retired by the code write");
+}
+
+/// The instruction the program's patch aims at is where the test expects it.
+fn assert_code_at(code: &[u8], offset: u32, want: iced_x86::Code) {
+    let mut d = iced_x86::Decoder::with_ip(32, code, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let at = d
+        .iter()
+        .find(|i| i.ip32() == CODE + offset)
+        .unwrap_or_else(|| panic!("no instruction at +{offset:#x}"));
+    assert_eq!(at.code(), want, "layout changed");
+}
+
 fn equivalent(code: &[u8]) -> (StatsSnapshot, StatsSnapshot, u64) {
     let mut whole = None;
     let mut sliced = None;
@@ -242,16 +261,8 @@ fn uop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
         finish(a)
     });
     // The patched instruction must be where the store aims.
-    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
-    let add = d
-        .iter()
-        .find(|i| i.ip32() == CODE + 0x10)
-        .expect("an instruction at +0x10");
-    assert_eq!(add.code(), iced_x86::Code::Add_rm32_imm8, "layout changed");
-    let (whole, sliced, inval) = equivalent(&code);
-    assert!(whole.iterations > 5_000, "{whole:?}");
-    assert!(inval >= 1, "the program was not retired by the code write");
-    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    assert_code_at(&code, 0x10, iced_x86::Code::Add_rm32_imm8);
+    equivalent_while_patched(&code, 5_000, 2_000);
 }
 
 /// A store stream through a raw window that walks down from a data page into the
@@ -1143,16 +1154,8 @@ fn uop_push_pop_loop_writing_its_own_code_while_hot_matches_the_interpreter() {
         a.jnz(head)?;
         finish(a)
     });
-    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
-    let push = d
-        .iter()
-        .find(|i| i.ip32() == CODE + 0x10)
-        .expect("an instruction at +0x10");
-    assert_eq!(push.code(), iced_x86::Code::Pushd_imm8, "layout changed");
-    let (whole, sliced, inval) = equivalent(&code);
-    assert!(whole.iterations > 5_000, "{whole:?}");
-    assert!(inval >= 1, "the program was not retired by the code write");
-    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    assert_code_at(&code, 0x10, iced_x86::Code::Pushd_imm8);
+    equivalent_while_patched(&code, 5_000, 2_000);
     let (on, _, _) = run(&code, true, u64::MAX);
     // ECX runs 6000..=1 and the patch lands after the push of ECX = 3000: 3001
     // iterations push 5, the other 2999 push 9.
@@ -1332,10 +1335,7 @@ fn uop_loop_writing_its_callees_code_while_hot_matches_the_interpreter() {
         .ip32();
     let code = body(add);
     assert_eq!(code.len(), first.len());
-    let (whole, sliced, inval) = equivalent(&code);
-    assert!(whole.iterations > 5_000, "{whole:?}");
-    assert!(inval >= 1, "the program was not retired by the code write");
-    assert!(sliced.iterations > 2_000, "{sliced:?}");
+    equivalent_while_patched(&code, 5_000, 2_000);
     let (on, _, _) = run(&code, true, u64::MAX);
     // The call of ECX = 3000 still adds 5: 3001 fives, 2999 nines.
     assert_eq!(on.states.last().unwrap().0[2], 3001 * 5 + 2999 * 9);
@@ -1428,10 +1428,7 @@ fn uop_jump_table_matches_the_interpreter() {
     assert!(at[3] - at[0] > 0x500, "case 3 must lie outside the region");
     let code = jump_table(n, at);
     assert_eq!(code.len(), first.len());
-    let (whole, sliced, inval) = equivalent(&code);
-    assert!(whole.iterations > 2_000, "{whole:?}");
-    assert!(sliced.iterations > 1_000, "{sliced:?}");
-    assert!(inval >= 1, "the program was not retired by the code write");
+    equivalent_while_patched(&code, 2_000, 1_000);
     let (on, _, _) = run(&code, true, u64::MAX);
     assert!(
         matches!(on.stops.last(), Some(StopReason::Exception(_))),
