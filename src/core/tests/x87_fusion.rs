@@ -145,9 +145,18 @@ fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
     (end, tiers, m.exec.counters.dispatches)
 }
 
-/// Off and on agree for every slice size; returns the on-arm stats (whole run) and
-/// the dispatch counts (off, on) of the whole run.
+/// Off and on agree for every slice size and something was fused; returns the on-arm
+/// stats (whole run) and the dispatch counts (off, on) of the whole run.
 fn equivalent(code: &[u8]) -> (StatsSnapshot, (u64, u64)) {
+    let (s, d) = same_end(code);
+    assert!(s.matches > 0, "no run fused: {s:?}");
+    assert!(s.runs > 0 && s.iterations > 0, "{s:?}");
+    (s, d)
+}
+
+/// Off and on agree for every slice size (whether or not a fused instruction
+/// retired); returns what [`equivalent`] returns.
+fn same_end(code: &[u8]) -> (StatsSnapshot, (u64, u64)) {
     let mut out = None;
     for slice in [u64::MAX, 1, 7, 37, 1000] {
         let (off, toff, doff) = run(code, false, slice);
@@ -170,10 +179,7 @@ fn equivalent(code: &[u8]) -> (StatsSnapshot, (u64, u64)) {
             out = Some((ton.stats(Tier::X87Fusion).snapshot(), (doff, don)));
         }
     }
-    let (s, d) = out.unwrap();
-    assert!(s.matches > 0, "no run fused: {s:?}");
-    assert!(s.runs > 0 && s.iterations > 0, "{s:?}");
-    (s, d)
+    out.unwrap()
 }
 
 fn last_stop(code: &[u8]) -> StopReason {
@@ -1438,5 +1444,328 @@ fn compare_readback_faults() {
             other => panic!("pos {pos}: expected an access violation, got {other:?}"),
         }
         equivalent(&code);
+    }
+}
+
+// ---- the burst (tiers/x87_burst.rs) ---------------------------------------------------
+
+fn op_rr(a: &mut A, op: usize, d: AsmRegisterSt, s: AsmRegisterSt) -> R {
+    match op {
+        0 => a.fadd_2(d, s),
+        1 => a.fmul_2(d, s),
+        2 => a.fsub_2(d, s),
+        3 => a.fsubr_2(d, s),
+        4 => a.fdiv_2(d, s),
+        _ => a.fdivr_2(d, s),
+    }
+}
+
+fn op_p(a: &mut A, op: usize) -> R {
+    match op {
+        0 => a.faddp(st1, st0),
+        1 => a.fmulp(st1, st0),
+        2 => a.fsubp(st1, st0),
+        3 => a.fsubrp(st1, st0),
+        4 => a.fdivp(st1, st0),
+        _ => a.fdivrp(st1, st0),
+    }
+}
+
+fn op_m(a: &mut A, op: usize, m: AsmMemoryOperand) -> R {
+    match op {
+        0 => a.fadd(m),
+        1 => a.fmul(m),
+        2 => a.fsub(m),
+        3 => a.fsubr(m),
+        4 => a.fdiv(m),
+        _ => a.fdivr(m),
+    }
+}
+
+/// One burst-eligible run (not a chain) with every kind the burst has: loads and
+/// stores of both widths, every arithmetic form in every direction, FLD ST(i), FXCH,
+/// FST/FSTP ST(i), every compare, both status stores, and integer moves between its
+/// x87 stretches; entered with PE clear (after FNCLEX) and set on alternate
+/// iterations.
+fn burst_every_kind(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        let mut set = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.set_label(&mut top)?;
+        a.test(ecx, 1)?;
+        a.jz(set)?;
+        a.fnclex()?;
+        a.set_label(&mut set)?;
+        a.add(ebx, 1)?;
+        a.fld(qword_ptr(esi))?;
+        a.fld(dword_ptr(K + 16))?;
+        for op in 0..6 {
+            op_rr(a, op, st0, st1)?;
+            op_rr(a, op, st1, st0)?;
+            a.fld(st1)?;
+            op_p(a, op)?;
+            op_m(a, op, qword_ptr(esi + 8))?;
+            op_m(a, op, dword_ptr(K + 20))?;
+        }
+        a.mov(dword_ptr(edi + 40), edx)?;
+        a.mov(edx, dword_ptr(esi + 4))?;
+        a.fxch(st0, st1)?;
+        a.fld(st0)?;
+        a.fst(st2)?;
+        a.fstp(st1)?;
+        a.fcom(qword_ptr(K))?;
+        a.fcomp(dword_ptr(K + 16))?;
+        a.fnstsw(ax)?;
+        a.fstsw(ax)?;
+        a.fld(st0)?;
+        a.fcompp()?;
+        a.fld(qword_ptr(esi))?;
+        a.fld(st0)?;
+        a.fucompp()?;
+        a.fld(qword_ptr(esi + 8))?;
+        a.fst(qword_ptr(edi))?;
+        a.fst(dword_ptr(edi + 8))?;
+        a.fld(st0)?;
+        a.fstp(qword_ptr(edi + 16))?;
+        a.fstp(dword_ptr(edi + 24))?;
+        a.mov(dword_ptr(edi + 32), eax)?;
+        a.add(esi, 8)?;
+        a.add(edi, 48)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn burst_runs_every_kind() {
+    let (s, (doff, don)) = equivalent(&burst_every_kind(1500));
+    // Every instruction of the runs ran in the burst, entered with PE clear or set.
+    assert_eq!(s.bulk, s.iterations, "{s:?}");
+    // The integer moves joined the x87 stretches around them: two runs per
+    // iteration (the waiting FSTSW's FWAIT, an instruction of its own, ends the
+    // first), 59 instructions, 57 dispatches fewer.
+    assert_eq!((s.runs, s.iterations), (3000, 1500 * 59), "{s:?}");
+    assert_eq!(doff - don, 1500 * 57, "dispatches off {doff} on {don}");
+}
+
+/// A pipeline run (not a chain) whose operand at `pos` is `at(pos)`: the burst meets
+/// it there and leaves the run to the generic loop (or to the fault) at exactly that
+/// instruction.
+fn burst_with_operand(pos: usize, special: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut top = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 300u32)?;
+        a.set_label(&mut top)?;
+        let m = |p: usize, normal: AsmMemoryOperand| {
+            if p == pos { ptr(special) } else { normal }
+        };
+        a.fld(qword_ptr(m(0, ptr(esi))))?;
+        a.fmul(qword_ptr(m(1, ptr(K))))?;
+        a.fadd(qword_ptr(m(2, ptr(K + 8))))?;
+        a.fld(dword_ptr(m(3, ptr(K + 16))))?;
+        a.fmul_2(st0, st1)?;
+        a.fsub(qword_ptr(m(5, ptr(esi + 8))))?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(m(7, ptr(edi))))?;
+        a.mov(eax, dword_ptr(m(8, ptr(esi))))?;
+        a.fcom(dword_ptr(m(9, ptr(K + 20))))?;
+        a.fdiv(qword_ptr(m(10, ptr(K + 24))))?;
+        a.fstp(dword_ptr(m(11, ptr(edi + 0x8_0000))))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    })
+}
+
+/// Operands the burst does not take (NaN, SNaN, a denormal, infinity, a value whose
+/// product overflows) at every position, and an unmapped operand at every memory
+/// position (the fault names the instruction and the state before it).
+#[test]
+fn burst_leaves_at_every_position() {
+    let mem_positions = [0usize, 1, 2, 3, 5, 7, 8, 9, 10, 11];
+    for pos in mem_positions {
+        for special in [K + 40, K + 48, K + 56, K + 64, K + 72, K + 80, K + 84] {
+            let (s, _) = equivalent(&burst_with_operand(pos, special));
+            // The instructions before the operand ran in the burst.
+            assert!(pos == 0 || s.bulk > 0, "pos {pos}: {s:?}");
+        }
+        let code = burst_with_operand(pos, END + 4);
+        match last_stop(&code) {
+            StopReason::Exception(e) => assert_eq!(e.addr, END + 4, "pos {pos}"),
+            other => panic!("pos {pos}: expected an access violation, got {other:?}"),
+        }
+        // At position 0 no fused instruction retires before the fault.
+        let (s, _) = same_end(&code);
+        assert!(s.matches > 0 && s.runs > 0, "pos {pos}: {s:?}");
+    }
+}
+
+/// The burst's entry test fails and the generic loop runs the run: full registers
+/// where the run pushes (extra values pile up on the stack, past overflow, and are
+/// popped again, past underflow) and a control word off the fast path (rounding up)
+/// on some iterations. (Raw MMX registers: `raw_mmx_registers`.)
+#[test]
+fn burst_entry_conditions() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        let mut no_push = a.create_label();
+        let mut no_pop = a.create_label();
+        let mut nearest = a.create_label();
+        let mut run = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, 64u32)?;
+        a.mov(dword_ptr(K + 100), 0x0a7fu32)?;
+        a.mov(dword_ptr(K + 104), 0x027fu32)?;
+        a.set_label(&mut top)?;
+        a.test(ecx, 16)?;
+        a.jz(no_push)?;
+        a.fld1()?;
+        a.set_label(&mut no_push)?;
+        a.test(ecx, 32)?;
+        a.jnz(no_pop)?;
+        a.fstp(st0)?;
+        a.set_label(&mut no_pop)?;
+        a.test(ecx, 4)?;
+        a.jz(nearest)?;
+        a.fldcw(word_ptr(K + 100))?;
+        a.jmp(run)?;
+        a.set_label(&mut nearest)?;
+        a.fldcw(word_ptr(K + 104))?;
+        a.set_label(&mut run)?;
+        a.add(ebx, 1)?;
+        a.fld(qword_ptr(esi))?;
+        a.fld(dword_ptr(K + 16))?;
+        a.fmulp(st1, st0)?;
+        a.fadd(qword_ptr(K + 8))?;
+        a.fstp(qword_ptr(edi))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    let (s, _) = equivalent(&code);
+    assert!(s.bulk > 0, "{s:?}");
+    assert!(s.bulk < s.iterations, "the entry test never failed: {s:?}");
+}
+
+/// A burst's store (x87 or an integer move inside the run) into the code being run:
+/// the block ends after the store with the burst's state written back, and the
+/// patched bytes run.
+#[test]
+fn burst_store_into_decoded_code() {
+    let patch = [0xb8u8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
+    for by_mov in [false, true] {
+        let prog = |at: u32| {
+            assemble(|a| {
+                let mut top = a.create_label();
+                a.mov(
+                    dword_ptr(K + 200),
+                    u32::from_le_bytes(patch[..4].try_into().unwrap()),
+                )?;
+                a.mov(
+                    dword_ptr(K + 204),
+                    u32::from_le_bytes(patch[4..].try_into().unwrap()),
+                )?;
+                a.mov(ecx, 3u32)?;
+                a.xor(ebx, ebx)?;
+                a.set_label(&mut top)?;
+                a.mov(eax, 0u32)?;
+                a.mov(edi, at)?;
+                a.mov(edx, dword_ptr(K + 200))?;
+                a.fld(dword_ptr(K + 16))?;
+                a.fld(qword_ptr(K + 200))?;
+                a.fmul_2(st0, st1)?;
+                a.fdiv_2(st0, st1)?;
+                if by_mov {
+                    a.mov(dword_ptr(edi), edx)?;
+                    a.fstp(st0)?;
+                    a.fstp(qword_ptr(K + 300))?;
+                } else {
+                    a.fstp(qword_ptr(edi))?;
+                    a.fstp(st0)?;
+                }
+                for _ in 0..8 {
+                    a.nop()?;
+                }
+                a.add(ebx, eax)?;
+                a.dec(ecx)?;
+                a.jnz(top)?;
+                finish(a)
+            })
+        };
+        let first = prog(0x1234_5678);
+        let off = first.windows(8).position(|w| w == [0x90; 8]).unwrap() as u32;
+        let code = prog(winterp_core::harness::CODE + off);
+        let (end, _, _) = run(&code, true, u64::MAX);
+        if by_mov {
+            // Four patched bytes: `mov eax, 0x90234567` (its last byte a NOP).
+            assert_eq!(
+                end.regs[3],
+                3u32.wrapping_mul(0x9023_4567),
+                "the patched code ran"
+            );
+        } else {
+            assert_eq!(end.regs[3], 3 * 0x0123_4567, "the patched code ran");
+        }
+        equivalent(&code);
+    }
+}
+
+/// Integer moves join two chains into one run (the island shape): faults on either
+/// move and on the chains around them, and the joined run's dispatch count.
+#[test]
+fn integer_moves_join_chains() {
+    for bad in [None, Some(0), Some(1), Some(2)] {
+        let code = assemble(|a| {
+            let mut top = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.xor(ebx, ebx)?;
+            a.mov(ecx, 1000u32)?;
+            a.set_label(&mut top)?;
+            let at = |p: u32, normal: AsmMemoryOperand| {
+                if Some(p) == bad { ptr(END + 8) } else { normal }
+            };
+            a.mov(edx, dword_ptr(esi))?;
+            a.fld(dword_ptr(esi))?;
+            a.fmul(dword_ptr(K + 16))?;
+            a.fstp(dword_ptr(edi))?;
+            a.mov(dword_ptr(at(0, ptr(edi + 0x8_0000))), edx)?;
+            a.mov(eax, dword_ptr(at(1, ptr(esi + 4))))?;
+            a.fld(dword_ptr(at(2, ptr(edi))))?;
+            a.fcomp(dword_ptr(K + 20))?;
+            a.fnstsw(ax)?;
+            a.test(ah, 0x41)?;
+            a.setz(dl)?;
+            a.movzx(edx, dl)?;
+            a.add(ebx, edx)?;
+            a.add(esi, 4)?;
+            a.add(edi, 4)?;
+            a.dec(ecx)?;
+            a.jnz(top)?;
+            finish(a)
+        });
+        let (s, (doff, don)) = equivalent(&code);
+        if bad.is_none() {
+            // mov; fld fmul fstp mov mov fld fcomp fnstsw test setz movzx; ...:
+            // eleven instructions run as one op.
+            assert_eq!(doff - don, 1000 * 10, "dispatches off {doff} on {don}");
+            assert!(s.runs >= 1000, "{s:?}");
+        } else {
+            match last_stop(&code) {
+                StopReason::Exception(e) => assert_eq!(e.addr, END + 8, "{bad:?}"),
+                other => panic!("{bad:?}: expected an access violation, got {other:?}"),
+            }
+        }
     }
 }

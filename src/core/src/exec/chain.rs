@@ -30,6 +30,8 @@ pub struct ChainState {
     pub x87_insns: u64,
     pub x87_inline: u64,
     pub x87_skipped: u64,
+    /// Of `x87_insns`, those the entry-checked burst ran (tiers/x87_burst.rs).
+    pub x87_burst: u64,
     /// Blocks entered and ops dispatched by hops since the run loop last folded them.
     pub blocks: u64,
     pub dispatches: u64,
@@ -62,6 +64,7 @@ impl Default for ChainState {
             x87_insns: 0,
             x87_inline: 0,
             x87_skipped: 0,
+            x87_burst: 0,
             blocks: 0,
             dispatches: 0,
             span_runs: 0,

@@ -18,6 +18,7 @@ pub mod fold;
 pub mod hot;
 pub mod region;
 pub mod span;
+pub mod x87_burst;
 pub mod x87_fuse;
 pub mod x87_fuse_exec;
 
@@ -155,7 +156,8 @@ pub struct TierStats {
     /// Elements (bytes/words stored, or scanned) processed on the fast path.
     pub elements: AtomicU64,
     /// Of `iterations`, those run by the page-chunk bulk kernel (the rest ran the
-    /// exact step loop).
+    /// exact step loop); for x87_fusion, the instructions run by the entry-checked
+    /// burst (tiers/x87_burst.rs).
     pub bulk: AtomicU64,
     pub declines: [AtomicU64; DECLINES.len()],
 }

@@ -9,6 +9,13 @@
 //! handler reachable through [`handler`] (its `Op::imm`, unused by x87 forms, is the
 //! slot); its `Op::r` is the run length.
 //!
+//! A run may take in the status read-back after FNSTSW AX (TEST/SETcc/MOVZX kinds)
+//! and up to [`MAX_BRIDGE`] integer moves between two x87 stretches of a block (an
+//! island between integer ops), which the fused op runs as `ops::alu`'s handlers do.
+//! A run that is chains joined by such moves gets `fused_chain`; one whose stack use
+//! [`super::x87_burst::plan`] can prove at entry gets `fused_burst`; any other,
+//! `fused`.
+//!
 //! Exactness: each inline kind is the handler's own code path, operation for
 //! operation, built on the same semantic helpers (`ops::x87::arith`, `load_src`,
 //! the `Fpu` stack methods); whenever a handler would take a path the kind does not
@@ -70,6 +77,14 @@ pub const SETCC_R8: u8 = 65;
 /// `movzx r32, r8` after the SETcc (`Op::r` destination, `Op::rm` source).
 pub const MOVZX_R8: u8 = 66;
 
+/// Integer moves that join two x87 stretches of a block into one run (an island
+/// between integer ops): `mov m32, r32` and `mov r32, m32` (`Op::r` the register),
+/// as `ops::alu`'s `mov_mr::<32>` / `mov_rm::<32>`.
+pub const MOV_M32_R32: u8 = 67;
+pub const MOV_R32_M32: u8 = 68;
+/// Most integer moves between two x87 stretches that a run takes in.
+const MAX_BRIDGE: usize = 3;
+
 /// Fewest instructions a fused run has (one instruction gains nothing).
 pub const MIN_RUN: usize = 2;
 /// Fewest inline kinds in a run: a run of handler calls only is slower than the
@@ -77,7 +92,7 @@ pub const MIN_RUN: usize = 2;
 pub const MIN_INLINE: usize = 2;
 
 /// Whether `k` is an `ST(0) op= m32/m64` kind.
-fn is_arith_m(k: u8) -> bool {
+pub(super) fn is_arith_m(k: u8) -> bool {
     (ARITH_M32..ARITH_M32 + 6).contains(&k) || (ARITH_M64..ARITH_M64 + 6).contains(&k)
 }
 
@@ -118,6 +133,39 @@ pub fn chain_len(kinds: &[u8]) -> u8 {
         0
     } else {
         n.min(u8::MAX as usize) as u8
+    }
+}
+
+/// The lengths of the chains a run is made of, when it is chains joined by integer
+/// moves (each chain is its own [`chain_len`]); None otherwise.
+pub fn chain_segments(kinds: &[u8]) -> Option<Vec<(usize, u8)>> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < kinds.len() {
+        if matches!(kinds[j], MOV_M32_R32 | MOV_R32_M32) {
+            j += 1;
+            continue;
+        }
+        let n = chain_len(&kinds[j..]) as usize;
+        let next = kinds.get(j + n);
+        if n == 0 || !(next.is_none() || matches!(next, Some(&(MOV_M32_R32 | MOV_R32_M32)))) {
+            return None;
+        }
+        out.push((j, n as u8));
+        j += n;
+    }
+    Some(out)
+}
+
+/// The integer-move kind of a non-x87 op with a memory operand.
+fn int_kind(o: &Op) -> Option<u8> {
+    if o.seg == crate::cpu::seg::NONE {
+        return None;
+    }
+    match iced_code(o.code) {
+        Code::Mov_rm32_r32 => Some(MOV_M32_R32),
+        Code::Mov_r32_rm32 => Some(MOV_R32_M32),
+        _ => None,
     }
 }
 
@@ -264,21 +312,34 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
             continue;
         }
         let start = k;
-        while k < n && is_x87(iced_code(b.ops[k].code)) && k - start < u8::MAX as usize {
-            k += 1;
-        }
-        // The status read-back after a trailing FNSTSW AX joins the run.
-        if b.ops[k - 1].code == Code::Fnstsw_AX as u16 {
-            for want in [TEST_R8, SETCC_R8, MOVZX_R8] {
-                if k < n
-                    && k - start < u8::MAX as usize
-                    && readback_kind(&b.ops[k]).is_some_and(|(kd, _)| kd == want)
-                {
-                    k += 1;
-                } else {
-                    break;
+        let room = |k: usize| k - start < u8::MAX as usize;
+        loop {
+            while k < n && is_x87(iced_code(b.ops[k].code)) && room(k) {
+                k += 1;
+            }
+            // The status read-back after a trailing FNSTSW AX joins the run.
+            if b.ops[k - 1].code == Code::Fnstsw_AX as u16 {
+                for want in [TEST_R8, SETCC_R8, MOVZX_R8] {
+                    if k < n
+                        && room(k)
+                        && readback_kind(&b.ops[k]).is_some_and(|(kd, _)| kd == want)
+                    {
+                        k += 1;
+                    } else {
+                        break;
+                    }
                 }
             }
+            // A few integer moves followed by more x87 join the run too.
+            let mut m = k;
+            while m < n && m - k < MAX_BRIDGE && room(m) && int_kind(&b.ops[m]).is_some() {
+                m += 1;
+            }
+            if m > k && m < n && room(m) && is_x87(iced_code(b.ops[m].code)) {
+                k = m;
+                continue;
+            }
+            break;
         }
         let len = k - start;
         if len < MIN_RUN {
@@ -286,9 +347,16 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
             continue;
         }
         let kinds: Vec<u8> = (start..k)
-            .map(|j| match readback_kind(&b.ops[j]) {
-                Some((kd, _)) if !is_x87(iced_code(b.ops[j].code)) => kd,
-                _ => kind(iced_code(b.ops[j].code)),
+            .map(|j| {
+                let o = &b.ops[j];
+                if is_x87(iced_code(o.code)) {
+                    kind(iced_code(o.code))
+                } else {
+                    readback_kind(o)
+                        .map(|(kd, _)| kd)
+                        .or_else(|| int_kind(o))
+                        .unwrap_or(CALL)
+                }
             })
             .collect();
         if kinds.iter().filter(|&&x| x != CALL).count() < MIN_INLINE {
@@ -309,16 +377,25 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
                 b.ops[j].x = readback_kind(&b.ops[j]).map_or(0, |(_, cc)| cc);
             }
         }
-        let first = &mut b.ops[start];
         // `Op::x` is read by no x87 form but FCMOVcc, which never starts a chain. Only
         // a chain that is the whole run: handing a chain's state over to the generic
         // loop costs more than the chain saves (measured on the x87_pipeline shape).
-        let c = chain_len(&kinds);
-        first.x = if c as usize == len { c } else { 0 };
-        first.imm = slot;
+        let segments = chain_segments(&kinds);
+        for &(at, n) in segments.iter().flatten() {
+            b.ops[start + at].x = n;
+        }
+        let plan = super::x87_burst::plan(&b.ops[start..k], &kinds);
+        let first = &mut b.ops[start];
+        first.x = if segments.is_some() { first.x } else { 0 };
+        first.imm = slot
+            | plan.map_or(0, |(valid, empty)| {
+                super::x87_burst::ELIGIBLE | (valid as u32) << 16 | (empty as u32) << 24
+            });
         first.r = len as u8;
         first.h = if first.x != 0 {
             super::x87_fuse_exec::fused_chain
+        } else if plan.is_some() {
+            super::x87_burst::fused_burst
         } else {
             super::x87_fuse_exec::fused
         };
@@ -332,11 +409,13 @@ pub fn flush_stats(ch: &mut ChainState, tiers: &Tiers) -> u64 {
     let runs = std::mem::take(&mut ch.x87_runs);
     let insns = std::mem::take(&mut ch.x87_insns);
     let inline = std::mem::take(&mut ch.x87_inline);
+    let burst = std::mem::take(&mut ch.x87_burst);
     if runs > 0 {
         let st = tiers.stats(Tier::X87Fusion);
         st.runs.fetch_add(runs, Ordering::Relaxed);
         st.iterations.fetch_add(insns, Ordering::Relaxed);
         st.elements.fetch_add(inline, Ordering::Relaxed);
+        st.bulk.fetch_add(burst, Ordering::Relaxed);
     }
     std::mem::take(&mut ch.x87_skipped)
 }

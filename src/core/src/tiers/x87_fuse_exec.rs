@@ -43,7 +43,7 @@ fn resume(_cpu: &mut Cpu, _ops: &[Op], _i: usize) -> Exit {
 /// Charges the run's counters when it leaves at op `j` (`done`: instructions of the
 /// run that retired) and returns `e`.
 #[inline(always)]
-fn leave(cpu: &mut Cpu, i: usize, j: usize, done: usize, inline: u64, e: Exit) -> Exit {
+pub(super) fn leave(cpu: &mut Cpu, i: usize, j: usize, done: usize, inline: u64, e: Exit) -> Exit {
     let ch = &mut cpu.chain;
     ch.x87_runs += 1;
     ch.x87_insns += done as u64;
@@ -128,7 +128,7 @@ impl S {
 
 /// C1 of an owed operation: what the handlers' `fast` derives.
 #[inline(never)]
-fn owed_up(op: u8, a: f64, b: f64) -> bool {
+pub(super) fn owed_up(op: u8, a: f64, b: f64) -> bool {
     let r = match op {
         ADD => fast::<ADD>(a, b),
         MUL => fast::<MUL>(a, b),
@@ -137,6 +137,17 @@ fn owed_up(op: u8, a: f64, b: f64) -> bool {
     };
     // `fast_value` was Some for these operands, so `fast` is too.
     r.is_some_and(|(_, _, up)| up)
+}
+
+/// The handlers' fast-path value of `a OP b` (OP in ADD MUL SUB DIV), None off it.
+#[inline(always)]
+pub(super) fn fast_arith(op: u8, a: f64, b: f64) -> Option<f64> {
+    match op {
+        ADD => fast_value::<ADD>(a, b),
+        MUL => fast_value::<MUL>(a, b),
+        SUB => fast_value::<SUB>(a, b),
+        _ => fast_value::<DIV>(a, b),
+    }
 }
 
 /// `dst OP src` as `ops::x87`'s `apply` computes it.
@@ -251,20 +262,54 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     generic_body(cpu, ops, i, i, 0)
 }
 
-/// The fused op of a run that is a chain ([`chain_len`] in `Op::x`): the chain,
-/// then (only when an instruction left the chain's fast path) the generic loop.
-/// A separate handler so runs without a chain keep [`fused`]'s smaller frame.
+/// The fused op of a run made of chains ([`chain_len`]; each chain's length in its
+/// first op's `Op::x`), maybe joined by integer moves ([`MOV_M32_R32`],
+/// [`MOV_R32_M32`]): each chain, then (only when an instruction left a chain's
+/// fast path) the generic loop for the rest. A separate handler so runs without a
+/// chain keep [`fused`]'s smaller frame.
 pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
-    let n = ops[i].x as usize;
-    match chain(cpu, ops, i, n) {
-        Chain::At(j) if j == end => {
-            leave(cpu, i, end - 1, end - i, (end - i) as u64, Exit::Block);
-            (ops[end].h)(cpu, ops, end)
+    let mut j = i;
+    while j < end {
+        let o = &ops[j];
+        if o.size >= MOV_M32_R32 {
+            if let Err(e) = int_move(cpu, ops, j) {
+                let done = j - i + (e == Exit::CodeWrite) as usize;
+                return leave(cpu, i, j, done, (j - i) as u64, e);
+            }
+            j += 1;
+            continue;
         }
-        Chain::At(j) => generic(cpu, ops, i, j, (j - i) as u64),
-        Chain::Leave(j, done, e) => leave(cpu, i, j, done, (j - i) as u64, e),
+        let n = o.x as usize;
+        match chain(cpu, ops, j, n) {
+            Chain::At(m) if m == j + n => j = m,
+            Chain::At(m) => return generic(cpu, ops, i, m, (m - i) as u64),
+            Chain::Leave(m, done, e) => return leave(cpu, i, m, done + (j - i), (m - i) as u64, e),
+        }
     }
+    leave(cpu, i, end - 1, end - i, (end - i) as u64, Exit::Block);
+    (ops[end].h)(cpu, ops, end)
+}
+
+/// An integer move inside a run, as `ops::alu`'s `mov_rm::<32>` / `mov_mr::<32>`:
+/// Err(exit) when it faulted (nothing changed) or stored into decoded code.
+#[inline(always)]
+pub(super) fn int_move(cpu: &mut Cpu, ops: &[Op], j: usize) -> Result<(), Exit> {
+    let o = &ops[j];
+    let ea = cpu.ea(o);
+    if o.size == MOV_R32_M32 {
+        match cpu.mem.read_u32(ea) {
+            Ok(v) => cpu.set_r32(o.r, v),
+            Err(f) => return Err(op::fault(cpu, ops, j, f)),
+        }
+    } else {
+        match cpu.mem.write_u32(ea, cpu.r32(o.r)) {
+            Ok(Wrote::Data) => {}
+            Ok(Wrote::Code) => return Err(op::code_written(cpu, ops, j)),
+            Err(f) => return Err(op::fault(cpu, ops, j, f)),
+        }
+    }
+    Ok(())
 }
 
 /// How a chain ended.
@@ -542,6 +587,33 @@ fn movzx_r8(cpu: &mut Cpu, o: &Op, set: u8, v: u32) {
     cpu.set_r32(o.r, b);
 }
 
+/// The read-back kind `k` (TEST_R8, SETCC_R8, MOVZX_R8) after an instruction of
+/// kind `prev`: AL/AH from `ax` when `prev` stored the status word there, the
+/// MOVZX source from `set` (register, byte) when `prev` was the SETcc, as in
+/// [`test_r8`] and [`movzx_r8`]; a SETcc records its byte in `set`.
+#[inline(always)]
+pub(super) fn readback_regs(cpu: &mut Cpu, o: &Op, k: u8, prev: u8, ax: u32, set: &mut (u8, u32)) {
+    match k {
+        TEST_R8 => {
+            let ax = if matches!(prev, FNSTSW_AX | FSTSW_AX) {
+                ax
+            } else {
+                cpu.regs[EAX] & 0xffff
+            };
+            test_r8(cpu, o, ax);
+        }
+        SETCC_R8 => *set = (o.rm, setcc_r8(cpu, o)),
+        _ => {
+            let (r, v) = if prev == SETCC_R8 {
+                *set
+            } else {
+                (o.rm, cpu.reg(8, o.rm))
+            };
+            movzx_r8(cpu, o, r, v);
+        }
+    }
+}
+
 /// A chain's store at `j` hit decoded code: the state after it, and the block
 /// ends after the store.
 #[cold]
@@ -588,7 +660,7 @@ fn chain_arith<const OP: u8>(s: &mut S, dst: f64, src: f64) -> Option<f64> {
 /// [`generic_body`] out of line, for a chain that left its fast path.
 #[cold]
 #[inline(never)]
-fn generic(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, inline: u64) -> Exit {
+pub(super) fn generic(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, inline: u64) -> Exit {
     generic_body(cpu, ops, i, j0, inline)
 }
 
@@ -638,7 +710,7 @@ fn generic_body(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, mut inline: u64)
 fn call(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Option<Exit> {
     let mut o = ops[j];
     if j == i {
-        match handler(o.imm) {
+        match handler(o.imm & super::x87_burst::SLOT_MASK) {
             Some(h) => o.h = h,
             // Only a poisoned slot table gets here; the instruction is reported.
             None => return Some(op::unimplemented(cpu, ops, j)),
@@ -878,8 +950,14 @@ fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mu
 /// path), out of line: they touch no x87 state.
 #[cold]
 #[inline(never)]
-fn readback(cpu: &mut Cpu, o: &Op, k: u8) -> Step {
+fn readback(cpu: &mut Cpu, ops: &[Op], j: usize, k: u8) -> Step {
+    let o = &ops[j];
     match k {
+        MOV_M32_R32 | MOV_R32_M32 => {
+            if let Err(e) = int_move(cpu, ops, j) {
+                return Step::Leave(e);
+            }
+        }
         TEST_R8 => {
             let ax = cpu.regs[EAX] & 0xffff;
             test_r8(cpu, o, ax);
@@ -904,7 +982,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         return Step::Call;
     }
     if k >= TEST_R8 {
-        return readback(cpu, o, k);
+        return readback(cpu, ops, j, k);
     }
     if k == FNSTSW_AX {
         let v = s.status() as u32;
