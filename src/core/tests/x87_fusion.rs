@@ -1296,31 +1296,29 @@ fn chain_faults_at_every_position() {
     }
 }
 
-/// A chain's FSTP into the code being run: the block ends after the store, with the
-/// chain's state written back, and the patched bytes run.
-#[test]
-fn chain_store_into_decoded_code() {
-    let patch = [0xb8u8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
+/// The bytes [`patched_loop`] stores over its NOPs: `mov eax, 0x01234567` and NOPs.
+const PATCH: [u8; 8] = [0xb8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
+
+/// Three iterations of: EAX = 0, EDI = the address of eight NOPs below, `body`
+/// (which stores over them from PATCH at K+200), the NOPs, EBX += EAX.
+fn patched_loop(body: impl Fn(&mut A) -> R) -> Vec<u8> {
     let prog = |at: u32| {
         assemble(|a| {
             let mut top = a.create_label();
             a.mov(
                 dword_ptr(K + 200),
-                u32::from_le_bytes(patch[..4].try_into().unwrap()),
+                u32::from_le_bytes(PATCH[..4].try_into().unwrap()),
             )?;
             a.mov(
                 dword_ptr(K + 204),
-                u32::from_le_bytes(patch[4..].try_into().unwrap()),
+                u32::from_le_bytes(PATCH[4..].try_into().unwrap()),
             )?;
             a.mov(ecx, 3u32)?;
             a.xor(ebx, ebx)?;
             a.set_label(&mut top)?;
             a.mov(eax, 0u32)?;
             a.mov(edi, at)?;
-            a.fld(qword_ptr(K + 200))?;
-            a.fmul(dword_ptr(K + 16))?;
-            a.fdiv(dword_ptr(K + 16))?;
-            a.fstp(qword_ptr(edi))?;
+            body(a)?;
             for _ in 0..8 {
                 a.nop()?;
             }
@@ -1332,7 +1330,19 @@ fn chain_store_into_decoded_code() {
     };
     let first = prog(0x1234_5678);
     let off = first.windows(8).position(|w| w == [0x90; 8]).unwrap() as u32;
-    let code = prog(winterp_core::harness::CODE + off);
+    prog(winterp_core::harness::CODE + off)
+}
+
+/// A chain's FSTP into the code being run: the block ends after the store, with the
+/// chain's state written back, and the patched bytes run.
+#[test]
+fn chain_store_into_decoded_code() {
+    let code = patched_loop(|a| {
+        a.fld(qword_ptr(K + 200))?;
+        a.fmul(dword_ptr(K + 16))?;
+        a.fdiv(dword_ptr(K + 16))?;
+        a.fstp(qword_ptr(edi))
+    });
     let (end, _, _) = run(&code, true, u64::MAX);
     assert_eq!(end.regs[3], 3 * 0x0123_4567, "the patched code ran");
     equivalent(&code);
@@ -1663,49 +1673,22 @@ fn burst_entry_conditions() {
 /// patched bytes run.
 #[test]
 fn burst_store_into_decoded_code() {
-    let patch = [0xb8u8, 0x67, 0x45, 0x23, 0x01, 0x90, 0x90, 0x90];
     for by_mov in [false, true] {
-        let prog = |at: u32| {
-            assemble(|a| {
-                let mut top = a.create_label();
-                a.mov(
-                    dword_ptr(K + 200),
-                    u32::from_le_bytes(patch[..4].try_into().unwrap()),
-                )?;
-                a.mov(
-                    dword_ptr(K + 204),
-                    u32::from_le_bytes(patch[4..].try_into().unwrap()),
-                )?;
-                a.mov(ecx, 3u32)?;
-                a.xor(ebx, ebx)?;
-                a.set_label(&mut top)?;
-                a.mov(eax, 0u32)?;
-                a.mov(edi, at)?;
-                a.mov(edx, dword_ptr(K + 200))?;
-                a.fld(dword_ptr(K + 16))?;
-                a.fld(qword_ptr(K + 200))?;
-                a.fmul_2(st0, st1)?;
-                a.fdiv_2(st0, st1)?;
-                if by_mov {
-                    a.mov(dword_ptr(edi), edx)?;
-                    a.fstp(st0)?;
-                    a.fstp(qword_ptr(K + 300))?;
-                } else {
-                    a.fstp(qword_ptr(edi))?;
-                    a.fstp(st0)?;
-                }
-                for _ in 0..8 {
-                    a.nop()?;
-                }
-                a.add(ebx, eax)?;
-                a.dec(ecx)?;
-                a.jnz(top)?;
-                finish(a)
-            })
-        };
-        let first = prog(0x1234_5678);
-        let off = first.windows(8).position(|w| w == [0x90; 8]).unwrap() as u32;
-        let code = prog(winterp_core::harness::CODE + off);
+        let code = patched_loop(|a| {
+            a.mov(edx, dword_ptr(K + 200))?;
+            a.fld(dword_ptr(K + 16))?;
+            a.fld(qword_ptr(K + 200))?;
+            a.fmul_2(st0, st1)?;
+            a.fdiv_2(st0, st1)?;
+            if by_mov {
+                a.mov(dword_ptr(edi), edx)?;
+                a.fstp(st0)?;
+                a.fstp(qword_ptr(K + 300))
+            } else {
+                a.fstp(qword_ptr(edi))?;
+                a.fstp(st0)
+            }
+        });
         let (end, _, _) = run(&code, true, u64::MAX);
         if by_mov {
             // Four patched bytes: `mov eax, 0x90234567` (its last byte a NOP).

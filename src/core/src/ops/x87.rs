@@ -46,6 +46,7 @@ mod trans;
 // The x87 fusion tier (tiers/x87_fuse*.rs) runs the hot forms through the same
 // semantic helpers as these handlers.
 pub(crate) use arith::{ADD, DIV, DIVR, MUL, SUB, SUBR, arith, f32_bits_to_f64, fast, fast_value};
+pub(crate) use ldst::m32_fast;
 pub(crate) use num::is_snan;
 
 use crate::cpu::ExceptionKind;

@@ -428,26 +428,16 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 }
             }
             FST_M32 | FSTP_M32 => {
-                let v = cpu.fpu.st[b.pk(0)];
-                let r = v as f32;
-                let exact = r as f64 == v;
-                let e = (r.to_bits() >> 23) & 0xff;
                 // The fast control word is in force: nearest, every exception masked.
-                let ok = if exact {
-                    e != 0 || r == 0.0
-                } else {
-                    e.wrapping_sub(2) < 0xfd
-                };
-                if !ok {
+                let Some((bits, flags)) = x::m32_fast(cpu.fpu.st[b.pk(0)], true) else {
                     return Err(End::Bail(j));
-                }
+                };
                 let ea = cpu.ea(o);
-                let Ok(wrote) = cpu.mem.write_u32(ea, r.to_bits()) else {
+                let Ok(wrote) = cpu.mem.write_u32(ea, bits) else {
                     return Err(End::Bail(j));
                 };
                 b.fdp = ea;
-                let c1 = !exact && (r as f64).abs() > v.abs();
-                b.sw = (b.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9);
+                b.sw = (b.sw & !C1) | flags;
                 b.op = NO_DEBT;
                 if k == FSTP_M32 {
                     b.pop();

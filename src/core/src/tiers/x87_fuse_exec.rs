@@ -471,24 +471,14 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
         let ea = cpu.ea(o);
         match k {
             FSTP_M32 => {
-                let v = c.v;
-                let r = v as f32;
-                let exact = r as f64 == v;
-                let e = (r.to_bits() >> 23) & 0xff;
-                let ok = if exact {
-                    e != 0 || r == 0.0
-                } else {
-                    e.wrapping_sub(2) < 0xfd
-                };
-                if !ok {
+                let Some((bits, flags)) = x::m32_fast(c.v, true) else {
                     return c.bail(cpu, ops, i, j);
-                }
-                let w = match cpu.mem.write_u32(ea, r.to_bits()) {
+                };
+                let w = match cpu.mem.write_u32(ea, bits) {
                     Ok(w) => w,
                     Err(f) => return c.fault(cpu, ops, i, j, f),
                 };
-                let c1 = !exact && (r as f64).abs() > v.abs();
-                c.s.set_c1((c.s.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9));
+                c.s.set_c1((c.s.sw & !C1) | flags);
                 c.fdp = ea;
                 c.live = false;
                 if w == Wrote::Code {
@@ -1057,25 +1047,16 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         FST_M32 | FSTP_M32 => {
             let ea = cpu.ea(o);
             let t = s.pk(0);
-            let v = cpu.fpu.st[t];
-            let r = v as f32;
-            let exact = r as f64 == v;
-            let e = (r.to_bits() >> 23) & 0xff;
-            let ok = if exact {
-                e != 0 || r == 0.0
-            } else {
-                cpu.fpu.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
-            };
-            if cpu.fpu.is_empty(t) || !ok {
+            let fast = x::m32_fast(cpu.fpu.st[t], cpu.fpu.cw & 0x0c3f == 0x003f);
+            let Some((bits, flags)) = fast.filter(|_| !cpu.fpu.is_empty(t)) else {
                 return Step::Call;
-            }
-            let w = match cpu.mem.write_u32(ea, r.to_bits()) {
+            };
+            let w = match cpu.mem.write_u32(ea, bits) {
                 Ok(w) => w,
                 Err(f) => return fault(cpu, ops, j, f),
             };
             cpu.fpu.fdp = ea;
-            let c1 = !exact && (r as f64).abs() > v.abs();
-            s.set_c1((s.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9));
+            s.set_c1((s.sw & !C1) | flags);
             if k == FSTP_M32 {
                 s.pop(&mut cpu.fpu);
             }

@@ -210,28 +210,39 @@ fn fst_m32<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let ea = cpu.ea(&ops[i]);
     let f = &cpu.fpu;
     let k = f.pk(0);
-    let v = f.st[k];
+    let fast = m32_fast(f.st[k], f.cw & 0x0c3f == 0x003f);
+    let Some((bits, flags)) = fast.filter(|_| !f.is_empty(k)) else {
+        return fst_slow::<POP, 32>(cpu, ops, i, ea);
+    };
+    let w = mtry!(cpu, ops, i, cpu.mem.write_u32(ea, bits));
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.sw = (f.sw & !C1) | flags;
+    if POP {
+        f.pop();
+    }
+    after_store(cpu, ops, i, w)
+}
+
+/// FST m32's fast path: `v` as f32 bits and the status bits the store sets (PE when
+/// inexact, C1 when rounded up in magnitude) when `v` converts exactly, or — under
+/// round to nearest with every exception masked (`nearest_masked`) — to an inexact
+/// normal float; None where the slow path ([`to_f32`]) is needed.
+#[inline(always)]
+pub fn m32_fast(v: f64, nearest_masked: bool) -> Option<(u32, u16)> {
     let r = v as f32;
-    // Exact, or (to nearest, all masked) an inexact normal float: PE and C1.
     let exact = r as f64 == v;
     let e = (r.to_bits() >> 23) & 0xff;
     let ok = if exact {
         e != 0 || r == 0.0
     } else {
-        f.cw & 0x0c3f == 0x003f && e.wrapping_sub(2) < 0xfd
+        nearest_masked && e.wrapping_sub(2) < 0xfd
     };
-    if f.is_empty(k) || !ok {
-        return fst_slow::<POP, 32>(cpu, ops, i, ea);
+    if !ok {
+        return None;
     }
-    let w = mtry!(cpu, ops, i, cpu.mem.write_u32(ea, r.to_bits()));
-    let f = &mut cpu.fpu;
-    f.fdp = ea;
     let c1 = !exact && (r as f64).abs() > v.abs();
-    f.sw = (f.sw & !C1) | (!exact as u16 * PE) | ((c1 as u16) << 9);
-    if POP {
-        f.pop();
-    }
-    after_store(cpu, ops, i, w)
+    Some((r.to_bits(), (!exact as u16 * PE) | ((c1 as u16) << 9)))
 }
 
 /// f64 to f32 bits under the control word's rounding: (bits, flags, rounded up).
