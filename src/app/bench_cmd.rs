@@ -94,7 +94,11 @@ fn run_toggle(shapes: &[bench::Shape], args: &BenchArgs, toggle: &str) -> Result
     if args.json {
         let list: Vec<serde_json::Value> = res
             .iter()
-            .flat_map(|(off, on)| [arm_json(off, "off"), arm_json(on, "on")])
+            .flat_map(|(off, on)| {
+                let mut on_json = arm_json(on, "on");
+                on_json["paired_ratio"] = round2(bench::paired_ratio_median(off, on)).into();
+                [arm_json(off, "off"), on_json]
+            })
             .collect();
         println!(
             "{}",
@@ -102,25 +106,33 @@ fn run_toggle(shapes: &[bench::Shape], args: &BenchArgs, toggle: &str) -> Result
         );
         return Ok(());
     }
+    // off/on: ratio of the arms' medians; paired: median of the per-round ratios
+    // (each round runs the two arms back to back, so a host speed change that outlasts
+    // a pair cancels in it).
     println!(
-        "toggle {toggle}: {:<12} {:>4} {:>12} {:>12} {:>10} {:>10} {:>8}",
-        "shape", "arm", "ns/iter med", "ns/iter min", "disp/iter", "blk/iter", "off/on"
+        "toggle {toggle}: {:<12} {:>4} {:>12} {:>12} {:>10} {:>10} {:>8} {:>8}",
+        "shape", "arm", "ns/iter med", "ns/iter min", "disp/iter", "blk/iter", "off/on", "paired"
     );
     for (off, on) in &res {
         for (r, arm) in [(off, "off"), (on, "on")] {
+            let (ratio, paired) = if arm == "on" {
+                (
+                    format!("{:.2}x", off.ns_per_iter_median() / on.ns_per_iter_median()),
+                    format!("{:.2}x", bench::paired_ratio_median(off, on)),
+                )
+            } else {
+                (String::new(), String::new())
+            };
             println!(
-                "toggle {toggle}: {:<12} {:>4} {:>12.2} {:>12.2} {:>10.3} {:>10.3} {:>8}",
+                "toggle {toggle}: {:<12} {:>4} {:>12.2} {:>12.2} {:>10.3} {:>10.3} {:>8} {:>8}",
                 r.name,
                 arm,
                 r.ns_per_iter_median(),
                 r.ns_per_iter_min(),
                 r.dispatches_per_iter(),
                 r.blocks_per_iter(),
-                if arm == "on" {
-                    format!("{:.2}x", off.ns_per_iter_median() / on.ns_per_iter_median())
-                } else {
-                    String::new()
-                }
+                ratio,
+                paired
             );
         }
     }

@@ -226,6 +226,24 @@ pub fn run_toggle(
     Ok(res)
 }
 
+/// The median over rounds of `off`'s time over `on`'s time in the same round: the two
+/// samples of a round of [`run_toggle`] run back to back, so a change of the host's
+/// speed that lasts longer than a pair cancels in each ratio, where it does not
+/// cancel in the ratio of the two arms' medians. Rounds are paired by index.
+pub fn paired_ratio_median(off: &ShapeResult, on: &ShapeResult) -> f64 {
+    let mut v: Vec<f64> = off
+        .samples
+        .iter()
+        .zip(&on.samples)
+        .map(|(a, b)| a.secs / b.secs)
+        .collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// Runs every shape `reps` times, interleaving shapes so drift hits all alike.
 pub fn run_all(shapes: &[Shape], reps: usize) -> Result<Vec<ShapeResult>, String> {
     let mut res: Vec<ShapeResult> = shapes
@@ -1301,5 +1319,41 @@ pub fn case_chain(iters: u32) -> Shape {
         code,
         iters: (passes * len) as u64,
         init,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(secs: &[f64]) -> ShapeResult {
+        ShapeResult {
+            name: "t",
+            iters: 1,
+            samples: secs
+                .iter()
+                .map(|&secs| Sample {
+                    secs,
+                    counters: ExecCounters::default(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Per-round ratios by hand: 2/1, 9/3, 4/4 = 2, 3, 1, median 2 (the arms'
+    /// medians give 4/3); and a host three times slower from the third round on
+    /// (every round's ratio 2, median 2).
+    #[test]
+    fn paired_ratio_is_the_median_of_per_round_ratios() {
+        let (off, on) = (result(&[2.0, 9.0, 4.0]), result(&[1.0, 3.0, 4.0]));
+        assert_eq!(paired_ratio_median(&off, &on), 2.0);
+        assert_eq!(
+            off.ns_per_iter_median() / on.ns_per_iter_median(),
+            4.0 / 3.0
+        );
+        let off = result(&[2.0, 2.0, 6.0, 6.0, 6.0]);
+        let on = result(&[1.0, 1.0, 3.0, 3.0, 3.0]);
+        assert_eq!(paired_ratio_median(&off, &on), 2.0);
+        assert!(paired_ratio_median(&result(&[]), &result(&[])).is_nan());
     }
 }
