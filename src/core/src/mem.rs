@@ -238,7 +238,14 @@ impl GuestMemory {
 
     #[inline(always)]
     pub fn perm(&self, addr: u32) -> u8 {
-        self.region.perms[(addr >> PAGE_SHIFT) as usize].load(Ordering::Relaxed)
+        // SAFETY: `perms` has PAGE_COUNT = 2^20 entries (built in `new`, never
+        // resized) and a 32-bit address has 20 page bits.
+        unsafe {
+            self.region
+                .perms
+                .get_unchecked((addr >> PAGE_SHIFT) as usize)
+        }
+        .load(Ordering::Relaxed)
     }
 
     /// Commits `[addr, addr+len)` (page-rounded) with `prot`, zero-filled if new.

@@ -1752,3 +1752,151 @@ fn integer_moves_join_chains() {
         }
     }
 }
+
+/// f32 values for the narrow-product test: normal, signed zeros, the largest and
+/// smallest normal, a denormal, infinities, a quiet and a signalling NaN.
+const NARROW: [u32; 12] = [
+    0x3fc0_0000, // 1.5
+    0xc06c_cccd, // -3.7
+    0x0000_0000,
+    0x8000_0000,
+    0x7f7f_ffff, // f32::MAX
+    0x0080_0000, // f32::MIN_POSITIVE
+    0x8000_0001, // -denormal
+    0x7f80_0000, // inf
+    0xff80_0000, // -inf
+    0x7fc0_0000, // qNaN
+    0x7fa0_0000, // sNaN
+    0x4b7f_ffff, // 16777215: all 24 significand bits set
+];
+
+/// `fld m32; fmul m32; fstp m64` over every pair of [`NARROW`] values, the product
+/// exact by operand widths (`x87_fuse::narrow_products`), then the same times the
+/// first value again (not narrow), with PE clear or set first; each result's status
+/// word is stored next to it.
+fn narrow_pairs(pe: bool) -> Vec<u8> {
+    assemble(|a| {
+        let (mut outer, mut inner) = (a.create_label(), a.create_label());
+        let table = K + 0x100;
+        for (n, v) in NARROW.iter().enumerate() {
+            a.mov(dword_ptr(table + 4 * n as u32), *v)?;
+        }
+        if pe {
+            a.fld1()?;
+            a.fdiv(qword_ptr(K + 24))?;
+            a.fstp(st0)?;
+        } else {
+            a.fnclex()?;
+        }
+        a.mov(edi, DST)?;
+        a.mov(esi, table)?;
+        a.mov(ecx, NARROW.len() as u32)?;
+        a.set_label(&mut outer)?;
+        a.mov(edx, NARROW.len() as u32 - 1)?;
+        a.set_label(&mut inner)?;
+        // One narrow product, then a chain whose second product is not narrow
+        // (up to 72 significant bits).
+        for twice in [false, true] {
+            a.fld(dword_ptr(esi))?;
+            a.fmul(dword_ptr(edx * 4 + table))?;
+            if twice {
+                a.fmul(dword_ptr(esi))?;
+            }
+            a.fstp(qword_ptr(edi))?;
+            a.add(edi, 16)?;
+            // (The NOP keeps FNSTSW and the store out of the next chain's run.)
+            a.fnstsw(ax)?;
+            a.nop()?;
+            a.mov(dword_ptr(edi - 8), eax)?;
+        }
+        a.dec(edx)?;
+        a.jns(inner)?;
+        a.add(esi, 4)?;
+        a.dec(ecx)?;
+        a.jnz(outer)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn narrow_products_of_every_operand_class() {
+    for pe in [false, true] {
+        let prog = narrow_pairs(pe);
+        let (s, _) = equivalent(&prog);
+        assert!(s.runs >= (NARROW.len() * NARROW.len()) as u64, "{s:?}");
+        let (end, _, _) = run(&prog, true, u64::MAX);
+        let at = |n: usize| {
+            let o = (DST - DATA) as usize + 16 * n;
+            let v = u64::from_le_bytes(end.mem[o..o + 8].try_into().unwrap());
+            let sw = u16::from_le_bytes([end.mem[o + 8], end.mem[o + 9]]);
+            (f64::from_bits(v), sw)
+        };
+        // The first product stored is 1.5 * 16777215 (NARROW[0] * NARROW[11]),
+        // exact: PE only if it was set before. (C1 in the stored status is the
+        // FSTP's.)
+        assert_eq!(at(0).0, 1.5 * 16_777_215.0);
+        assert_eq!(at(0).1 & 0x20 != 0, pe, "PE after an exact product");
+        // NARROW[11] times itself (the first pair of the last row): 16777215^2
+        // (exact), then 16777215^3 (72 bits: inexact).
+        let row = 2 * 11 * NARROW.len();
+        assert_eq!(at(row).0, 16_777_215.0f64 * 16_777_215.0);
+        let (cube, sw) = at(row + 1);
+        assert_eq!(cube, 16_777_215u128.pow(3) as f64);
+        assert_ne!(sw & 0x20, 0, "PE after an inexact product");
+    }
+}
+
+/// Two chains joined by a move (the island shape) whose second chain meets the
+/// [`NARROW`] values, special ones included, at its FLD (the state of the first
+/// chain is still in the fused op's locals then) and at its arithmetic operand.
+#[test]
+fn joined_chains_leave_at_the_second_chain() {
+    let table = K + 0x100;
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        for (n, v) in NARROW.iter().enumerate() {
+            a.mov(dword_ptr(table + 4 * n as u32), *v)?;
+        }
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, NARROW.len() as u32 - 1)?;
+        a.set_label(&mut top)?;
+        a.mov(edx, dword_ptr(esi))?;
+        a.fld(dword_ptr(esi + 4))?;
+        a.fmul(dword_ptr(K + 16))?;
+        a.fstp(dword_ptr(edi))?;
+        a.mov(dword_ptr(edi + 0x8_0000), edx)?;
+        a.fld(dword_ptr(ecx * 4 + table))?;
+        a.fadd(dword_ptr(ecx * 4 + table + 4))?;
+        a.fstp(dword_ptr(edi + 4))?;
+        a.add(esi, 8)?;
+        a.add(edi, 8)?;
+        a.dec(ecx)?;
+        a.jns(top)?;
+        finish(a)
+    });
+    let (s, _) = equivalent(&code);
+    assert!(s.runs >= NARROW.len() as u64, "{s:?}");
+}
+
+/// A chain's operand under 16-bit addressing (`[bx]`): its address wraps at 64 KiB
+/// (the fast effective-address form is for 32-bit addressing only), so the
+/// operand faults at the wrapped address.
+#[test]
+fn sixteen_bit_address_inside_a_chain() {
+    let code = assemble(|a| {
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebx, SRC + 0x100)?;
+        a.fld(dword_ptr(esi))?;
+        a.fmul(dword_ptr(K + 16))?;
+        a.fadd(dword_ptr(bx))?;
+        a.fstp(dword_ptr(edi))?;
+        finish(a)
+    });
+    same_end(&code);
+    match last_stop(&code) {
+        StopReason::Exception(e) => assert_eq!(e.addr, 0x100),
+        other => panic!("expected an access violation at 0x100, got {other:?}"),
+    }
+}

@@ -27,7 +27,7 @@
 //! block after the store, as the handlers' `after_store` does.
 
 use super::x87_fuse::*;
-use super::x87_fuse_exec::{fast_arith, generic, leave, owed_up, readback_regs};
+use super::x87_fuse_exec::{fast_arith, generic, leave, owed_up, readback_regs, run_ea};
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::Wrote;
@@ -308,7 +308,7 @@ fn arith_m<const OP: u8, const M64: bool>(
     b: &mut B,
     j: usize,
 ) -> Result<(), End> {
-    let ea = cpu.ea(o);
+    let ea = run_ea(cpu, o);
     let src = if M64 {
         let Ok(w) = cpu.mem.read_u64(ea) else {
             return Err(End::Bail(j));
@@ -385,7 +385,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
         let k = o.size;
         match k {
             FLD_M32 | FLD_M64 => {
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 let v = if k == FLD_M32 {
                     let Ok(w) = cpu.mem.read_u32(ea) else {
                         return Err(End::Bail(j));
@@ -414,7 +414,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 if x::is_snan(v) || (w >> 52 & 0x7ff == 0 && w << 1 != 0) {
                     return Err(End::Bail(j));
                 }
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 let Ok(wrote) = cpu.mem.write_u64(ea, w) else {
                     return Err(End::Bail(j));
                 };
@@ -432,7 +432,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 let Some((bits, flags)) = x::m32_fast(cpu.fpu.st[b.pk(0)], true) else {
                     return Err(End::Bail(j));
                 };
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 let Ok(wrote) = cpu.mem.write_u32(ea, bits) else {
                     return Err(End::Bail(j));
                 };
@@ -469,7 +469,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 }
             }
             FCOM_M32 | FCOMP_M32 | FCOM_M64 | FCOMP_M64 => {
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 let y = if k <= FCOMP_M32 {
                     let Ok(w) = cpu.mem.read_u32(ea) else {
                         return Err(End::Bail(j));
@@ -516,7 +516,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 cpu.set_r16(EAX as u8, ax);
             }
             MOV_M32_R32 => {
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 match cpu.mem.write_u32(ea, cpu.r32(o.r)) {
                     Ok(Wrote::Data) => {}
                     Ok(Wrote::Code) => return Err(End::Code(j)),
@@ -524,7 +524,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 }
             }
             MOV_R32_M32 => {
-                let ea = cpu.ea(o);
+                let ea = run_ea(cpu, o);
                 let Ok(v) = cpu.mem.read_u32(ea) else {
                     return Err(End::Bail(j));
                 };

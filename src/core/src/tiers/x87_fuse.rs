@@ -136,6 +136,42 @@ pub fn chain_len(kinds: &[u8]) -> u8 {
     }
 }
 
+/// Bits in `Op::rm` of an inline kind with a memory operand (no x87 memory form and
+/// neither integer move reads `Op::rm`): a chain's `fmul m32` whose factors both
+/// have at most 24 significant bits (the chain's value came straight from FLD m32;
+/// see [`narrow_products`]) ...
+pub const NARROW_PRODUCT: u8 = 1;
+/// ... and an operand with no index register under 32-bit addressing, whose
+/// effective address is `disp + base + segment base`
+/// ([`super::x87_fuse_exec::run_ea`]).
+pub const BASE_DISP: u8 = 2;
+
+/// The positions in a chain (its kinds, FLD first) of the `fmul m32` steps whose
+/// product is exact in double precision, known from the operand widths alone: the
+/// chain's value has at most `w` significant bits (24 after FLD m32, 53 after
+/// FLD m64 or anything inexact), an m32 factor at most 24, and a product of
+/// significands of `w + 24 <= 53` bits needs no rounding. Two values loaded from
+/// m32 (normal or zero: the chain's FLD and a fast-path operand exclude the rest)
+/// multiply to a magnitude in 2^-252 .. 2^256, inside the normal double range.
+pub fn narrow_products(chain: &[u8]) -> Vec<usize> {
+    let mut w = match chain.first() {
+        Some(&FLD_M32) => 24,
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (d, &k) in chain.iter().enumerate().skip(1) {
+        if k == ARITH_M32 + crate::ops::x87::MUL && w + 24 <= 53 {
+            out.push(d);
+            w += 24;
+        } else if is_arith_m(k) {
+            w = 53;
+        } else {
+            break;
+        }
+    }
+    out
+}
+
 /// The lengths of the chains a run is made of, when it is chains joined by integer
 /// moves (each chain is its own [`chain_len`]); None otherwise.
 pub fn chain_segments(kinds: &[u8]) -> Option<Vec<(usize, u8)>> {
@@ -373,6 +409,14 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         };
         for (j, &kd) in (start..k).zip(&kinds) {
             b.ops[j].size = kd;
+            let o = &mut b.ops[j];
+            if kd != CALL
+                && o.seg != crate::cpu::seg::NONE
+                && o.index == crate::cpu::NOREG
+                && o.amask == u32::MAX
+            {
+                o.rm |= BASE_DISP;
+            }
             if kd == SETCC_R8 {
                 b.ops[j].x = readback_kind(&b.ops[j]).map_or(0, |(_, cc)| cc);
             }
@@ -383,6 +427,9 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         let segments = chain_segments(&kinds);
         for &(at, n) in segments.iter().flatten() {
             b.ops[start + at].x = n;
+            for d in narrow_products(&kinds[at..at + n as usize]) {
+                b.ops[start + at + d].rm |= NARROW_PRODUCT;
+            }
         }
         let plan = super::x87_burst::plan(&b.ops[start..k], &kinds);
         let first = &mut b.ops[start];
@@ -418,4 +465,29 @@ pub fn flush_stats(ch: &mut ChainState, tiers: &Tiers) -> u64 {
         st.bulk.fetch_add(burst, Ordering::Relaxed);
     }
     std::mem::take(&mut ch.x87_skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::x87::{ADD, DIV, MUL};
+
+    #[test]
+    fn narrow_products_follow_operand_widths() {
+        let (mul32, mul64) = (ARITH_M32 + MUL, ARITH_M64 + MUL);
+        // 24 + 24 bits: narrow; the next m32 factor would make 72.
+        assert_eq!(narrow_products(&[FLD_M32, mul32, FSTP_M32]), vec![1]);
+        assert_eq!(narrow_products(&[FLD_M32, mul32, mul32, FSTP_M64]), vec![1]);
+        // An m64 value or factor, or a sum or quotient first: no width known.
+        assert!(narrow_products(&[FLD_M64, mul32, FSTP_M32]).is_empty());
+        assert!(narrow_products(&[FLD_M32, mul64, FSTP_M32]).is_empty());
+        assert!(narrow_products(&[FLD_M32, ARITH_M32 + ADD, mul32]).is_empty());
+        assert!(narrow_products(&[FLD_M32, ARITH_M32 + DIV, mul32]).is_empty());
+        // Only the chain's arithmetic steps: the compare and read-back end it.
+        assert_eq!(
+            narrow_products(&[FLD_M32, mul32, FCOMP_M32, FNSTSW_AX, TEST_R8]),
+            vec![1]
+        );
+        assert!(narrow_products(&[FXCH, mul32]).is_empty());
+    }
 }

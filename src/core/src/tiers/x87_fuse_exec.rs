@@ -267,13 +267,28 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 /// [`MOV_R32_M32`]): each chain, then (only when an instruction left a chain's
 /// fast path) the generic loop for the rest. A separate handler so runs without a
 /// chain keep [`fused`]'s smaller frame.
+///
+/// A chain that popped its value leaves the stack as it found it, so the next
+/// chain pushes into the same empty register under the same control word with no
+/// exception pending: its entry test is known to pass, and the state stays in
+/// locals ([`Ch`]) across the moves between them, written back once.
 pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
     let mut j = i;
+    // `c` holds the state in locals while `carried`.
+    let mut c = Ch::idle();
+    let mut carried = false;
     while j < end {
         let o = &ops[j];
         if o.size >= MOV_M32_R32 {
-            if let Err(e) = int_move(cpu, ops, j) {
+            if let Err(m) = int_move(cpu, o) {
+                if carried {
+                    c.put_back(cpu, &ops[c.last]);
+                }
+                let e = match m {
+                    Moved::Code => op::code_written(cpu, ops, j),
+                    Moved::Fault(f) => op::fault(cpu, ops, j, f),
+                };
                 let done = j - i + (e == Exit::CodeWrite) as usize;
                 return leave(cpu, i, j, done, (j - i) as u64, e);
             }
@@ -281,32 +296,66 @@ pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             continue;
         }
         let n = o.x as usize;
-        match chain(cpu, ops, j, n) {
-            Chain::At(m) if m == j + n => j = m,
+        if !carried && !c.enter(&cpu.fpu) {
+            return generic(cpu, ops, i, j, (j - i) as u64);
+        }
+        match chain(cpu, ops, j, n, &mut c) {
+            Chain::Popped => {
+                carried = true;
+                j += n;
+            }
+            Chain::At(m) if m == j + n => {
+                carried = false;
+                j = m
+            }
             Chain::At(m) => return generic(cpu, ops, i, m, (m - i) as u64),
             Chain::Leave(m, done, e) => return leave(cpu, i, m, done + (j - i), (m - i) as u64, e),
         }
+    }
+    if carried {
+        c.put_back(cpu, &ops[c.last]);
     }
     leave(cpu, i, end - 1, end - i, (end - i) as u64, Exit::Block);
     (ops[end].h)(cpu, ops, end)
 }
 
-/// An integer move inside a run, as `ops::alu`'s `mov_rm::<32>` / `mov_mr::<32>`:
-/// Err(exit) when it faulted (nothing changed) or stored into decoded code.
+/// The effective address of an inline kind's memory operand: `cpu.ea`, without
+/// the index term and the address-size mask when the decoder found no index
+/// register and 32-bit addressing ([`BASE_DISP`] in `Op::rm`).
 #[inline(always)]
-pub(super) fn int_move(cpu: &mut Cpu, ops: &[Op], j: usize) -> Result<(), Exit> {
-    let o = &ops[j];
-    let ea = cpu.ea(o);
+pub(super) fn run_ea(cpu: &Cpu, o: &Op) -> u32 {
+    if o.rm & BASE_DISP != 0 {
+        o.disp
+            .wrapping_add(cpu.regs[(o.base & 15) as usize])
+            .wrapping_add(cpu.seg_base[(o.seg & 7) as usize])
+    } else {
+        cpu.ea(o)
+    }
+}
+
+/// Why an integer move inside a run ended the block.
+pub(super) enum Moved {
+    /// It stored into decoded code (the store happened).
+    Code,
+    /// Its operand faulted (nothing happened).
+    Fault(Fault),
+}
+
+/// An integer move inside a run, as `ops::alu`'s `mov_rm::<32>` / `mov_mr::<32>`
+/// (the caller raises the fault or ends the block after a store into code).
+#[inline(always)]
+pub(super) fn int_move(cpu: &mut Cpu, o: &Op) -> Result<(), Moved> {
+    let ea = run_ea(cpu, o);
     if o.size == MOV_R32_M32 {
         match cpu.mem.read_u32(ea) {
             Ok(v) => cpu.set_r32(o.r, v),
-            Err(f) => return Err(op::fault(cpu, ops, j, f)),
+            Err(f) => return Err(Moved::Fault(f)),
         }
     } else {
         match cpu.mem.write_u32(ea, cpu.r32(o.r)) {
             Ok(Wrote::Data) => {}
-            Ok(Wrote::Code) => return Err(op::code_written(cpu, ops, j)),
-            Err(f) => return Err(op::fault(cpu, ops, j, f)),
+            Ok(Wrote::Code) => return Err(Moved::Code),
+            Err(f) => return Err(Moved::Fault(f)),
         }
     }
     Ok(())
@@ -321,7 +370,13 @@ enum Chain {
     /// Instruction `j` left the block (fault or store into code; `done` of the
     /// run's instructions retired).
     Leave(usize, usize, Exit),
+    /// Every instruction retired and the value was popped: the state is still in
+    /// the locals (not written back).
+    Popped,
 }
+
+/// No instruction done yet ([`Ch::last`]).
+const NONE_DONE: usize = usize::MAX;
 
 /// A chain in progress: the value pushed by its FLD (physical register `t`),
 /// whether it is still on the stack, the status word and an owed C1 (as in [`S`]),
@@ -333,15 +388,67 @@ struct Ch {
     live: bool,
     s: S,
     fdp: u32,
+    /// The op whose FIP/FOP a write-back records when the current chain has done
+    /// nothing yet: the last instruction of the chain before it, whose state this
+    /// is ([`NONE_DONE`]: none, the state is `cpu.fpu`'s).
+    last: usize,
 }
 
 impl Ch {
+    /// No state yet (see [`Ch::enter`]).
+    #[inline(always)]
+    fn idle() -> Ch {
+        Ch {
+            t: 0,
+            v: 0.0,
+            live: false,
+            s: S {
+                top: 0,
+                sw: 0,
+                op: NO_DEBT,
+                a: 0.0,
+                b: 0.0,
+            },
+            fdp: 0,
+            last: NONE_DONE,
+        }
+    }
+
+    /// Takes the state at a chain's entry; false when the chain's fast path may
+    /// not run (an exception pending, another control word, the register its FLD
+    /// pushes into not empty).
+    #[inline(always)]
+    fn enter(&mut self, f: &Fpu) -> bool {
+        let t = (f.top.wrapping_sub(1) & 7) as usize;
+        if f.sw & ES != 0 || !f.fast_cw() || !f.is_empty(t) {
+            return false;
+        }
+        *self = Ch {
+            t,
+            v: 0.0,
+            live: true,
+            s: S::load(f),
+            fdp: f.fdp,
+            last: NONE_DONE,
+        };
+        true
+    }
+
+    /// Writes back the state before instruction `j` of the chain starting at `i`.
+    #[inline(always)]
+    fn put_back_before(&self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) {
+        let last = if j > i { j - 1 } else { self.last };
+        if last != NONE_DONE {
+            self.put_back(cpu, &ops[last]);
+        }
+    }
+
     /// Writes the state after instruction `last` of the chain into `cpu.fpu`:
     /// register `t` holds the value (tagged valid while pushed; a pop only empties
     /// the tag, which was empty at entry), TOP, status (paying an owed C1), and
     /// FIP/FOP/FDP of `last`.
     #[inline(always)]
-    fn put_back(mut self, cpu: &mut Cpu, last: &Op) {
+    fn put_back(&self, cpu: &mut Cpu, last: &Op) {
         let f = &mut cpu.fpu;
         f.st[self.t] = self.v;
         f.mmx_raw &= !(1 << self.t);
@@ -352,22 +459,21 @@ impl Ch {
         f.fop = last.imm2 as u16;
         f.fdp = self.fdp;
         // TOP: `t` while the value is pushed, back at the entry's after the pop.
-        self.s.top = if self.live {
+        let mut s = self.s;
+        s.top = if self.live {
             self.t as u8
         } else {
             (self.t as u8 + 1) & 7
         };
-        self.s.flush(cpu);
+        s.flush(cpu);
     }
 
     /// Instruction `j`'s memory operand faulted: the state after `j - 1`, then what
     /// the generic loop does (FIP/FOP of `j` recorded by `wait!`, the fault raised).
     #[cold]
     #[inline(never)]
-    fn fault(self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, f: Fault) -> Chain {
-        if j > i {
-            self.put_back(cpu, &ops[j - 1]);
-        }
+    fn fault(&self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize, f: Fault) -> Chain {
+        self.put_back_before(cpu, ops, i, j);
         cpu.fpu.fip = ops[j].eip;
         cpu.fpu.fop = ops[j].imm2 as u16;
         Chain::Leave(j, j - i, op::fault(cpu, ops, j, f))
@@ -377,10 +483,8 @@ impl Ch {
     /// and the generic loop goes on at `j`.
     #[cold]
     #[inline(never)]
-    fn bail(self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Chain {
-        if j > i {
-            self.put_back(cpu, &ops[j - 1]);
-        }
+    fn bail(&self, cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Chain {
+        self.put_back_before(cpu, ops, i, j);
         Chain::At(j)
     }
 }
@@ -394,29 +498,18 @@ impl Ch {
 /// back the state after the previous instruction first, so the generic loop and
 /// the fault see exactly what the handlers would have left.
 #[inline(always)]
-fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
-    let f = &cpu.fpu;
-    let t = (f.top.wrapping_sub(1) & 7) as usize;
-    let mut c = Ch {
-        t,
-        v: 0.0,
-        live: true,
-        s: S::load(f),
-        fdp: f.fdp,
-    };
-    if f.sw & ES != 0 || !f.fast_cw() || !f.is_empty(t) {
-        return Chain::At(i);
-    }
+fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize, c: &mut Ch) -> Chain {
+    let t = c.t;
     // FLD m32/m64 (`wait!` found nothing pending: ES is clear).
     let o = &ops[i];
-    let ea = cpu.ea(o);
+    let ea = run_ea(cpu, o);
     if o.size == FLD_M32 {
         let b = match cpu.mem.read_u32(ea) {
             Ok(b) => b,
             Err(f) => return c.fault(cpu, ops, i, i, f),
         };
         if !(((b >> 23) & 0xff).wrapping_sub(1) < 0xfe || b << 1 == 0) {
-            return Chain::At(i);
+            return c.bail(cpu, ops, i, i);
         }
         c.v = f32::from_bits(b) as f64;
     } else {
@@ -425,10 +518,11 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
             Err(f) => return c.fault(cpu, ops, i, i, f),
         };
         if !(((b >> 52) & 0x7ff).wrapping_sub(1) < 0x7fe || b << 1 == 0) {
-            return Chain::At(i);
+            return c.bail(cpu, ops, i, i);
         }
         c.v = f64::from_bits(b);
     }
+    c.live = true;
     c.fdp = ea;
     c.s.set_c1(c.s.sw & !C1);
     let run = &ops[i..i + n];
@@ -437,20 +531,26 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
     while d < n && run[d].size >= ARITH_M32 && run[d].size < ARITH_M64 + 6 {
         let o = &run[d];
         let (j, k) = (i + d, o.size);
-        let ea = cpu.ea(o);
-        let (src, de) = match if k < ARITH_M64 {
-            load_src::<false>(cpu, ea)
+        let ea = run_ea(cpu, o);
+        let src = match if k < ARITH_M64 {
+            chain_operand::<false>(cpu, ea)
         } else {
-            load_src::<true>(cpu, ea)
+            chain_operand::<true>(cpu, ea)
         } {
-            Ok(v) => v,
+            Ok(Some(v)) => v,
+            Ok(None) => return c.bail(cpu, ops, i, j),
             Err(f) => return c.fault(cpu, ops, i, j, f),
         };
-        if de {
-            return c.bail(cpu, ops, i, j);
-        }
         let r = match k & 7 {
             ADD => chain_arith::<ADD>(&mut c.s, c.v, src),
+            // Both factors have at most 24 significant bits (`narrow_products`) and
+            // are normal or zero: the product is exact and in the normal range (or
+            // zero), which is what the handlers' `fast` finds for it: no PE, C1
+            // clear.
+            MUL if o.rm & NARROW_PRODUCT != 0 => {
+                c.s.set_c1(c.s.sw & !C1);
+                Some(c.v * src)
+            }
             MUL => chain_arith::<MUL>(&mut c.s, c.v, src),
             SUB => chain_arith::<SUB>(&mut c.s, c.v, src),
             SUBR => chain_arith::<SUBR>(&mut c.s, c.v, src),
@@ -468,7 +568,7 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
     if d < n {
         let o = &run[d];
         let (j, k) = (i + d, o.size);
-        let ea = cpu.ea(o);
+        let ea = run_ea(cpu, o);
         match k {
             FSTP_M32 => {
                 let Some((bits, flags)) = x::m32_fast(c.v, true) else {
@@ -482,7 +582,7 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
                 c.fdp = ea;
                 c.live = false;
                 if w == Wrote::Code {
-                    return chain_code(cpu, ops, i, j, c);
+                    return chain_code(cpu, ops, i, j, *c);
                 }
             }
             FSTP_M64 => {
@@ -498,21 +598,19 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
                 c.fdp = ea;
                 c.live = false;
                 if w == Wrote::Code {
-                    return chain_code(cpu, ops, i, j, c);
+                    return chain_code(cpu, ops, i, j, *c);
                 }
             }
             FCOMP_M32 | FCOMP_M64 => {
-                let (b, de) = match if k == FCOMP_M32 {
-                    load_src::<false>(cpu, ea)
+                let b = match if k == FCOMP_M32 {
+                    chain_operand::<false>(cpu, ea)
                 } else {
-                    load_src::<true>(cpu, ea)
+                    chain_operand::<true>(cpu, ea)
                 } {
-                    Ok(v) => v,
+                    Ok(Some(v)) => v,
+                    Ok(None) => return c.bail(cpu, ops, i, j),
                     Err(f) => return c.fault(cpu, ops, i, j, f),
                 };
-                if de || b.is_nan() {
-                    return c.bail(cpu, ops, i, j);
-                }
                 c.s.set_c1((c.s.sw & !x::CC) | ordered(c.v, b));
                 c.fdp = ea;
                 c.live = false;
@@ -539,9 +637,30 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize) -> Chain {
     }
     // FNSTSW and the read-back record no FIP/FOP: the last instruction that did is
     // the terminal, or the last arithmetic step of a chain without one.
-    let last = &run[d.min(n - 1)];
-    c.put_back(cpu, last);
+    let last = i + d.min(n - 1);
+    if !c.live {
+        c.last = last;
+        return Chain::Popped;
+    }
+    c.put_back(cpu, &ops[last]);
     Chain::At(i + n)
+}
+
+/// A chain's m32/m64 operand when it is a normal number or zero; None for a
+/// denormal, an infinity or a NaN, which the chain leaves to the generic loop (the
+/// handlers take their slow path for all of them but an infinity met by a compare
+/// or a divide; the generic loop runs those exactly as well).
+#[inline(always)]
+fn chain_operand<const M64: bool>(cpu: &Cpu, ea: u32) -> Result<Option<f64>, Fault> {
+    if M64 {
+        let b = cpu.mem.read_u64(ea)?;
+        let normal_or_zero = ((b >> 52) & 0x7ff).wrapping_sub(1) < 0x7fe || b << 1 == 0;
+        Ok(normal_or_zero.then(|| f64::from_bits(b)))
+    } else {
+        let b = cpu.mem.read_u32(ea)?;
+        let normal_or_zero = ((b >> 23) & 0xff).wrapping_sub(1) < 0xfe || b << 1 == 0;
+        Ok(normal_or_zero.then(|| f32::from_bits(b) as f64))
+    }
 }
 
 /// `test r8, imm8` as `ops::alu`'s `alu_ri::<TEST, 8>` (flags only), with `ax` the
@@ -763,7 +882,7 @@ fn load_src<const M64: bool>(cpu: &Cpu, ea: u32) -> Result<(f64, bool), Fault> {
 /// The handlers' `arith_m`: `ST(0) = ST(0) OP m` (`M64`: an m64 operand, else m32).
 #[inline(always)]
 fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S) -> Step {
-    let ea = cpu.ea(&ops[j]);
+    let ea = run_ea(cpu, &ops[j]);
     let (src, de) = match load_src::<M64>(cpu, ea) {
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
@@ -859,7 +978,7 @@ fn fcom_m<const POP: bool, const M64: bool>(
     j: usize,
     s: &mut S,
 ) -> Step {
-    let ea = cpu.ea(&ops[j]);
+    let ea = run_ea(cpu, &ops[j]);
     let (b, de) = match load_src::<M64>(cpu, ea) {
         Ok(v) => v,
         Err(f) => return fault(cpu, ops, j, f),
@@ -943,11 +1062,11 @@ fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mu
 fn readback(cpu: &mut Cpu, ops: &[Op], j: usize, k: u8) -> Step {
     let o = &ops[j];
     match k {
-        MOV_M32_R32 | MOV_R32_M32 => {
-            if let Err(e) = int_move(cpu, ops, j) {
-                return Step::Leave(e);
-            }
-        }
+        MOV_M32_R32 | MOV_R32_M32 => match int_move(cpu, o) {
+            Ok(()) => {}
+            Err(Moved::Code) => return Step::Leave(op::code_written(cpu, ops, j)),
+            Err(Moved::Fault(f)) => return fault(cpu, ops, j, f),
+        },
         TEST_R8 => {
             let ax = cpu.regs[EAX] & 0xffff;
             test_r8(cpu, o, ax);
@@ -992,7 +1111,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
     cpu.fpu.fop = o.imm2 as u16;
     match k {
         FLD_M32 => {
-            let ea = cpu.ea(o);
+            let ea = run_ea(cpu, o);
             let b = match cpu.mem.read_u32(ea) {
                 Ok(b) => b,
                 Err(f) => return fault(cpu, ops, j, f),
@@ -1009,7 +1128,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             Step::Inline
         }
         FLD_M64 => {
-            let ea = cpu.ea(o);
+            let ea = run_ea(cpu, o);
             let b = match cpu.mem.read_u64(ea) {
                 Ok(b) => b,
                 Err(f) => return fault(cpu, ops, j, f),
@@ -1026,7 +1145,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             Step::Inline
         }
         FST_M64 | FSTP_M64 => {
-            let ea = cpu.ea(o);
+            let ea = run_ea(cpu, o);
             let t = s.pk(0);
             let v = cpu.fpu.st[t];
             let b = v.to_bits();
@@ -1045,7 +1164,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             stored(cpu, ops, j, w)
         }
         FST_M32 | FSTP_M32 => {
-            let ea = cpu.ea(o);
+            let ea = run_ea(cpu, o);
             let t = s.pk(0);
             let fast = x::m32_fast(cpu.fpu.st[t], cpu.fpu.cw & 0x0c3f == 0x003f);
             let Some((bits, flags)) = fast.filter(|_| !cpu.fpu.is_empty(t)) else {
