@@ -198,6 +198,23 @@ impl LazyFlags {
     }
 }
 
+/// [`LazyFlags::cond`] right after a logic instruction (AND, OR, XOR, TEST: CF and
+/// OF clear) of `size` bits whose result was `res`, without going through the
+/// lazy state.
+#[inline(always)]
+pub fn logic_cond(cc: u8, res: u32, size: u32) -> bool {
+    let res = res & mask(size);
+    let (zf, sf) = (res == 0, (res >> sign_bit(size)) & 1 != 0);
+    let r = match cc >> 1 {
+        0 | 1 => false,
+        2 | 3 => zf,
+        4 | 6 => sf,
+        5 => parity(res),
+        _ => zf || sf,
+    };
+    r ^ (cc & 1 != 0)
+}
+
 #[inline(always)]
 pub const fn mask(size: u32) -> u32 {
     if size >= 32 {
@@ -210,6 +227,26 @@ pub const fn mask(size: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logic_cond_is_cond_after_a_logic_op() {
+        for size in [8, 16, 32] {
+            for res in (0..0x1_0000u32)
+                .step_by(7)
+                .chain([0, 0x80, 0x8000, 0x8000_0000])
+            {
+                let mut f = LazyFlags::default();
+                f.set(FlagOp::Logic, size, res, res, u32::MAX);
+                for cc in 0..16 {
+                    assert_eq!(
+                        logic_cond(cc, res, size),
+                        f.cond(cc),
+                        "{size} {res:#x} {cc}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn add_overflow_matches_host_example() {

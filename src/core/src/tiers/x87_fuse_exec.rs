@@ -25,6 +25,7 @@
 //! handler call is preceded by a flush, so PE is still set when a debt is paid.
 
 use super::x87_fuse::*;
+use crate::cpu::flags::logic_cond;
 use crate::cpu::fpu::Fpu;
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
@@ -275,9 +276,13 @@ pub fn fused(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let end = i + ops[i].r as usize;
     let mut j = i;
-    // `c` holds the state in locals while `carried`.
-    let mut c = Ch::idle();
+    // A run starts with a chain. `c` holds the state in locals while `carried`.
+    let mut c = match Ch::enter(&cpu.fpu) {
+        Some(c) => c,
+        None => return generic(cpu, ops, i, i, 0),
+    };
     let mut carried = false;
+    let mut fresh = true;
     while j < end {
         let o = &ops[j];
         if o.size >= MOV_M32_R32 {
@@ -296,9 +301,13 @@ pub fn fused_chain(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             continue;
         }
         let n = o.x as usize;
-        if !carried && !c.enter(&cpu.fpu) {
-            return generic(cpu, ops, i, j, (j - i) as u64);
+        if !carried && !fresh {
+            match Ch::enter(&cpu.fpu) {
+                Some(e) => c = e,
+                None => return generic(cpu, ops, i, j, (j - i) as u64),
+            }
         }
+        fresh = false;
         match chain(cpu, ops, j, n, &mut c) {
             Chain::Popped => {
                 carried = true;
@@ -395,43 +404,23 @@ struct Ch {
 }
 
 impl Ch {
-    /// No state yet (see [`Ch::enter`]).
+    /// The state at a chain's entry, when the chain's fast path may run; None with
+    /// an exception pending, another control word, or the register its FLD pushes
+    /// into not empty.
     #[inline(always)]
-    fn idle() -> Ch {
-        Ch {
-            t: 0,
-            v: 0.0,
-            live: false,
-            s: S {
-                top: 0,
-                sw: 0,
-                op: NO_DEBT,
-                a: 0.0,
-                b: 0.0,
-            },
-            fdp: 0,
-            last: NONE_DONE,
-        }
-    }
-
-    /// Takes the state at a chain's entry; false when the chain's fast path may
-    /// not run (an exception pending, another control word, the register its FLD
-    /// pushes into not empty).
-    #[inline(always)]
-    fn enter(&mut self, f: &Fpu) -> bool {
+    fn enter(f: &Fpu) -> Option<Ch> {
         let t = (f.top.wrapping_sub(1) & 7) as usize;
         if f.sw & ES != 0 || !f.fast_cw() || !f.is_empty(t) {
-            return false;
+            return None;
         }
-        *self = Ch {
+        Some(Ch {
             t,
             v: 0.0,
             live: true,
             s: S::load(f),
             fdp: f.fdp,
             last: NONE_DONE,
-        };
-        true
+        })
     }
 
     /// Writes back the state before instruction `j` of the chain starting at `i`.
@@ -623,14 +612,17 @@ fn chain(cpu: &mut Cpu, ops: &[Op], i: usize, n: usize, c: &mut Ch) -> Chain {
             let top = (t as u8 + 1) & 7;
             let v = (c.s.sw & !0x3800) | ((top as u16) << 11);
             cpu.set_r16(EAX as u8, v as u32);
-            // Then the read-back: `test r8, imm8` and SETcc r8, as their handlers.
+            // Then the read-back: `test r8, imm8` and SETcc r8, as their handlers
+            // (the SETcc's condition taken from the TEST's result directly).
             if d + 2 < n {
-                test_r8(cpu, &run[d + 2], v as u32);
-            }
-            if d + 3 < n {
-                let (o, v) = (&run[d + 3], setcc_r8(cpu, &run[d + 3]));
-                if d + 4 < n {
-                    movzx_r8(cpu, &run[d + 4], o.rm, v);
+                let res = test_r8(cpu, &run[d + 2], v as u32);
+                if d + 3 < n {
+                    let o = &run[d + 3];
+                    let v = logic_cond(o.x, res, 8) as u32;
+                    cpu.set_r8(o.rm, v);
+                    if d + 4 < n {
+                        movzx_r8(cpu, &run[d + 4], o.rm, v);
+                    }
                 }
             }
         }
@@ -668,14 +660,15 @@ fn chain_operand<const M64: bool>(cpu: &Cpu, ea: u32) -> Result<Option<f64>, Fau
 /// stored AX there with a 16-bit store, and reading the 32-bit register back before
 /// that store retires stalls store-to-load forwarding (measured: the stall cost
 /// more than the dispatch the fusion saves).
+/// Returns the result (`a & imm`).
 #[inline(always)]
-fn test_r8(cpu: &mut Cpu, o: &Op, ax: u32) {
+fn test_r8(cpu: &mut Cpu, o: &Op, ax: u32) -> u32 {
     let a = match o.r {
         0 => ax & 0xff,
         4 => (ax >> 8) & 0xff,
         r => cpu.reg(8, r),
     };
-    alu::<TEST, 8>(&mut cpu.flags, a, o.imm);
+    alu::<TEST, 8>(&mut cpu.flags, a, o.imm)
 }
 
 /// SETcc r8 as `ops::bits`'s `setcc_r` (condition number in `Op::x`); returns the
