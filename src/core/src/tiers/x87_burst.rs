@@ -27,7 +27,9 @@
 //! block after the store, as the handlers' `after_store` does.
 
 use super::x87_fuse::*;
-use super::x87_fuse_exec::{fast_arith, generic, leave, owed_up, readback_regs, run_ea};
+use super::x87_fuse_exec::{
+    fast_arith, fast_operand, generic, leave, owed_up, readback_regs, run_ea,
+};
 use crate::cpu::{Cpu, EAX, Exit};
 use crate::exec::op::{self, Op};
 use crate::mem::Wrote;
@@ -309,22 +311,8 @@ fn arith_m<const OP: u8, const M64: bool>(
     j: usize,
 ) -> Result<(), End> {
     let ea = run_ea(cpu, o);
-    let src = if M64 {
-        let Ok(w) = cpu.mem.read_u64(ea) else {
-            return Err(End::Bail(j));
-        };
-        if (w >> 52) & 0x7ff == 0 && w & FRAC != 0 {
-            return Err(End::Bail(j));
-        }
-        f64::from_bits(w)
-    } else {
-        let Ok(w) = cpu.mem.read_u32(ea) else {
-            return Err(End::Bail(j));
-        };
-        if (w >> 23) & 0xff == 0 && w & 0x7f_ffff != 0 {
-            return Err(End::Bail(j));
-        }
-        x::f32_bits_to_f64(w)
+    let Ok(Some(src)) = fast_operand::<M64>(cpu, ea) else {
+        return Err(End::Bail(j));
     };
     let t = b.pk(0);
     let Some(r) = arith::<OP>(b, cpu.fpu.st[t], src) else {
@@ -386,22 +374,12 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
         match k {
             FLD_M32 | FLD_M64 => {
                 let ea = run_ea(cpu, o);
-                let v = if k == FLD_M32 {
-                    let Ok(w) = cpu.mem.read_u32(ea) else {
-                        return Err(End::Bail(j));
-                    };
-                    if !(((w >> 23) & 0xff).wrapping_sub(1) < 0xfe || w << 1 == 0) {
-                        return Err(End::Bail(j));
-                    }
-                    f32::from_bits(w) as f64
+                let Ok(Some(v)) = (if k == FLD_M32 {
+                    fast_operand::<false>(cpu, ea)
                 } else {
-                    let Ok(w) = cpu.mem.read_u64(ea) else {
-                        return Err(End::Bail(j));
-                    };
-                    if !(((w >> 52) & 0x7ff).wrapping_sub(1) < 0x7fe || w << 1 == 0) {
-                        return Err(End::Bail(j));
-                    }
-                    f64::from_bits(w)
+                    fast_operand::<true>(cpu, ea)
+                }) else {
+                    return Err(End::Bail(j));
                 };
                 let t = b.push();
                 cpu.fpu.st[t] = v;
@@ -470,25 +448,15 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
             }
             FCOM_M32 | FCOMP_M32 | FCOM_M64 | FCOMP_M64 => {
                 let ea = run_ea(cpu, o);
-                let y = if k <= FCOMP_M32 {
-                    let Ok(w) = cpu.mem.read_u32(ea) else {
-                        return Err(End::Bail(j));
-                    };
-                    if (w >> 23) & 0xff == 0 && w & 0x7f_ffff != 0 {
-                        return Err(End::Bail(j));
-                    }
-                    x::f32_bits_to_f64(w)
+                let Ok(Some(y)) = (if k <= FCOMP_M32 {
+                    fast_operand::<false>(cpu, ea)
                 } else {
-                    let Ok(w) = cpu.mem.read_u64(ea) else {
-                        return Err(End::Bail(j));
-                    };
-                    if (w >> 52) & 0x7ff == 0 && w & FRAC != 0 {
-                        return Err(End::Bail(j));
-                    }
-                    f64::from_bits(w)
+                    fast_operand::<true>(cpu, ea)
+                }) else {
+                    return Err(End::Bail(j));
                 };
                 let v = cpu.fpu.st[b.pk(0)];
-                if v.is_nan() || y.is_nan() {
+                if v.is_nan() {
                     return Err(End::Bail(j));
                 }
                 b.sw = (b.sw & !CC) | ordered(v, y);
@@ -571,9 +539,6 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
     }
     Ok(())
 }
-
-/// Fraction bits of an f64.
-const FRAC: u64 = (1 << 52) - 1;
 
 #[cfg(test)]
 mod tests {
