@@ -409,13 +409,12 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
         };
         for (j, &kd) in (start..k).zip(&kinds) {
             b.ops[j].size = kd;
+            // An inline kind's memory operand: its `Op::rm` holds only the flags
+            // below (set afresh, whatever the lowering left there).
             let o = &mut b.ops[j];
-            if kd != CALL
-                && o.seg != crate::cpu::seg::NONE
-                && o.index == crate::cpu::NOREG
-                && o.amask == u32::MAX
-            {
-                o.rm |= BASE_DISP;
+            if kd != CALL && o.seg != crate::cpu::seg::NONE {
+                let base_disp = o.index == crate::cpu::NOREG && o.amask == u32::MAX;
+                o.rm = if base_disp { BASE_DISP } else { 0 };
             }
             if kd == SETCC_R8 {
                 b.ops[j].x = readback_kind(&b.ops[j]).map_or(0, |(_, cc)| cc);
