@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 pub const PAGE_SIZE: u32 = 0x1000;
 pub const PAGE_SHIFT: u32 = 12;
 const PAGE_COUNT: usize = 1 << 20;
+// Every 32-bit address's page index is below PAGE_COUNT (`perm` relies on it).
+const _: () = assert!(PAGE_COUNT == 1 << (32 - PAGE_SHIFT));
 const RESERVE: usize = 1 << 32;
 /// Tail beyond 4 GiB so that an unaligned access at the very top can never reach
 /// past the reservation even if a caller forgets the wrap check.
