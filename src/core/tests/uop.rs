@@ -1437,3 +1437,35 @@ fn uop_jump_table_matches_the_interpreter() {
     );
     assert_eq!(on.states.last().unwrap().1, 0x10);
 }
+
+/// A loop run hot with the gate off (its blocks marked as not offered to the tier)
+/// and then with it switched on: the switch flushes decoded code, so the loop is
+/// offered again and runs in the tier; the end state is the plain interpreter's.
+#[test]
+fn gate_switched_on_after_blocks_ran_hot_with_it_off() {
+    let code = lut(20_000);
+    let plain = {
+        let mut m = Machine::new();
+        m.exec.set_tiers(Arc::new(Tiers::all(false)));
+        init(&m);
+        m.load(&code);
+        assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+        (m.cpu.regs, m.cpu.eflags(), m.exec.counters.insns)
+    };
+    let tiers = Arc::new(Tiers::all(false));
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers.clone());
+    init(&m);
+    m.load(&code);
+    // Well past the hot threshold with the gate off.
+    assert_eq!(m.run(20_000), StopReason::BudgetSpent);
+    assert_eq!(tiers.stats(Tier::Uop).snapshot().runs, 0);
+    tiers.set(Tier::Uop, true).unwrap();
+    assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
+    let s = tiers.stats(Tier::Uop).snapshot();
+    assert!(
+        s.runs > 0 && s.iterations > 1000,
+        "the loop never ran in the tier: {s:?}"
+    );
+    assert_eq!((m.cpu.regs, m.cpu.eflags(), m.exec.counters.insns), plain);
+}

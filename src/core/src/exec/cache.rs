@@ -27,6 +27,12 @@ pub struct Block {
     pub live: bool,
     /// Times the run loop entered the block (a fast-path iteration counts as one).
     pub entries: Cell<u64>,
+    /// The run loop no longer offers this block to the micro-op tier: the gate was
+    /// off, a fold owns it, or the tier holds a negative verdict on it as a loop
+    /// head (declined, claimed by another tier, retired). A gate switch flushes
+    /// decoded code and negative verdicts last until a flush, so the mark never
+    /// outlives its reason.
+    pub uop_skip: Cell<bool>,
     /// A loop-idiom fold matched on this block when it was decoded (tiers/fold.rs).
     pub fold: Option<Box<crate::tiers::fold::Fold>>,
     /// A block/region executor descriptor headed by this block (tiers/region.rs).

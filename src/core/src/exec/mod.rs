@@ -327,23 +327,36 @@ impl Executor {
                 }
             }
             // A hot loop head with a uop program runs it (src/core/src/uop/engine.rs);
-            // the program exits at an exact instruction with pacing charged.
+            // the program exits at an exact instruction with pacing charged. A block
+            // the tier cannot take (the gate off, a fold's block, a head with a
+            // negative verdict) is marked the first time it is asked, so the verdict
+            // table is probed once per block, not at every entry (before, the null
+            // shape's blocks paid a probe per entry in both arms, and 4 host
+            // instructions more with the tier on). The mark lasts as long as the
+            // block: a gate switch flushes decoded code, and a negative verdict lasts
+            // until a flush.
             if !PROF
                 && !mid
-                && self.uop.wants(block.start, block.entries.get())
-                && block.fold.is_none()
-                && self.tiers.is_on(Tier::Uop)
+                && !block.uop_skip.get()
+                && block.entries.get() >= crate::uop::engine::HOT
             {
-                let env = crate::uop::lower::Env {
-                    max_insns: self.max_block_insns,
-                    stop: (self.stop_lo, self.stop_len),
-                    seg_base: cpu.seg_base,
-                };
-                let st = self.tiers.stats(Tier::Uop);
-                if let Some(e) = self.uop.enter(cpu, block, target, &self.halt, &env, st) {
-                    cpu.chain.dispatches += 1;
-                    block.entries.set(block.entries.get() + e.iters);
-                    continue;
+                if !self.tiers.is_on(Tier::Uop)
+                    || block.fold.is_some()
+                    || self.uop.settled(block.start)
+                {
+                    block.uop_skip.set(true);
+                } else {
+                    let env = crate::uop::lower::Env {
+                        max_insns: self.max_block_insns,
+                        stop: (self.stop_lo, self.stop_len),
+                        seg_base: cpu.seg_base,
+                    };
+                    let st = self.tiers.stats(Tier::Uop);
+                    if let Some(e) = self.uop.enter(cpu, block, target, &self.halt, &env, st) {
+                        cpu.chain.dispatches += 1;
+                        block.entries.set(block.entries.get() + e.iters);
+                        continue;
+                    }
                 }
             }
             // A region runs its blocks by index until it leaves (tiers/region.rs); it
@@ -469,6 +482,7 @@ impl Block {
             ninsn,
             live: true,
             entries: Cell::new(0),
+            uop_skip: Cell::new(false),
             fold: None,
             region: None,
         }

@@ -213,16 +213,14 @@ impl UopState {
         self.heads.clear();
     }
 
-    /// Whether [`UopState::enter`] could do anything at this block entry: the
-    /// block is hot and its head has no negative verdict. Inline, because it is
-    /// asked at every block entry while the gate is on.
-    #[inline(always)]
-    pub fn wants(&self, head: u32, entries: u64) -> bool {
-        entries >= HOT
-            && !matches!(
-                self.heads.get(&head),
-                Some(Verdict::Declined(_) | Verdict::Claimed | Verdict::Retired)
-            )
+    /// Whether the head has a negative verdict (declined, claimed, retired): such a
+    /// verdict stays until [`UopState::clear`], and [`UopState::enter`] does nothing
+    /// for the head until then.
+    pub fn settled(&self, head: u32) -> bool {
+        matches!(
+            self.heads.get(&head),
+            Some(Verdict::Declined(_) | Verdict::Claimed | Verdict::Retired)
+        )
     }
 
     pub fn verdict(&self, head: u32) -> Option<&Verdict> {
