@@ -202,8 +202,6 @@ pub struct UopState {
     pub census: HashMap<String, u64>,
     /// Programs retired because guest code they were lowered from changed.
     pub invalidated: u64,
-    /// Exits taken, by guest EIP (what keeps loops from staying in the tier).
-    pub exits: HashMap<u32, u64>,
     /// Set after an exit inside a block; the executor takes it (see [`Entered`]).
     pub resume_mid_block: bool,
 }
@@ -333,7 +331,6 @@ impl UopState {
             c.barren = 0;
         }
         self.resume_mid_block = e.mid_block;
-        *self.exits.entry(e.exit).or_default() += 1;
         Some(e)
     }
 }
