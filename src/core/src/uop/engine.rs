@@ -90,8 +90,6 @@ pub struct Entered {
     /// rest of that block before its next budget or halt check, as it would have
     /// without the program.
     pub mid_block: bool,
-    /// Where the interpreter resumes.
-    pub exit: u32,
 }
 
 /// Verdicts by loop head in a direct-mapped table: the lookup is on the path of

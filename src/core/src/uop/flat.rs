@@ -2577,7 +2577,6 @@ pub fn run(
         insns,
         blocks,
         mid_block: stub.insns != 0,
-        exit: stub.eip,
     })
 }
 
