@@ -5,7 +5,9 @@
 //!   the expected files have LF), must equal `expected/NAME.stdout`;
 //! - the exit status must equal `expected/NAME.exitcode` (default 0) modulo 256,
 //!   since a Unix process passes on only the low 8 bits;
-//! - arguments come from `expected/NAME.args`, one per line.
+//! - arguments come from `expected/NAME.args`, one per line;
+//! - winterp options for the run (before the program) from `expected/NAME.flags`,
+//!   one per line.
 //!
 //! Each program runs twice, normally and with `--deterministic`, each time with
 //! a fresh `WINTERP_DATA_DIR`, so an overlay left by an earlier run cannot change
@@ -32,6 +34,7 @@ const PROGRAMS: &[&str] = &[
     "heap",
     "hello",
     "seh",
+    "sysexports",
     "threads",
     "tierloops",
     "tierloops2",
@@ -57,7 +60,16 @@ enum Mode {
 }
 
 fn expected_args(name: &str) -> Vec<String> {
-    let p = guest_dir().join(format!("expected/{name}.args"));
+    lines_of(&format!("expected/{name}.args"))
+}
+
+fn expected_flags(name: &str) -> Vec<String> {
+    lines_of(&format!("expected/{name}.flags"))
+}
+
+/// The lines of a file of one item per line (none when it does not exist).
+fn lines_of(rel: &str) -> Vec<String> {
+    let p = guest_dir().join(rel);
     let Ok(text) = fs::read_to_string(&p) else {
         return Vec::new();
     };
@@ -85,11 +97,12 @@ fn expected_exit_code(name: &str) -> u32 {
 }
 
 /// Runs `exe` under winterp with a fresh data directory `data`.
-fn run(exe: &Path, args: &[String], mode: Mode, data: &Path, cwd: &Path) -> Run {
+fn run(exe: &Path, flags: &[String], args: &[String], mode: Mode, data: &Path, cwd: &Path) -> Run {
     let mut all: Vec<OsString> = vec!["--headless".into()];
     if mode == Mode::Deterministic {
         all.push("--deterministic".into());
     }
+    all.extend(flags.iter().map(Into::into));
     all.push(exe.into());
     all.extend(args.iter().map(Into::into));
     run_winterp(all, data, cwd, TIMEOUT)
@@ -142,7 +155,14 @@ fn check(name: &str, mode: Mode, program_dir: &Path, data: &Path) {
     let expected = fs::read_to_string(guest_dir().join(format!("expected/{name}.stdout")))
         .unwrap_or_else(|e| panic!("expected/{name}.stdout: {e}"));
     let want_code = (expected_exit_code(name) & 0xff) as i32;
-    let got = run(&exe, &expected_args(name), mode, data, program_dir);
+    let got = run(
+        &exe,
+        &expected_flags(name),
+        &expected_args(name),
+        mode,
+        data,
+        program_dir,
+    );
     let mut problems = Vec::new();
     if got.stdout != expected {
         problems.push(format!(
@@ -324,6 +344,40 @@ fn heap_normal() {
 #[test]
 fn heap_deterministic() {
     guest_program("heap", Mode::Deterministic);
+}
+
+#[test]
+fn sysexports_normal() {
+    guest_program("sysexports", Mode::Normal);
+}
+
+#[test]
+fn sysexports_deterministic() {
+    guest_program("sysexports", Mode::Deterministic);
+}
+
+/// Without `--stub-unimplemented` the first unimplemented call stops the program
+/// with a report naming the function and its arguments.
+#[test]
+fn sysexports_without_stubs_reports_the_function() {
+    let data = tempfile::tempdir().unwrap();
+    let bin = guest_dir().join("bin");
+    let got = run(
+        &bin.join("sysexports.exe"),
+        &[],
+        &[],
+        Mode::Deterministic,
+        data.path(),
+        &bin,
+    );
+    assert_ne!(got.code, Some(0), "the program must stop");
+    assert!(
+        got.stderr.contains(
+            "KERNEL32.dll!BackupRead(0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0) is not implemented"
+        ),
+        "no report naming BackupRead with its 7 arguments:\n{}",
+        tail(&got.stderr, 30)
+    );
 }
 
 #[test]

@@ -27,15 +27,18 @@ pub mod shell32;
 pub mod shlwapi;
 pub mod sound;
 pub mod startup;
+pub mod sysexports;
 pub mod thread;
 pub mod ucrtbase;
 pub mod user32;
 pub mod vfs;
 pub mod winmm;
 
-/// The HLE DLLs every process gets, in lookup order.
+/// The HLE DLLs every process gets, in lookup order: the implemented ones, then every
+/// other DLL of the system export table with no function implemented, so that it
+/// loads as on Windows and each call into it reports the function by name.
 pub fn hle_dlls() -> Vec<hle::HleDll> {
-    vec![
+    let mut dlls = vec![
         kernel32::DLL,
         msvcrt::DLL,
         advapi32::DLL,
@@ -52,6 +55,15 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         ddraw::DLL,
         dsound::DLL,
         dinput::DLL,
-    ]
+    ];
+    for d in sysexports::table().dlls() {
+        if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {
+            dlls.push(hle::HleDll {
+                name: d.file_name,
+                exports: Vec::new,
+            });
+        }
+    }
+    dlls
 }
 pub mod teb;

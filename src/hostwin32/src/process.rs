@@ -213,7 +213,9 @@ impl Process {
         Ok(self.missing_thunk(dll, name))
     }
 
-    /// Address of an HLE export by ordinal.
+    /// Address of an HLE export by ordinal: an ordinal the HLE DLL declares, else the
+    /// real DLL's ordinal from the system export table, served by name (implemented
+    /// or reporting), else a thunk that reports `DLL!#ordinal`.
     pub fn resolve_hle_ordinal(&self, dll: &str, ordinal: u16) -> Result<u32, ApiError> {
         if let Some(d) = self.hle_dll(dll)
             && let Some(k) = self.dlls[d]
@@ -222,6 +224,9 @@ impl Process {
                 .position(|e| e.ordinal == Some(ordinal))
         {
             return self.export_address(d, k);
+        }
+        if let Some(e) = crate::sysexports::lookup_ordinal(dll, ordinal) {
+            return self.resolve_hle(dll, e.name);
         }
         Ok(self.missing_thunk(dll, &format!("#{ordinal}")))
     }

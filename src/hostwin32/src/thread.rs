@@ -223,27 +223,64 @@ impl GuestThread {
                 self.call_api(proc, dll, index).err().map(Step::End)
             }
             Some(ThunkTarget::Missing { dll, name }) => {
-                let at = self.call_site(proc);
-                if proc.config.stub_unimplemented {
-                    log::warn!(
-                        "{dll}!{name} is not implemented (called at {at:#010x}); returning 0"
-                    );
-                    self.cpu.regs[EAX] = 0;
-                    self.return_from_api(proc, Conv::Cdecl, 0)
-                        .err()
-                        .map(Step::End)
-                } else {
-                    Some(Step::End(ThreadEnd::Crashed(self.report(
-                        proc,
-                        &format!("{dll}!{name} is not implemented; called at {at:#010x}"),
-                    ))))
-                }
+                self.call_missing(proc, &dll, &name).err().map(Step::End)
             }
             None => Some(Step::End(ThreadEnd::Crashed(self.report(
                 proc,
                 &format!("jump into the HLE thunk area at {eip:#010x}"),
             )))),
         }
+    }
+
+    /// A call to an export winterp does not implement. The system export table says
+    /// how many argument bytes it takes (shown in the report) and who pops them (so
+    /// `--stub-unimplemented` returns 0 with the stack as the real function leaves it).
+    fn call_missing(
+        &mut self,
+        proc: &Arc<Process>,
+        dll: &str,
+        name: &str,
+    ) -> Result<(), ThreadEnd> {
+        let at = self.call_site(proc);
+        let real = match name.strip_prefix('#').and_then(|o| o.parse::<u16>().ok()) {
+            Some(o) => crate::sysexports::lookup_ordinal(dll, o),
+            None => crate::sysexports::lookup(dll, name),
+        };
+        let kind = real.map(|e| e.kind);
+        let nargs = kind.and_then(|k| k.arg_bytes()).map(|b| b / 4);
+        let esp = self.cpu.regs[ESP];
+        let args: Vec<String> = (0..nargs.unwrap_or(0) as u32)
+            .map(
+                |k| match self.cpu.mem.read_u32(esp.wrapping_add(4 + 4 * k)) {
+                    Ok(v) => format!("{v:#x}"),
+                    Err(_) => "?".to_string(),
+                },
+            )
+            .collect();
+        let call = match (real, nargs) {
+            (Some(_), Some(_)) => format!("{dll}!{name}({})", args.join(", ")),
+            (Some(_), None) => format!("{dll}!{name}(arguments unknown)"),
+            (None, _) => format!("{dll}!{name} (not an export of the real DLL)"),
+        };
+        proc.note_call(call.clone());
+        if !proc.config.stub_unimplemented {
+            return Err(ThreadEnd::Crashed(self.report(
+                proc,
+                &format!("{call} is not implemented; called at {at:#010x}"),
+            )));
+        }
+        let pops = kind.and_then(|k| k.callee_pops());
+        if pops.is_none() {
+            log::warn!(
+                "{call} is not implemented and its argument bytes are unknown (called at \
+                 {at:#010x}); returning 0 without popping arguments"
+            );
+        } else {
+            log::warn!("{call} is not implemented (called at {at:#010x}); returning 0");
+        }
+        self.cpu.regs[EAX] = 0;
+        let pops = pops.unwrap_or(0);
+        self.return_from_api(proc, Conv::Stdcall, (pops / 4) as u8)
     }
 
     fn call_api(&mut self, proc: &Arc<Process>, dll: usize, index: usize) -> Result<(), ThreadEnd> {

@@ -8,7 +8,7 @@ use super::objects::{Bitmap, Obj, STOCK_BITMAP, Store, cr_to_rgb};
 use super::raster::{self, read_area, with_raster};
 use super::surface::Rect;
 use super::{Surface, SurfaceRef};
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, VarArgs, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Dwords, Ptr, stdcall};
 use crate::process::Process;
 
 /// A device-dependent bitmap of the display's depth holding `px` (0x00RRGGBB).
@@ -893,12 +893,9 @@ fn set_dibits_to_device(cx: &mut Ctx, a: &[u32]) -> ApiResult<u32> {
     Ok(lines.min(f.height as u32))
 }
 
-/// SetDIBitsToDevice reads its 12 arguments itself like StretchDIBits (13), so both
-/// share one argument layout.
-pub fn SetDIBitsToDevice(cx: &mut Ctx, a: VarArgs) -> ApiResult<Outcome> {
-    let args = super::long_args(cx, a, 12)?;
-    let v = set_dibits_to_device(cx, &args)?;
-    super::long_return(cx, 12, v)
+/// SetDIBitsToDevice's 12 arguments and StretchDIBits' 13 come as plain dwords.
+pub fn SetDIBitsToDevice(cx: &mut Ctx, a: Dwords<12>) -> ApiResult<u32> {
+    set_dibits_to_device(cx, &a.0)
 }
 
 fn stretch_dibits(cx: &mut Ctx, a: &[u32]) -> ApiResult<u32> {
@@ -935,10 +932,8 @@ fn stretch_dibits(cx: &mut Ctx, a: &[u32]) -> ApiResult<u32> {
     Ok(f.height as u32)
 }
 
-pub fn StretchDIBits(cx: &mut Ctx, a: VarArgs) -> ApiResult<Outcome> {
-    let args = super::long_args(cx, a, 13)?;
-    let v = stretch_dibits(cx, &args)?;
-    super::long_return(cx, 13, v)
+pub fn StretchDIBits(cx: &mut Ctx, a: Dwords<13>) -> ApiResult<u32> {
+    stretch_dibits(cx, &a.0)
 }
 
 /// The DIB section selected into a memory DC.

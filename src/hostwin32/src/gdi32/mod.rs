@@ -25,7 +25,7 @@ pub mod text;
 #[cfg(test)]
 mod tests;
 
-use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome};
+use crate::hle::{ApiDef, HleDll};
 use crate::process::Process;
 use objects::Obj;
 use std::collections::HashMap;
@@ -137,26 +137,6 @@ pub fn update_window_dc(proc: &Process, hdc: u32, target: WindowTarget) -> bool 
         }
         _ => false,
     }
-}
-
-/// The arguments of a stdcall API with more parameters than the HLE glue's typed
-/// arities (CreateFont, StretchDIBits): declared with one [`crate::hle::VarArgs`]
-/// parameter, they read their own `n` dwords from the stack.
-pub(crate) fn long_args(cx: &Ctx, at: crate::hle::VarArgs, n: u32) -> ApiResult<Vec<u32>> {
-    (0..n)
-        .map(|i| Ok(cx.proc.mem.read_u32(at.0.wrapping_add(4 * i))?))
-        .collect()
-}
-
-/// Returns `v` from such an API, popping its `n` dwords of arguments (stdcall).
-pub(crate) fn long_return(cx: &mut Ctx, n: u32, v: u32) -> ApiResult<Outcome> {
-    use winterp_core::cpu::{EAX, ESP};
-    let esp = cx.thread.cpu.regs[ESP];
-    let ret = cx.proc.mem.read_u32(esp)?;
-    cx.thread.cpu.regs[ESP] = esp.wrapping_add(4 + 4 * n);
-    cx.thread.cpu.regs[EAX] = v;
-    cx.thread.cpu.eip = ret;
-    Ok(Outcome::Resume)
 }
 
 fn exports() -> Vec<ApiDef> {

@@ -925,16 +925,15 @@ fn create_font_args(
 }
 
 // CreateFont takes 14 arguments, more than the HLE glue's typed arities.
-pub fn CreateFontA(cx: &mut Ctx, args: crate::hle::VarArgs) -> ApiResult<Outcome> {
-    create_font_stack(cx, args, false)
+pub fn CreateFontA(cx: &mut Ctx, args: crate::hle::Dwords<14>) -> ApiResult<u32> {
+    create_font_stack(cx, args.0, false)
 }
 
-pub fn CreateFontW(cx: &mut Ctx, args: crate::hle::VarArgs) -> ApiResult<Outcome> {
-    create_font_stack(cx, args, true)
+pub fn CreateFontW(cx: &mut Ctx, args: crate::hle::Dwords<14>) -> ApiResult<u32> {
+    create_font_stack(cx, args.0, true)
 }
 
-fn create_font_stack(cx: &mut Ctx, at: crate::hle::VarArgs, wide: bool) -> ApiResult<Outcome> {
-    let a = super::long_args(cx, at, 14)?;
+fn create_font_stack(cx: &mut Ctx, a: [u32; 14], wide: bool) -> ApiResult<u32> {
     let face = if a[13] == 0 {
         String::new()
     } else if wide {
@@ -958,8 +957,7 @@ fn create_font_stack(cx: &mut Ctx, at: crate::hle::VarArgs, wide: bool) -> ApiRe
         a[12],
         face,
     );
-    let h = create_font(cx.proc, lf);
-    super::long_return(cx, 14, h)
+    Ok(create_font(cx.proc, lf))
 }
 
 /// The font families EnumFontFamilies reports: the faces winterp maps to its

@@ -63,6 +63,21 @@ impl Arg for u64 {
     }
 }
 
+/// `N` consecutive dword arguments, for APIs with more parameters than the typed
+/// glue takes (CreateFont's 14): the slots count like any other argument, so the
+/// stack is cleaned as the calling convention says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dwords<const N: usize>(pub [u32; N]);
+
+impl<const N: usize> Arg for Dwords<N> {
+    const SLOTS: u8 = N as u8;
+    fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
+        let mut a = [0u32; N];
+        a.copy_from_slice(&s[..N]);
+        Ok(Dwords(a))
+    }
+}
+
 /// A guest pointer (may be NULL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ptr(pub u32);

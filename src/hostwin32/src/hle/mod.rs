@@ -9,7 +9,7 @@ pub mod args;
 pub mod com;
 pub mod thunks;
 
-pub use args::{Arg, CStrPtr, Ptr, Ret, VarArgs, WStrPtr};
+pub use args::{Arg, CStrPtr, Dwords, Ptr, Ret, VarArgs, WStrPtr};
 
 use crate::process::Process;
 use crate::thread::GuestThread;

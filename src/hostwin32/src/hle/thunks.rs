@@ -8,7 +8,7 @@ pub const THUNK_SIZE: u32 = 0x0010_0000;
 pub const SLOT: u32 = 16;
 
 /// What a thunk slot stands for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ThunkTarget {
     /// Return address of a host-initiated guest call: the call is complete.
     CallReturn,
@@ -26,21 +26,25 @@ pub const THREAD_RETURN: u32 = THUNK_BASE + SLOT;
 #[derive(Default)]
 pub struct ThunkTable {
     slots: Vec<ThunkTarget>,
+    /// Slot of each target: a pseudo-module gives every export of a system DLL a
+    /// thunk, thousands per process, so the lookup must not be a scan.
+    index: std::collections::HashMap<ThunkTarget, usize>,
 }
 
 impl ThunkTable {
     pub fn new() -> ThunkTable {
-        ThunkTable {
-            slots: vec![ThunkTarget::CallReturn, ThunkTarget::ThreadReturn],
-        }
+        let slots = vec![ThunkTarget::CallReturn, ThunkTarget::ThreadReturn];
+        let index = slots.iter().cloned().zip(0..).collect();
+        ThunkTable { slots, index }
     }
 
     /// The thunk address for `t`, allocating a slot the first time.
     pub fn address_of(&mut self, t: ThunkTarget) -> u32 {
-        let k = match self.slots.iter().position(|s| *s == t) {
-            Some(k) => k,
+        let k = match self.index.get(&t) {
+            Some(&k) => k,
             None => {
-                self.slots.push(t);
+                self.slots.push(t.clone());
+                self.index.insert(t, self.slots.len() - 1);
                 self.slots.len() - 1
             }
         };

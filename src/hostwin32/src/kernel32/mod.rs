@@ -8,7 +8,9 @@ pub mod file;
 pub mod heap;
 mod ini;
 mod interlocked;
+mod legacy;
 pub mod locale;
+pub mod localeinfo;
 pub mod memory;
 pub mod misc;
 pub mod module;
@@ -46,6 +48,8 @@ fn exports() -> Vec<ApiDef> {
         ini::exports,
         exception::exports,
         locale::exports,
+        legacy::exports,
+        localeinfo::exports,
         system::exports,
         delayload::exports,
     ] {

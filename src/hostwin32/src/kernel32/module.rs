@@ -240,7 +240,7 @@ pub fn GetProcAddress(cx: &mut Ctx, hModule: u32, lpProcName: Ptr) -> ApiResult<
         None => {
             if let Some(idx) = hle_module::dll_of(cx.proc, module) {
                 log::info!(
-                    "GetProcAddress: {}!{name} is not implemented; answering NULL",
+                    "GetProcAddress: {}!{name} is not an export of the real DLL; answering NULL",
                     cx.proc.dlls[idx].0
                 );
             }

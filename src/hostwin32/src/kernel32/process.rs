@@ -40,6 +40,8 @@ pub struct ProcessEnv {
     file_apis_oem: AtomicBool,
     /// SetProcessAffinityMask's mask; 0 until set (then the system mask applies).
     affinity: AtomicU32,
+    /// SetPriorityClass's class; 0 until set (NORMAL_PRIORITY_CLASS).
+    pub priority_class: AtomicU32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -872,7 +874,6 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetSystemInfo", GetSystemInfo),
         stdcall("GetLastError", GetLastError),
         stdcall("SetLastError", SetLastError),
-        stdcall("SetLastErrorEx", SetLastErrorEx),
         stdcall("SetUnhandledExceptionFilter", SetUnhandledExceptionFilter),
         stdcall("UnhandledExceptionFilter", UnhandledExceptionFilter),
         stdcall("IsDebuggerPresent", IsDebuggerPresent),

@@ -208,14 +208,34 @@ fn resolve_in(proc: &Arc<Process>, m: Module, name: &ExportName, depth: u32) -> 
 
 /// An HLE DLL's export by name or by its declared ordinal.
 pub fn hle_export(proc: &Arc<Process>, dll: usize, name: &ExportName) -> Option<u32> {
-    let exports = &proc.dlls[dll].1;
+    let (dll_name, exports) = (proc.dlls[dll].0, &proc.dlls[dll].1);
+    // What the real DLL exports under this name or ordinal (the system export table).
+    let real = match name {
+        ExportName::Name(n) => crate::sysexports::lookup(dll_name, n),
+        ExportName::Ordinal(o) => crate::sysexports::lookup_ordinal(dll_name, *o),
+    };
     let index = match name {
         ExportName::Name(n) => exports.iter().position(|e| e.name == n.as_str()),
-        ExportName::Ordinal(o) => exports.iter().position(|e| e.ordinal == Some(*o)),
+        // Only explicit ordinals count: the ones a pseudo-module's export directory
+        // invents for the rest are not real ordinals of the DLL.
+        ExportName::Ordinal(o) => {
+            exports
+                .iter()
+                .position(|e| e.ordinal == Some(*o))
+                .or_else(|| {
+                    exports
+                        .iter()
+                        .position(|e| Some(e.name) == real.map(|r| r.name))
+                })
+        }
     };
-    // Only explicit ordinals count: the ones a pseudo-module's export directory
-    // invents for the rest are not real ordinals of the DLL.
-    let k = index?;
+    let Some(k) = index else {
+        // A real export winterp does not implement: a thunk that behaves like its
+        // import (a report naming it, or the stub with the right stack cleanup).
+        // Variables cannot be faked with code: those stay unresolved.
+        let e = real.filter(|e| e.kind.is_code())?;
+        return Some(proc.missing_thunk(dll_name, e.name));
+    };
     let addr = match proc.export_address(dll, k) {
         Ok(a) => a,
         Err(e) => {

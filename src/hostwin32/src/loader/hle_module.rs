@@ -68,6 +68,20 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
         .unwrap_or(0) as u32;
     let mut next = FIRST_INVENTED_ORDINAL.max(explicit_max + 1);
     let mut explicit: HashMap<u16, u32> = HashMap::new();
+    let sys = crate::sysexports::dll(dll_name);
+    // Real ordinals (declared, or the system export table's) are kept where free.
+    let mut used: std::collections::HashSet<u32> = proc.dlls[dll]
+        .1
+        .iter()
+        .filter_map(|e| e.ordinal.map(u32::from))
+        .collect();
+    let real_ordinal = |name: &str, used: &mut std::collections::HashSet<u32>| {
+        let o = sys.and_then(|d| d.by_name(name)).and_then(|e| e.ordinal)?;
+        used.insert(o as u32).then_some(o)
+    };
+    // Every export of the real DLL is in the directory: the implemented ones with
+    // their HLE thunks, the rest with thunks that report them by name when called.
+    let mut entries: Vec<(&'static str, Option<u16>, u32)> = Vec::new();
     for (k, e) in proc.dlls[dll].1.iter().enumerate() {
         if !matches!(e.kind, ExportKind::Function { .. }) {
             continue;
@@ -75,7 +89,21 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
         let addr = proc
             .export_address(dll, k)
             .map_err(|err| LoadError::api(dll_name, err))?;
-        let ord = match e.ordinal {
+        let ord = e.ordinal.or_else(|| real_ordinal(e.name, &mut used));
+        entries.push((e.name, ord, addr));
+    }
+    if let Some(sys) = sys {
+        let served: std::collections::HashSet<&str> = entries.iter().map(|x| x.0).collect();
+        for e in &sys.exports {
+            if !e.kind.is_code() || e.noname || served.contains(e.name) {
+                continue;
+            }
+            let ord = real_ordinal(e.name, &mut used);
+            entries.push((e.name, ord, proc.missing_thunk(dll_name, e.name)));
+        }
+    }
+    for (name, ordinal, addr) in entries {
+        let ord = match ordinal {
             Some(o) => {
                 explicit.insert(o, addr);
                 o as u32
@@ -85,14 +113,11 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
                 next - 1
             }
             None => {
-                log::warn!(
-                    "{dll_name}: no ordinal left for {} in its pseudo-module",
-                    e.name
-                );
+                log::warn!("{dll_name}: no ordinal left for {name} in its pseudo-module");
                 continue;
             }
         };
-        funcs.push((e.name, ord, addr));
+        funcs.push((name, ord, addr));
     }
 
     let edata_len = export_directory_len(dll_name, &funcs);

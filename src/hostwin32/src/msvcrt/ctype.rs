@@ -156,10 +156,6 @@ classifier!(isalnum, iswalnum, ALPHA | DIGIT);
 classifier!(isprint, iswprint, ALPHA | DIGIT | PUNCT | BLANK);
 classifier!(isgraph, iswgraph, ALPHA | DIGIT | PUNCT);
 
-fn isblank(_cx: &mut Ctx, c: i32) -> i32 {
-    (c == b' ' as i32 || c == b'\t' as i32) as i32 * BLANK as i32
-}
-
 fn _isctype(_cx: &mut Ctx, c: i32, mask: u32) -> i32 {
     is(c, mask as u16)
 }
@@ -260,7 +256,6 @@ pub fn exports() -> Vec<ApiDef> {
         cdecl("isalnum", isalnum),
         cdecl("isprint", isprint),
         cdecl("isgraph", isgraph),
-        cdecl("isblank", isblank),
         cdecl("_isctype", _isctype),
         cdecl("iswalpha", iswalpha),
         cdecl("iswupper", iswupper),
@@ -274,9 +269,7 @@ pub fn exports() -> Vec<ApiDef> {
         cdecl("iswprint", iswprint),
         cdecl("iswgraph", iswgraph),
         cdecl("iswctype", iswctype),
-        cdecl("isascii", isascii),
         cdecl("__isascii", isascii),
-        cdecl("toascii", toascii),
         cdecl("__toascii", toascii),
         cdecl("__iscsym", iscsym),
         cdecl("__iscsymf", iscsymf),

@@ -118,15 +118,6 @@ fn _vsnprintf(
 ) -> ApiResult<i32> {
     to_buffer_ms(cx, buffer.0, count, format.0, argptr, false)
 }
-fn snprintf(
-    cx: &mut Ctx,
-    buffer: Ptr,
-    count: u32,
-    format: CStrPtr,
-    args: VarArgs,
-) -> ApiResult<i32> {
-    to_buffer_c99(cx, buffer.0, count, format.0, args.0, false)
-}
 fn vsnprintf(
     cx: &mut Ctx,
     buffer: Ptr,
@@ -214,7 +205,6 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
         cdecl("vsprintf", vsprintf),
         cdecl("_snprintf", _snprintf),
         cdecl("_vsnprintf", _vsnprintf),
-        cdecl("snprintf", snprintf),
         cdecl("vsnprintf", vsnprintf),
         cdecl("_scprintf", _scprintf),
         cdecl("_vscprintf", _vscprintf),

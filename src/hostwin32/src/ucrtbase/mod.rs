@@ -13,7 +13,7 @@ mod stdio;
 #[cfg(test)]
 mod tests;
 
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, ExportKind, HleDll, Outcome};
+use crate::hle::{ApiDef, ApiError, ApiResult, Conv, Ctx, HleDll, Outcome};
 use std::collections::HashSet;
 
 pub const DLL: HleDll = HleDll {
@@ -26,12 +26,22 @@ fn exports() -> Vec<ApiDef> {
     v.extend(startup::exports());
     v.extend(stdio::exports());
     let own: HashSet<&'static str> = v.iter().map(|e| e.name).collect();
-    // msvcrt's data exports are not part of UCRT's interface (it has accessor
-    // functions instead), and a second copy would split the runtime's variables.
+    // msvcrt's functions that the real ucrtbase.dll exports with the same
+    // signature (the system export table says which: UCRT dropped many names and
+    // changed some, such as wcstok's third argument). msvcrt's data exports are not
+    // part of UCRT's interface (it has accessor functions instead), and a second
+    // copy would split the runtime's variables.
+    let real = crate::sysexports::dll("ucrtbase");
+    let same = |e: &ApiDef| match (e.conv_nargs(), real.and_then(|r| r.by_name(e.name))) {
+        (Some((conv, nargs)), Some(r)) => r
+            .kind
+            .agrees_with(conv == Conv::Stdcall, u16::from(nargs) * 4),
+        _ => false,
+    };
     v.extend(
         (crate::msvcrt::DLL.exports)()
             .into_iter()
-            .filter(|e| !own.contains(e.name) && matches!(e.kind, ExportKind::Function { .. })),
+            .filter(|e| !own.contains(e.name) && same(e)),
     );
     v
 }

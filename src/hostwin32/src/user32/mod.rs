@@ -293,6 +293,8 @@ fn exports() -> Vec<ApiDef> {
         stdcall("CharPrevW", CharPrevW),
         stdcall("CharNextExA", CharNextExA),
         stdcall("CharPrevExA", CharPrevExA),
+        // USER32's, not KERNEL32's, on every Windows version.
+        stdcall("SetLastErrorEx", crate::kernel32::process::SetLastErrorEx),
     ]);
     v.extend(window::exports());
     v.extend(msg::exports());
