@@ -110,6 +110,9 @@ def parse_spec(dll, text):
             raise SystemExit(f"{dll}: unknown entry kind {kind}: {raw}")
         if name == "@":  # an unnamed ordinal-only stub
             continue
+        # Wine's own interfaces between its DLLs, not exports of Windows' DLLs.
+        if name.startswith(("__wine", "wine_")):
+            continue
         ord_field = ordinal if ordinal.isdigit() else "-"
         flag = "noname" if "-noname" in flags else "-"
         out.append((dll, ord_field, name, kind, arg, flag))

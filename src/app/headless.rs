@@ -38,6 +38,37 @@ pub struct HeadlessArgs {
     pub overlay_png: Option<PathBuf>,
     /// Print the `uop` census at the end of the run.
     pub uop_census: bool,
+    /// Follow the run's progress (first window, presents) for `winterp check`.
+    pub track_progress: bool,
+}
+
+/// How far a run with `--frames` got (`winterp check`).
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// The last refresh tick.
+    pub ticks: u64,
+    /// The first tick at which the program had a window showing something.
+    pub first_window: Option<u64>,
+    /// The tick of the first presented frame (a DirectDraw present, or for GDI
+    /// programs the first tick with a window).
+    pub first_present: Option<u64>,
+    /// Frames presented: DirectDraw presents, or refresh ticks with a window.
+    pub presented: u64,
+    /// The run ended at its last frame (rather than by the program).
+    pub reached: bool,
+}
+
+/// What a headless run ended with.
+pub struct RunReport {
+    /// The exit code winterp exits with.
+    pub code: i32,
+    /// How the guest ended, in words.
+    pub end: String,
+    pub progress: Progress,
+    /// The first call of an API winterp does not implement.
+    pub first_unimplemented: Option<String>,
+    /// The screenshot was written.
+    pub screenshot: bool,
 }
 
 /// `--tier-at FRAME:NAME=on|off`: once frame `frame` has been shown, the process-wide
@@ -81,7 +112,13 @@ impl From<WinVer> for WinVersion {
 
 /// Runs the program; returns the exit code winterp should exit with.
 pub fn run(a: HeadlessArgs) -> Result<i32> {
+    Ok(run_report(a)?.code)
+}
+
+/// Runs the program and says how it ended.
+pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
     let frames = FrameRun::new(&a)?;
+    let progress = frames.as_ref().map(|f| f.progress.clone());
     let program = a
         .program
         .canonicalize()
@@ -166,33 +203,46 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
     if let (Some(path), Some(mut o)) = (&a.overlay_png, overlay) {
         crate::gui::overlay::offscreen::write_png(&mut o, path)?;
     }
-    let code = match &end {
-        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => *c as i32,
+    let (code, end_text) = match &end {
+        ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) => {
+            (*c as i32, format!("exited with code {c:#x}"))
+        }
         ThreadEnd::InstructionLimit => {
             eprintln!("winterp: stopped after the instruction limit");
-            124
+            (124, "stopped after the instruction limit".to_string())
         }
         other => {
-            eprintln!("{}", crash_text(other));
+            let text = crash_text(other);
+            eprintln!("{text}");
             // A crashed guest ends like a Windows process killed by its exception.
-            crash_code(other)
+            (crash_code(other), text)
         }
+    };
+    let mut report = RunReport {
+        code,
+        end: end_text,
+        progress: progress.map(|p| lock(&p).clone()).unwrap_or_default(),
+        first_unimplemented: lock(&proc.counters.first_unimplemented).clone(),
+        screenshot: false,
     };
     if let Some(path) = &a.screenshot {
         let frame = captured.and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).take());
         match frame {
-            Some(frame) => winterp_video::png_file::write(path, &frame)?,
+            Some(frame) => {
+                winterp_video::png_file::write(path, &frame)?;
+                report.screenshot = true;
+            }
             None => {
                 eprintln!(
                     "winterp: no frame written to {}: the program ended, or showed no \
                      window, before the last refresh tick",
                     path.display()
                 );
-                return Ok(if code == 0 { 1 } else { code });
+                report.code = if code == 0 { 1 } else { code };
             }
         }
     }
-    Ok(code)
+    Ok(report)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -232,6 +282,9 @@ struct FrameRun {
     /// `--frame-hashes` given.
     hashing: bool,
     log: Arc<Mutex<FrameLog>>,
+    /// Followed when `track` (composing a frame every tick costs time).
+    progress: Arc<Mutex<Progress>>,
+    track: bool,
 }
 
 /// `--frame-hashes` and `--tier-at`: what is done once a frame has been shown, by the
@@ -357,6 +410,8 @@ impl FrameRun {
                 switches: a.tier_at.clone(),
                 ..FrameLog::default()
             })),
+            progress: Arc::new(Mutex::new(Progress::default())),
+            track: a.track_progress,
         }))
     }
 
@@ -375,6 +430,18 @@ impl FrameRun {
         // the present hook ends the run; one that stops presenting short of N ends a
         // minute of refresh ticks later with its last picture.
         let ddraw = display::uses_directdraw(proc);
+        if self.track {
+            let shown = display::current_frame(proc).is_some();
+            let mut p = lock(&self.progress);
+            p.ticks = k;
+            if shown {
+                p.first_window.get_or_insert(k);
+                if !ddraw {
+                    p.first_present.get_or_insert(k);
+                    p.presented += 1;
+                }
+            }
+        }
         if !ddraw && k >= 1 && self.last.is_some_and(|n| k <= n) {
             // Composed before the log is locked: the present hook takes the log.
             let hash = self
@@ -384,7 +451,10 @@ impl FrameRun {
         }
         let give_up = self.last.map(|n| n + 3600);
         if (Some(k) == self.last && !ddraw) || (ddraw && Some(k) == give_up) {
-            *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = display::current_frame(proc);
+            let frame = display::current_frame(proc);
+            // A GDI program reached its last frame if it still shows a window.
+            lock(&self.progress).reached = !ddraw && frame.is_some();
+            *self.captured.lock().unwrap_or_else(|e| e.into_inner()) = frame;
             scheduler::end_process(proc, 0);
         }
     }
@@ -393,12 +463,20 @@ impl FrameRun {
     fn install_present_hook(&self, proc: &Arc<Process>) {
         let (captured, last, log) = (self.captured.clone(), self.last, self.log.clone());
         let hashing = self.hashing;
+        let progress = self.progress.clone();
         display::set_present_hook(
             proc,
             Box::new(move |p, count, frame| {
                 if last.is_some_and(|n| count <= n) {
                     let hash = hashing.then(|| Some(FrameHash::of(frame)));
                     lock(&log).shown(true, count, hash);
+                }
+                {
+                    let mut p = lock(&progress);
+                    let tick = p.ticks;
+                    p.first_present.get_or_insert(tick);
+                    p.presented = count;
+                    p.reached |= Some(count) == last;
                 }
                 if Some(count) == last {
                     *captured.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame.clone());

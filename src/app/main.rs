@@ -5,6 +5,7 @@
 
 mod audio_pump;
 mod bench_cmd;
+mod check;
 mod demo;
 mod gui;
 mod headless;
@@ -94,6 +95,10 @@ struct Cli {
 enum Command {
     /// Measures the interpreter on guest-code benchmark shapes.
     Bench(bench_cmd::BenchArgs),
+    /// Says whether a program will run: its runtime and packer, every import marked
+    /// implemented, unimplemented or missing, and a headless run of N frames (exit
+    /// code 0 only when it reached them).
+    Check(check::CheckArgs),
 }
 
 fn main() -> Result<()> {
@@ -108,6 +113,7 @@ fn main() -> Result<()> {
     }
     match cli.command {
         Some(Command::Bench(args)) => bench_cmd::run(args),
+        Some(Command::Check(args)) => std::process::exit(check::run(args)?),
         None if !cli.headless => {
             if cli.stats.is_some()
                 || cli.frames.is_some()
@@ -167,6 +173,7 @@ fn main() -> Result<()> {
                     tier_at,
                     overlay_png: cli.overlay_png,
                     uop_census: cli.uop_census,
+                    track_progress: false,
                 })?;
                 std::process::exit(code);
             }

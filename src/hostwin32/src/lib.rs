@@ -13,6 +13,7 @@ pub mod dsound;
 pub mod gdi32;
 pub mod hle;
 pub mod host;
+pub mod inspect;
 pub mod kernel32;
 pub mod keys;
 pub mod loader;

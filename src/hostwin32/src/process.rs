@@ -80,6 +80,21 @@ pub struct Module {
 pub struct ProcessCounters {
     pub api_calls: AtomicU64,
     pub threads: AtomicU32,
+    /// The first call of an API winterp does not implement (`DLL!Function(args)`),
+    /// stubbed or not: what `winterp check` reports.
+    pub first_unimplemented: Mutex<Option<String>>,
+}
+
+impl ProcessCounters {
+    pub fn note_unimplemented(&self, call: &str) {
+        let mut f = self
+            .first_unimplemented
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(call.to_string());
+        }
+    }
 }
 
 pub struct Process {

@@ -263,6 +263,7 @@ impl GuestThread {
             (None, _) => format!("{dll}!{name} (not an export of the real DLL)"),
         };
         proc.note_call(call.clone());
+        proc.counters.note_unimplemented(&call);
         if !proc.config.stub_unimplemented {
             return Err(ThreadEnd::Crashed(self.report(
                 proc,
@@ -347,11 +348,17 @@ impl GuestThread {
             }
             Ok(Outcome::ExitThread(c)) => Err(ThreadEnd::Exited(c)),
             Err(ApiError::Unimplemented { dll, name }) if proc.config.stub_unimplemented => {
+                proc.counters.note_unimplemented(&format!("{dll}!{name}"));
                 log::warn!("{dll}!{name} is not implemented; returning 0");
                 self.cpu.regs[EAX] = 0;
                 self.return_from_api(proc, conv, nargs)
             }
             Err(e) => {
+                if let ApiError::Unimplemented { dll, name } = &e {
+                    proc.counters.note_unimplemented(&format!("{dll}!{name}"));
+                } else if let ApiError::UnimplementedCase(what) = &e {
+                    proc.counters.note_unimplemented(what);
+                }
                 let at = self.call_site(proc);
                 Err(ThreadEnd::Crashed(self.report(
                     proc,

@@ -830,26 +830,14 @@ fn text_rendering_is_deterministic() {
 
 // ---- calls that read their own arguments, DIB-to-device -------------------------------
 
-/// Calls an API declared with VarArgs as the guest would: return address and
-/// arguments on the guest stack. Returns EAX and checks the callee popped `args`.
-fn call_long(
+/// Calls an API whose many arguments come as one [`crate::hle::Dwords`] (the glue
+/// reads and pops them as for any stdcall API: tests/export_abi.rs checks the count).
+fn call_long<const N: usize>(
     h: &mut Harness,
-    f: fn(&mut crate::hle::Ctx, crate::hle::VarArgs) -> crate::hle::ApiResult<crate::hle::Outcome>,
-    args: &[u32],
+    f: fn(&mut crate::hle::Ctx, crate::hle::Dwords<N>) -> crate::hle::ApiResult<u32>,
+    args: [u32; N],
 ) -> u32 {
-    use winterp_core::cpu::{EAX, ESP};
-    let st = h.scratch(256);
-    let esp = st + 64;
-    h.proc.mem.write_u32(esp, 0x1234_5678).unwrap();
-    for (i, a) in args.iter().enumerate() {
-        h.proc.mem.write_u32(esp + 4 + 4 * i as u32, *a).unwrap();
-    }
-    h.thread.cpu.regs[ESP] = esp;
-    let o = f(&mut h.cx(), crate::hle::VarArgs(esp + 4)).unwrap();
-    assert_eq!(o, crate::hle::Outcome::Resume);
-    assert_eq!(h.thread.cpu.eip, 0x1234_5678);
-    assert_eq!(h.thread.cpu.regs[ESP], esp + 4 + 4 * args.len() as u32);
-    h.thread.cpu.regs[EAX]
+    f(&mut h.cx(), crate::hle::Dwords(args)).unwrap()
 }
 
 /// A packed 32-bpp BITMAPINFO + bits for a `w`x`h` bottom-up DIB whose memory rows
@@ -885,7 +873,7 @@ fn stretch_dibits_doubles_a_bottom_up_dib() {
     let lines = call_long(
         &mut h,
         bitmap::StretchDIBits,
-        &[hdc, 0, 0, 4, 4, 0, 0, 2, 2, bits, bmi, 0, 0x00cc0020],
+        [hdc, 0, 0, 4, 4, 0, 0, 2, 2, bits, bmi, 0, 0x00cc0020],
     );
     assert_eq!(lines, 2);
     // Top-left 2x2 block is C, bottom-right is B.
@@ -904,7 +892,7 @@ fn set_dibits_to_device_counts_source_y_from_the_bottom() {
     let r = call_long(
         &mut h,
         bitmap::SetDIBitsToDevice,
-        &[hdc, 0, 0, 1, 1, 0, 0, 0, 3, bits, bmi, 0],
+        [hdc, 0, 0, 1, 1, 0, 0, 0, 3, bits, bmi, 0],
     );
     assert_eq!(r, 3);
     assert_eq!(px(&s, 4, 3), 1);
@@ -912,7 +900,7 @@ fn set_dibits_to_device_counts_source_y_from_the_bottom() {
     call_long(
         &mut h,
         bitmap::SetDIBitsToDevice,
-        &[hdc, 5, 0, 1, 3, 0, 0, 0, 3, bits, bmi, 0],
+        [hdc, 5, 0, 1, 3, 0, 0, 0, 3, bits, bmi, 0],
     );
     assert_eq!((px(&s, 9, 3), px(&s, 9, 4), px(&s, 9, 5)), (3, 2, 1));
 }
@@ -925,7 +913,7 @@ fn create_font_reads_its_fourteen_arguments() {
     let hf = call_long(
         &mut h,
         text::CreateFontA,
-        &[(-20i32) as u32, 0, 0, 0, 700, 1, 0, 0, 0, 0, 0, 0, 0, face],
+        [(-20i32) as u32, 0, 0, 0, 700, 1, 0, 0, 0, 0, 0, 0, 0, face],
     );
     match h.proc.gdi32.lock().objs.get(&hf) {
         Some(objects::Obj::Font(f)) => {
