@@ -114,8 +114,17 @@ pub enum LoadError {
         what: &'static str,
         limit: usize,
     },
-    #[error("{name}: preferred base {base:#010x} is taken and the image has no relocations")]
-    BaseTaken { name: String, base: u32 },
+    /// The preferred base cannot be had (`by` says what holds it) and the image cannot
+    /// be moved (`reason`).
+    #[error(
+        "{name}: preferred base {base:#010x} is {by}, and the image cannot be relocated: {reason}"
+    )]
+    BaseTaken {
+        name: String,
+        base: u32,
+        by: String,
+        reason: &'static str,
+    },
     #[error("{name}: no room in the guest address space: {err}")]
     NoSpace { name: String, err: VmError },
     #[error("{name}: base relocation type {kind} at RVA {rva:#x} is not supported")]

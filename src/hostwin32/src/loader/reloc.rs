@@ -1,7 +1,10 @@
 //! Base relocations: when an image is not at its preferred base, every absolute
 //! address the linker listed in `.reloc` is adjusted by the difference. The table
 //! is read from the unrelocated view with `object`'s block iterator; the fix-ups
-//! are applied to guest memory.
+//! are applied to guest memory. As in Windows, the table is not even looked at when
+//! the image sits at its preferred base; an image marked IMAGE_FILE_RELOCS_STRIPPED
+//! is never moved (`map::place` refuses it), and one without a relocation directory
+//! is moved with nothing fixed up.
 
 use super::LoadError;
 use super::map::View;
@@ -23,7 +26,23 @@ pub fn apply(
     if delta == 0 {
         return Ok(0);
     }
-    let Some((rva, size)) = h.dir(pe::IMAGE_DIRECTORY_ENTRY_BASERELOC) else {
+    // `map::place` moves only images that can be relocated; anything else here is
+    // a bug, which must not leave an image running at the wrong base unfixed.
+    if let Some(reason) = h.cannot_relocate() {
+        return Err(LoadError::Malformed {
+            name: name.to_string(),
+            what: "relocation table",
+            detail: format!("the image was moved to {base:#010x} but {reason}"),
+        });
+    }
+    let Some((rva, size)) = h
+        .dir(pe::IMAGE_DIRECTORY_ENTRY_BASERELOC)
+        .filter(|_| h.has_relocations())
+    else {
+        log::warn!(
+            "{name}: moved to {base:#010x} without base relocations: nothing is fixed up \
+             (as on Windows)"
+        );
         return Ok(0);
     };
     let data = view.get(rva, size).ok_or(LoadError::BadRva {
