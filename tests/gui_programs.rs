@@ -11,6 +11,10 @@
 //! - `msglog`, `dialog`, `timer`: stdout (CR LF turned into LF) must equal
 //!   `expected/NAME.stdout`, written from documented Windows behaviour and
 //!   cross-checked under Wine; in both the normal and the deterministic mode.
+//! - `regsave`: the register contract across API calls and callbacks (EBX, ESI, EDI,
+//!   EBP and ESP preserved, stdcall stack balance, DF clear and a sane ESP on entry
+//!   to every kind of callback); every line of `expected/regsave.stdout` is a PASS
+//!   (written from the program's checks, not from a run), in both modes.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -23,7 +27,14 @@ use std::path::Path;
 use winterp_hostwin32::display::Frame;
 
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
-const GUI_PROGRAMS: &[&str] = &["dialog", "gdi_draw", "input_log", "msglog", "timer"];
+const GUI_PROGRAMS: &[&str] = &[
+    "dialog",
+    "gdi_draw",
+    "input_log",
+    "msglog",
+    "regsave",
+    "timer",
+];
 
 // ---- programs with an expected stdout ------------------------------------------
 
@@ -81,6 +92,16 @@ fn timer_normal() {
 #[test]
 fn timer_deterministic() {
     stdout_program("timer", true);
+}
+
+#[test]
+fn regsave_normal() {
+    stdout_program("regsave", false);
+}
+
+#[test]
+fn regsave_deterministic() {
+    stdout_program("regsave", true);
 }
 
 // ---- gdi_draw: known pixels and the golden frame ---------------------------------
@@ -504,6 +525,7 @@ fn every_gui_program_is_built_and_tested() {
         "msglog.stdout",
         "dialog.stdout",
         "timer.stdout",
+        "regsave.stdout",
         "input_log.script",
         "input_log.320.stdout",
         "input_log.640.stdout",

@@ -5,7 +5,7 @@ use crate::hle::thunks::{CALL_RETURN, THREAD_RETURN, THUNK_BASE, THUNK_SIZE, Thu
 use crate::hle::{ApiError, Conv, Ctx, Outcome};
 use crate::process::Process;
 use std::sync::Arc;
-use winterp_core::cpu::{EAX, EDX, ESP};
+use winterp_core::cpu::{EAX, EDX, ESP, flags};
 use winterp_core::tiers::hot::HotTracker;
 use winterp_core::{Cpu, Exception, Executor, StopReason};
 
@@ -118,6 +118,11 @@ impl GuestThread {
 
     /// Calls guest code at `addr` with `args` (pushed right to left) and returns EAX.
     /// Registers other than EAX/EDX/ECX and the stack pointer are restored.
+    ///
+    /// The callee is entered with the direction flag clear, as the Win32 calling
+    /// convention promises every function, even when the guest called the API
+    /// that makes this call with DF set; the caller's DF is back when the call
+    /// returns, whatever the callee left.
     pub fn call_guest(
         &mut self,
         proc: &Arc<Process>,
@@ -127,10 +132,12 @@ impl GuestThread {
         let saved_eip = self.cpu.eip;
         let saved_esp = self.cpu.regs[ESP];
         let saved = self.cpu.regs;
+        let saved_df = self.cpu.eflags_sys & flags::DF;
         for &a in args.iter().rev() {
             self.push(a)?;
         }
         self.push(CALL_RETURN)?;
+        self.cpu.eflags_sys &= !flags::DF;
         self.cpu.eip = addr;
         self.call_depth += 1;
         let r = loop {
@@ -154,6 +161,7 @@ impl GuestThread {
         self.cpu.regs[1] = ecx;
         self.cpu.regs[EDX] = edx;
         self.cpu.regs[ESP] = saved_esp;
+        self.cpu.eflags_sys = (self.cpu.eflags_sys & !flags::DF) | saved_df;
         self.cpu.eip = saved_eip;
         r
     }
@@ -437,11 +445,13 @@ impl GuestThread {
     }
 
     /// Sets up the stack so that returning from the start routine ends the thread.
+    /// The routine starts with the direction flag clear.
     pub fn start_at(&mut self, entry: u32, args: &[u32]) -> Result<(), ThreadEnd> {
         for &a in args.iter().rev() {
             self.push(a)?;
         }
         self.push(THREAD_RETURN)?;
+        self.cpu.eflags_sys &= !flags::DF;
         self.cpu.eip = entry;
         Ok(())
     }
@@ -453,4 +463,55 @@ enum Step {
     /// Deterministic mode: the time slice ended or the thread blocked.
     Slice,
     End(ThreadEnd),
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::host::CaptureHost;
+    use crate::process::{Process, ProcessConfig};
+    use std::sync::Arc;
+    use winterp_core::cpu::{EBX, ESI, ESP, flags};
+    use winterp_core::mem::Prot;
+
+    /// `call_guest` enters the callee with DF clear whatever the caller's DF, and
+    /// gives the caller back its own DF and callee-saved registers whatever the
+    /// callee left in them.
+    #[test]
+    fn call_guest_clears_df_on_entry_and_restores_the_callers_state() {
+        let cfg = ProcessConfig::new("test.exe".into(), "C:\\TEST\\test.exe".into());
+        let proc = Process::new(cfg, Arc::new(CaptureHost::default()), &crate::hle_dlls()).unwrap();
+        let mut t = crate::startup::new_thread(&proc, 0, 0, 0).unwrap();
+        let code = proc
+            .vm
+            .lock()
+            .unwrap()
+            .alloc(None, 0x1000, Prot::RWX, "test code")
+            .unwrap();
+        // pushf; pop eax; std; mov ebx, 0xbad0eb01; mov esi, 0xbad0e502; ret 4
+        let body = [
+            0x9c, 0x58, 0xfd, 0xbb, 0x01, 0xeb, 0xd0, 0xba, 0xbe, 0x02, 0xe5, 0xd0, 0xba, 0xc2,
+            0x04, 0x00,
+        ];
+        proc.mem.write_bytes(code, &body).unwrap();
+        for caller_df in [true, false] {
+            if caller_df {
+                t.cpu.eflags_sys |= flags::DF;
+            } else {
+                t.cpu.eflags_sys &= !flags::DF;
+            }
+            t.cpu.regs[EBX] = 0xeb0c_0de1;
+            t.cpu.regs[ESI] = 0xe51c_0de2;
+            let esp = t.cpu.regs[ESP];
+            let eflags_on_entry = t.call_guest(&proc, code, &[7]).unwrap();
+            assert_eq!(
+                eflags_on_entry & flags::DF,
+                0,
+                "DF on entry (caller's DF {caller_df})"
+            );
+            assert_eq!(t.cpu.df(), caller_df, "DF after the call");
+            assert_eq!(t.cpu.regs[EBX], 0xeb0c_0de1);
+            assert_eq!(t.cpu.regs[ESI], 0xe51c_0de2);
+            assert_eq!(t.cpu.regs[ESP], esp);
+        }
+    }
 }
