@@ -13,6 +13,22 @@ use crate::process::Process;
 use std::sync::Arc;
 use std::sync::Mutex;
 
+/// The screen sizes the emulated display offers, each at 8, 16 and 32 bits per
+/// pixel (DirectDraw's EnumDisplayModes, USER32's EnumDisplaySettings).
+pub const MODES: &[(u32, u32)] = &[
+    (320, 200),
+    (320, 240),
+    (400, 300),
+    (512, 384),
+    (640, 400),
+    (640, 480),
+    (800, 600),
+    (1024, 768),
+];
+
+/// The depths of every mode in [`MODES`].
+pub const DEPTHS: [u32; 3] = [8, 16, 32];
+
 /// What GetSystemMetrics, GetDeviceCaps and EnumDisplaySettings report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DisplayMode {

@@ -27,16 +27,7 @@ pub struct DDraw {
 }
 
 /// The display modes EnumDisplayModes offers (every size at 8, 16 and 32 bpp).
-pub const MODES: &[(u32, u32)] = &[
-    (320, 200),
-    (320, 240),
-    (400, 300),
-    (512, 384),
-    (640, 400),
-    (640, 480),
-    (800, 600),
-    (1024, 768),
-];
+pub const MODES: &[(u32, u32)] = crate::display::MODES;
 
 fn this_ddraw(g: &Inner, this: u32) -> DdResult<(Kind, u32)> {
     iface::lookup(g, this, iface::is_ddraw).ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))

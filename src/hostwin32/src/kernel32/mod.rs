@@ -15,6 +15,7 @@ pub mod memory;
 pub mod misc;
 pub mod module;
 pub mod process;
+mod resource;
 pub mod string;
 pub mod sync;
 pub mod system;
@@ -49,6 +50,7 @@ fn exports() -> Vec<ApiDef> {
         exception::exports,
         locale::exports,
         legacy::exports,
+        resource::exports,
         localeinfo::exports,
         system::exports,
         delayload::exports,

@@ -146,12 +146,33 @@ pub fn GetModuleFileNameW(
 fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
     const DONT_RESOLVE_DLL_REFERENCES: u32 = 0x1;
     const LOAD_LIBRARY_AS_DATAFILE: u32 = 0x2;
-    if flags & (DONT_RESOLVE_DLL_REFERENCES | LOAD_LIBRARY_AS_DATAFILE) != 0 {
+    let file = base_name(name.trim_end()).to_string();
+    // A data file (resource-only use, as Delphi's VCL looks for its language
+    // resource DLLs): a system DLL loads as usual; a file that is not there fails as
+    // on Windows; mapping an existing file as data is not implemented.
+    if flags & LOAD_LIBRARY_AS_DATAFILE != 0 && cx.proc.hle_dll(&file).is_none() {
+        let path = name.trim_end().to_string();
+        let with_ext = if base_name(&path).contains('.') {
+            path.clone()
+        } else {
+            format!("{path}.dll")
+        };
+        if super::file::vfs(cx.proc)?
+            .get_attributes(&with_ext)
+            .is_err()
+        {
+            set_last_error(cx, err::ERROR_MOD_NOT_FOUND)?;
+            return Ok(Outcome::Return(0));
+        }
         return Err(ApiError::UnimplementedCase(format!(
-            "LoadLibraryEx: flags {flags:#x} (data files / unresolved references)"
+            "LoadLibraryEx({with_ext}) as a data file"
         )));
     }
-    let file = base_name(name.trim_end()).to_string();
+    if flags & DONT_RESOLVE_DLL_REFERENCES != 0 {
+        return Err(ApiError::UnimplementedCase(format!(
+            "LoadLibraryEx: flags {flags:#x} (unresolved references)"
+        )));
+    }
     if file.is_empty() {
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
         return Ok(Outcome::Return(0));

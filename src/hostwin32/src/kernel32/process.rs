@@ -42,6 +42,8 @@ pub struct ProcessEnv {
     affinity: AtomicU32,
     /// SetPriorityClass's class; 0 until set (NORMAL_PRIORITY_CLASS).
     pub priority_class: AtomicU32,
+    /// FindResource's handles (the resource's address) and their sizes.
+    pub resource_sizes: Mutex<std::collections::HashMap<u32, u32>>,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -638,6 +638,111 @@ pub fn MultiByteToWideChar(
     Ok(wide.len() as i32)
 }
 
+/// The precomposed character of `base` followed by the combining mark `mark`, for
+/// the compositions of the Latin code pages (Unicode's canonical compositions).
+fn compose(base: u16, mark: u16) -> Option<u16> {
+    let b = u8::try_from(base).ok()?;
+    let table: &[(u8, u16)] = match mark {
+        0x0300 => &[
+            (b'A', 0xc0),
+            (b'E', 0xc8),
+            (b'I', 0xcc),
+            (b'O', 0xd2),
+            (b'U', 0xd9),
+            (b'a', 0xe0),
+            (b'e', 0xe8),
+            (b'i', 0xec),
+            (b'o', 0xf2),
+            (b'u', 0xf9),
+        ],
+        0x0301 => &[
+            (b'A', 0xc1),
+            (b'E', 0xc9),
+            (b'I', 0xcd),
+            (b'O', 0xd3),
+            (b'U', 0xda),
+            (b'Y', 0xdd),
+            (b'a', 0xe1),
+            (b'e', 0xe9),
+            (b'i', 0xed),
+            (b'o', 0xf3),
+            (b'u', 0xfa),
+            (b'y', 0xfd),
+        ],
+        0x0302 => &[
+            (b'A', 0xc2),
+            (b'E', 0xca),
+            (b'I', 0xce),
+            (b'O', 0xd4),
+            (b'U', 0xdb),
+            (b'a', 0xe2),
+            (b'e', 0xea),
+            (b'i', 0xee),
+            (b'o', 0xf4),
+            (b'u', 0xfb),
+        ],
+        0x0303 => &[
+            (b'A', 0xc3),
+            (b'N', 0xd1),
+            (b'O', 0xd5),
+            (b'a', 0xe3),
+            (b'n', 0xf1),
+            (b'o', 0xf5),
+        ],
+        0x0308 => &[
+            (b'A', 0xc4),
+            (b'E', 0xcb),
+            (b'I', 0xcf),
+            (b'O', 0xd6),
+            (b'U', 0xdc),
+            (b'Y', 0x178),
+            (b'a', 0xe4),
+            (b'e', 0xeb),
+            (b'i', 0xef),
+            (b'o', 0xf6),
+            (b'u', 0xfc),
+            (b'y', 0xff),
+        ],
+        0x030a => &[(b'A', 0xc5), (b'a', 0xe5)],
+        0x0327 => &[(b'C', 0xc7), (b'c', 0xe7)],
+        0x030c => &[(b'S', 0x160), (b's', 0x161), (b'Z', 0x17d), (b'z', 0x17e)],
+        _ => return None,
+    };
+    table.iter().find(|(x, _)| *x == b).map(|(_, p)| *p)
+}
+
+fn is_nonspacing(u: u16) -> bool {
+    (0x0300..=0x036f).contains(&u)
+}
+
+/// WC_COMPOSITECHECK: a base character followed by a nonspacing mark becomes the
+/// precomposed character when the code page has it; otherwise the pair is handled
+/// as the flags say: WC_DISCARDNS drops the mark, WC_DEFAULTCHAR turns the pair into
+/// the default character (`None`), WC_SEPCHARS (the default) keeps both.
+fn composite_check(cp: CodePage, wide: &[u16], flags: u32) -> Vec<Option<u16>> {
+    let mut out = Vec::with_capacity(wide.len());
+    let mut i = 0;
+    while i < wide.len() {
+        let u = wide[i];
+        match wide.get(i + 1).copied().filter(|&m| is_nonspacing(m)) {
+            Some(m) => {
+                match compose(u, m).filter(|&p| unicode_to_byte(cp, p).is_some()) {
+                    Some(p) => out.push(Some(p)),
+                    None if flags & WC_DISCARDNS != 0 => out.push(Some(u)),
+                    None if flags & WC_DEFAULTCHAR != 0 => out.push(None),
+                    None => out.extend([Some(u), Some(m)]),
+                }
+                i += 2;
+            }
+            None => {
+                out.push(Some(u));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 pub fn WideCharToMultiByte(
     cx: &mut Ctx,
     CodePage: u32,
@@ -666,10 +771,6 @@ pub fn WideCharToMultiByte(
             set_last_error(cx, err::ERROR_INVALID_FLAGS)?;
             return Ok(0);
         }
-    } else if dwFlags & WC_COMPOSITECHECK != 0 {
-        return Err(ApiError::UnimplementedCase(
-            "WideCharToMultiByte: WC_COMPOSITECHECK".into(),
-        ));
     }
     let mut wide = if cchWideChar < 0 {
         read_wide(cx.proc, lpWideCharStr.0)?
@@ -701,9 +802,15 @@ pub fn WideCharToMultiByte(
             } else {
                 cx.proc.mem.read_u8(lpDefaultChar.0)?
             };
-            wide.iter()
+            let units = if dwFlags & WC_COMPOSITECHECK != 0 {
+                composite_check(cp, &wide, dwFlags)
+            } else {
+                wide.iter().map(|&u| Some(u)).collect()
+            };
+            units
+                .iter()
                 .map(|&u| {
-                    unicode_to_byte(cp, u).unwrap_or_else(|| {
+                    u.and_then(|u| unicode_to_byte(cp, u)).unwrap_or_else(|| {
                         used_default = true;
                         default
                     })
@@ -1493,6 +1600,37 @@ pub fn exports() -> Vec<ApiDef> {
 mod tests {
     use super::*;
     use crate::kernel32::misc::test_support::Harness;
+
+    #[test]
+    fn composite_check_composes_or_follows_the_flags() {
+        let cp = CodePage::Ansi1252;
+        // "e" + COMBINING ACUTE is é (0xE9) in 1252; plain text passes unchanged.
+        let w = [b'e' as u16, 0x0301, b'x' as u16];
+        assert_eq!(
+            composite_check(cp, &w, WC_COMPOSITECHECK | WC_SEPCHARS),
+            vec![Some(0xe9), Some(b'x' as u16)]
+        );
+        // "q" + acute has no precomposed form: kept apart, dropped, or the default.
+        let q = [b'q' as u16, 0x0301];
+        assert_eq!(
+            composite_check(cp, &q, WC_COMPOSITECHECK | WC_SEPCHARS),
+            vec![Some(b'q' as u16), Some(0x0301)]
+        );
+        assert_eq!(
+            composite_check(cp, &q, WC_COMPOSITECHECK | WC_DISCARDNS),
+            vec![Some(b'q' as u16)]
+        );
+        assert_eq!(
+            composite_check(cp, &q, WC_COMPOSITECHECK | WC_DEFAULTCHAR),
+            vec![None]
+        );
+        // S + caron is Š, which 1252 has at 0x8A.
+        assert_eq!(
+            composite_check(cp, &[b'S' as u16, 0x030c], WC_COMPOSITECHECK),
+            vec![Some(0x160)]
+        );
+        assert_eq!(unicode_to_byte(cp, 0x160), Some(0x8a));
+    }
 
     #[test]
     fn code_page_tables_match_the_published_mappings() {

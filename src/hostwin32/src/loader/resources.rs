@@ -151,6 +151,11 @@ const LANG_FALLBACK: [u16; 4] = [0x0000, 0x0400, 0x0800, 0x0409];
 /// With `lang = Some(l)` only language `l` matches (FindResourceEx). With `None`
 /// (FindResource) the languages in [`LANG_FALLBACK`] are tried in order, then the
 /// first language present. HLE pseudo-modules have no resources.
+/// Whether module `module` has any resource of type `ty`.
+pub fn has_type(proc: &Process, module: u32, ty: &ResId) -> bool {
+    tree(proc, module).is_some_and(|t| t.subdir(0, ty).is_some())
+}
+
 pub fn find_resource(
     proc: &Process,
     module: u32,

@@ -240,6 +240,13 @@ fn localeconv(cx: &mut Ctx) -> ApiResult<u32> {
     Ok(a)
 }
 
+/// The C run-time start-up of mingw-w64 calls it before main: it sets up the C
+/// locale's `struct lconv` (its CHAR_MAX fields) and answers 0.
+fn __lconv_init(cx: &mut Ctx) -> ApiResult<i32> {
+    localeconv(cx)?;
+    Ok(0)
+}
+
 fn ___lc_codepage_func(_cx: &mut Ctx) -> u32 {
     0
 }
@@ -302,6 +309,7 @@ pub fn exports() -> Vec<ApiDef> {
         cdecl("srand", srand),
         cdecl("setlocale", setlocale),
         cdecl("localeconv", localeconv),
+        cdecl("__lconv_init", __lconv_init),
         cdecl("___lc_codepage_func", ___lc_codepage_func),
         cdecl("_setjmp", _setjmp),
         cdecl("_setjmp3", _setjmp3),

@@ -12,6 +12,7 @@
 
 pub mod controls;
 pub mod dialog;
+pub mod displaysettings;
 pub mod input;
 pub mod msg;
 pub mod paint;
@@ -305,6 +306,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(dialog::exports());
     v.extend(controls::exports());
     v.extend(subclass::exports());
+    v.extend(displaysettings::exports());
     v
 }
 

@@ -273,6 +273,38 @@ pub fn LoadImageW(
     load_image(cx, hInst, name, ty, cx_, cy, fuLoad, true)
 }
 
+/// A cursor from the program's own AND and XOR masks. winterp shows the host's
+/// pointer, never a guest cursor image, so the cursor keeps its identity (what
+/// SetCursor and DestroyCursor take) and size, not its bits.
+#[allow(clippy::too_many_arguments)]
+pub fn CreateCursor(
+    cx: &mut Ctx,
+    hInst: u32,
+    xHotSpot: i32,
+    yHotSpot: i32,
+    nWidth: i32,
+    nHeight: i32,
+    pvANDPlane: Ptr,
+    pvXORPlane: Ptr,
+) -> ApiResult<u32> {
+    if nWidth <= 0 || nHeight <= 0 || pvANDPlane.is_null() || pvXORPlane.is_null() {
+        crate::teb::set_last_error(cx, 87)?;
+        return Ok(0);
+    }
+    // Both planes are monochrome, rows padded to 16 bits: touch them as Windows
+    // copies them, so a bad pointer faults here as it would there.
+    let row = ((nWidth as u32 + 15) / 16) * 2;
+    let len = row * nHeight as u32;
+    let mut buf = vec![0u8; len as usize];
+    cx.proc.mem.read_bytes(pvANDPlane.0, &mut buf)?;
+    cx.proc.mem.read_bytes(pvXORPlane.0, &mut buf)?;
+    Ok(lock_wm(cx.proc).alloc_obj(UserObj::Icon {
+        module: hInst,
+        id: format!("created {nWidth}x{nHeight} hot spot {xHotSpot},{yHotSpot}"),
+        cursor: true,
+    }))
+}
+
 pub fn DestroyIcon(cx: &mut Ctx, hIcon: u32) -> bool {
     lock_wm(cx.proc).objs.remove(&hIcon).is_some() || hIcon & 0xffff_0000 == 0x0002_0000
 }
@@ -1126,6 +1158,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("LoadImageW", LoadImageW),
         stdcall("DestroyIcon", DestroyIcon),
         stdcall("DestroyCursor", DestroyCursor),
+        stdcall("CreateCursor", CreateCursor),
         stdcall("LoadMenuA", LoadMenuA),
         stdcall("LoadMenuW", LoadMenuW),
         stdcall("LoadMenuIndirectA", LoadMenuIndirectA),
