@@ -15,6 +15,10 @@
 //!   EBP and ESP preserved, stdcall stack balance, DF clear and a sane ESP on entry
 //!   to every kind of callback); every line of `expected/regsave.stdout` is a PASS
 //!   (written from the program's checks, not from a run), in both modes.
+//! - `rtstart`: the start-up calls of the MSVC, mingw-w64 and Delphi runtimes and of
+//!   games (locale and code pages, WC_COMPOSITECHECK, resources, display modes,
+//!   CreateCursor, the `_l*` files), as real programs make them; expected output
+//!   from a run under Wine.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -33,6 +37,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "input_log",
     "msglog",
     "regsave",
+    "rtstart",
     "timer",
 ];
 
@@ -92,6 +97,16 @@ fn timer_normal() {
 #[test]
 fn timer_deterministic() {
     stdout_program("timer", true);
+}
+
+#[test]
+fn rtstart_normal() {
+    stdout_program("rtstart", false);
+}
+
+#[test]
+fn rtstart_deterministic() {
+    stdout_program("rtstart", true);
 }
 
 #[test]
@@ -526,6 +541,7 @@ fn every_gui_program_is_built_and_tested() {
         "dialog.stdout",
         "timer.stdout",
         "regsave.stdout",
+        "rtstart.stdout",
         "input_log.script",
         "input_log.320.stdout",
         "input_log.640.stdout",

@@ -149,7 +149,7 @@ fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
     let file = base_name(name.trim_end()).to_string();
     // A data file (resource-only use, as Delphi's VCL looks for its language
     // resource DLLs): a system DLL loads as usual; a file that is not there fails as
-    // on Windows; mapping an existing file as data is not implemented.
+    // on Windows; mapping an existing file as data is not implemented yet.
     if flags & LOAD_LIBRARY_AS_DATAFILE != 0 && cx.proc.hle_dll(&file).is_none() {
         let path = name.trim_end().to_string();
         let with_ext = if base_name(&path).contains('.') {
@@ -161,7 +161,9 @@ fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
             .get_attributes(&with_ext)
             .is_err()
         {
-            set_last_error(cx, err::ERROR_MOD_NOT_FOUND)?;
+            // Opened as a file, so a missing one is ERROR_FILE_NOT_FOUND (what
+            // Windows and Wine report), not the module loader's ERROR_MOD_NOT_FOUND.
+            set_last_error(cx, err::ERROR_FILE_NOT_FOUND)?;
             return Ok(Outcome::Return(0));
         }
         return Err(ApiError::UnimplementedCase(format!(

@@ -1037,6 +1037,12 @@ pub fn lower_unit(u: u16) -> u16 {
 }
 
 fn map_case(u: u16, upper: bool) -> u16 {
+    // Windows' case table leaves the micro sign and the florin sign alone (Unicode
+    // upper-cases them to Greek capital mu and F with hook, outside every ANSI code
+    // page); the MSVC C runtime's ctype tables, built through LCMapString, rely on it.
+    if upper && matches!(u, 0x00b5 | 0x0192) {
+        return u;
+    }
     let Some(c) = char::from_u32(u as u32) else {
         return u;
     };
