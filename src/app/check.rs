@@ -199,6 +199,7 @@ pub fn run(a: CheckArgs) -> Result<i32> {
         overlay_png: None,
         uop_census: false,
         track_progress: true,
+        frames_are_ticks: true,
     })?;
     print!("{}", run_text(&r, a.frames, &png));
     if let Some(path) = &a.json {

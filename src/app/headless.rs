@@ -40,6 +40,10 @@ pub struct HeadlessArgs {
     pub uop_census: bool,
     /// Follow the run's progress (first window, presents) for `winterp check`.
     pub track_progress: bool,
+    /// `--frames` counts refresh ticks for every program, DirectDraw ones too
+    /// (`winterp check`: N frames is N/60 s of the program's life, however often
+    /// it presents).
+    pub frames_are_ticks: bool,
 }
 
 /// How far a run with `--frames` got (`winterp check`).
@@ -285,6 +289,7 @@ struct FrameRun {
     /// Followed when `track` (composing a frame every tick costs time).
     progress: Arc<Mutex<Progress>>,
     track: bool,
+    ticks_only: bool,
 }
 
 /// `--frame-hashes` and `--tier-at`: what is done once a frame has been shown, by the
@@ -412,6 +417,7 @@ impl FrameRun {
             })),
             progress: Arc::new(Mutex::new(Progress::default())),
             track: a.track_progress,
+            ticks_only: a.frames_are_ticks,
         }))
     }
 
@@ -429,14 +435,14 @@ impl FrameRun {
         // Once a program presents through DirectDraw its frames are its presents, and
         // the present hook ends the run; one that stops presenting short of N ends a
         // minute of refresh ticks later with its last picture.
-        let ddraw = display::uses_directdraw(proc);
+        let ddraw = display::uses_directdraw(proc) && !self.ticks_only;
         if self.track {
             let shown = display::current_frame(proc).is_some();
             let mut p = lock(&self.progress);
             p.ticks = k;
             if shown {
                 p.first_window.get_or_insert(k);
-                if !ddraw {
+                if !display::uses_directdraw(proc) {
                     p.first_present.get_or_insert(k);
                     p.presented += 1;
                 }
@@ -464,6 +470,7 @@ impl FrameRun {
         let (captured, last, log) = (self.captured.clone(), self.last, self.log.clone());
         let hashing = self.hashing;
         let progress = self.progress.clone();
+        let ends_run = !self.ticks_only;
         display::set_present_hook(
             proc,
             Box::new(move |p, count, frame| {
@@ -476,9 +483,9 @@ impl FrameRun {
                     let tick = p.ticks;
                     p.first_present.get_or_insert(tick);
                     p.presented = count;
-                    p.reached |= Some(count) == last;
+                    p.reached |= ends_run && Some(count) == last;
                 }
-                if Some(count) == last {
+                if ends_run && Some(count) == last {
                     *captured.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame.clone());
                     scheduler::end_process(p, 0);
                 }

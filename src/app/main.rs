@@ -174,6 +174,7 @@ fn main() -> Result<()> {
                     overlay_png: cli.overlay_png,
                     uop_census: cli.uop_census,
                     track_progress: false,
+                    frames_are_ticks: false,
                 })?;
                 std::process::exit(code);
             }

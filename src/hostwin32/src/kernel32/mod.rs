@@ -1,6 +1,7 @@
 //! KERNEL32.dll. Each submodule owns one area of the API and contributes its
 //! exports to the DLL's list.
 
+pub mod atom;
 pub mod console;
 mod delayload;
 mod exception;
@@ -50,6 +51,7 @@ fn exports() -> Vec<ApiDef> {
         exception::exports,
         locale::exports,
         legacy::exports,
+        atom::exports,
         resource::exports,
         localeinfo::exports,
         system::exports,

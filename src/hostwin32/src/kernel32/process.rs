@@ -42,6 +42,9 @@ pub struct ProcessEnv {
     affinity: AtomicU32,
     /// SetPriorityClass's class; 0 until set (NORMAL_PRIORITY_CLASS).
     pub priority_class: AtomicU32,
+    /// The local (AddAtom) and global (GlobalAddAtom) atom tables.
+    pub local_atoms: Mutex<super::atom::AtomTable>,
+    pub global_atoms: Mutex<super::atom::AtomTable>,
     /// FindResource's handles (the resource's address) and their sizes.
     pub resource_sizes: Mutex<std::collections::HashMap<u32, u32>>,
 }

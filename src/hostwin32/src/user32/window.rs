@@ -2434,8 +2434,18 @@ pub fn CallWindowProcW(
     ))
 }
 
+/// Windows here are never given a region (SetWindowRgn is not implemented and
+/// reports by name), so every window answers ERROR: "the window has no region".
+pub fn GetWindowRgn(cx: &mut Ctx, hWnd: u32, _hRgn: u32) -> ApiResult<u32> {
+    if !IsWindow(cx, hWnd) {
+        crate::teb::set_last_error(cx, 1400)?; // ERROR_INVALID_WINDOW_HANDLE
+    }
+    Ok(0)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GetWindowRgn", GetWindowRgn),
         stdcall("RegisterClassA", RegisterClassA),
         stdcall("RegisterClassW", RegisterClassW),
         stdcall("RegisterClassExA", RegisterClassExA),
