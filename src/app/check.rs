@@ -112,8 +112,9 @@ pub fn run_text(r: &RunReport, frames: u64, png: &std::path::Path) -> String {
     let _ = writeln!(t, "  first presented frame: {}", at(p.first_present));
     let _ = writeln!(
         t,
-        "  frames presented:      {} of {frames}",
-        p.presented.min(frames)
+        "  frames presented:      {} in {} refresh ticks",
+        p.presented,
+        p.ticks.min(frames)
     );
     let _ = writeln!(
         t,
