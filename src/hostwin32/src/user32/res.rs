@@ -293,7 +293,7 @@ pub fn CreateCursor(
     }
     // Both planes are monochrome, rows padded to 16 bits: touch them as Windows
     // copies them, so a bad pointer faults here as it would there.
-    let row = ((nWidth as u32 + 15) / 16) * 2;
+    let row = (nWidth as u32).div_ceil(16) * 2;
     let len = row * nHeight as u32;
     let mut buf = vec![0u8; len as usize];
     cx.proc.mem.read_bytes(pvANDPlane.0, &mut buf)?;
