@@ -40,9 +40,9 @@ pub struct HeadlessArgs {
     pub uop_census: bool,
     /// Follow the run's progress (first window, presents) for `winterp check`.
     pub track_progress: bool,
-    /// `--frames` counts refresh ticks for every program, DirectDraw ones too
-    /// (`winterp check`: N frames is N/60 s of the program's life, however often
-    /// it presents).
+    /// `--frames` also ends a DirectDraw program's run at tick N if it has not
+    /// presented N frames by then (`winterp check`: a program that presents at 2 Hz
+    /// is judged by how long it keeps running).
     pub frames_are_ticks: bool,
 }
 
@@ -442,7 +442,9 @@ impl FrameRun {
             p.ticks = k;
             if shown {
                 p.first_window.get_or_insert(k);
-                if !display::uses_directdraw(proc) {
+                // Until a program presents through DirectDraw, its window is what it
+                // shows (GDI programs, and DirectDraw ones that draw with GDI).
+                if display::presents(proc) == 0 {
                     p.first_present.get_or_insert(k);
                     p.presented += 1;
                 }
@@ -470,7 +472,6 @@ impl FrameRun {
         let (captured, last, log) = (self.captured.clone(), self.last, self.log.clone());
         let hashing = self.hashing;
         let progress = self.progress.clone();
-        let ends_run = !self.ticks_only;
         display::set_present_hook(
             proc,
             Box::new(move |p, count, frame| {
@@ -481,11 +482,14 @@ impl FrameRun {
                 {
                     let mut p = lock(&progress);
                     let tick = p.ticks;
-                    p.first_present.get_or_insert(tick);
+                    if count == 1 {
+                        // Window ticks counted before the first present give way.
+                        p.first_present = Some(tick);
+                    }
                     p.presented = count;
-                    p.reached |= ends_run && Some(count) == last;
+                    p.reached |= Some(count) == last;
                 }
-                if ends_run && Some(count) == last {
+                if Some(count) == last {
                     *captured.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame.clone());
                     scheduler::end_process(p, 0);
                 }
