@@ -579,17 +579,17 @@ fn SetCooperativeLevel(cx: &mut Ctx, this: u32, hWnd: u32, dwFlags: u32) -> ApiR
     Ok(DD_OK)
 }
 
-fn set_mode(cx: &mut Ctx, this: u32, w: u32, h: u32, bpp: u32, hz: u32) -> ApiResult<u32> {
+fn set_mode(cx: &mut Ctx, this: u32, w: u32, h: u32, bpp: u32, hz: u32) -> ApiResult<Outcome> {
     let mut g = cx.proc.ddraw.lock();
     let Ok((_, obj)) = this_ddraw(&g, this) else {
-        return Ok(DDERR_INVALIDOBJECT);
+        return Ok(Outcome::Return(DDERR_INVALIDOBJECT as u64));
     };
     if !(320..=1024).contains(&w)
         || !(200..=768).contains(&h)
         || super::format::Fmt::from_bpp(bpp).is_none()
         || (hz != 0 && hz != 60)
     {
-        return Ok(DDERR_INVALIDMODE);
+        return Ok(Outcome::Return(DDERR_INVALIDMODE as u64));
     }
     let new = DisplayMode {
         width: w,
@@ -607,7 +607,29 @@ fn set_mode(cx: &mut Ctx, this: u32, w: u32, h: u32, bpp: u32, hz: u32) -> ApiRe
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = new;
     g.latest = None;
-    Ok(DD_OK)
+    // In exclusive mode DirectDraw makes its window cover the new screen (Windows
+    // moves it to 0,0 at the mode's size, with WM_WINDOWPOSCHANGING/CHANGED, WM_SIZE),
+    // so a program that blits to its client rectangle in screen coordinates stays
+    // inside the primary surface.
+    let hwnd = if g.fullscreen() { g.coop_hwnd } else { 0 };
+    drop(g);
+    if hwnd != 0 {
+        use crate::user32::window::{SWP_NOACTIVATE, SWP_SHOWWINDOW, set_window_pos};
+        let r = set_window_pos(
+            cx,
+            hwnd,
+            0,
+            0,
+            0,
+            w as i32,
+            h as i32,
+            SWP_SHOWWINDOW | SWP_NOACTIVATE,
+        );
+        if let Err(e) = r {
+            return crate::user32::fin::<u32>(Err(e));
+        }
+    }
+    Ok(Outcome::Return(DD_OK as u64))
 }
 
 fn SetDisplayMode1(
@@ -616,7 +638,7 @@ fn SetDisplayMode1(
     dwWidth: u32,
     dwHeight: u32,
     dwBPP: u32,
-) -> ApiResult<u32> {
+) -> ApiResult<Outcome> {
     set_mode(cx, this, dwWidth, dwHeight, dwBPP, 0)
 }
 
@@ -628,7 +650,7 @@ fn SetDisplayMode2(
     dwBPP: u32,
     dwRefreshRate: u32,
     _dwFlags: u32,
-) -> ApiResult<u32> {
+) -> ApiResult<Outcome> {
     set_mode(cx, this, dwWidth, dwHeight, dwBPP, dwRefreshRate)
 }
 

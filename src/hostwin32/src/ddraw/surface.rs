@@ -144,17 +144,24 @@ pub fn create(cx: &mut Ctx, ddraw: u32, kind: Kind, desc: u32, out: Ptr) -> DdRe
         return fail(DDERR_INVALIDPARAMS);
     }
     let flags = proc.mem.read_u32(desc + 4)?;
-    let mut caps = if flags & DDSD_CAPS != 0 {
-        proc.mem.read_u32(desc + 104)?
-    } else {
-        0
-    };
+    // ddsCaps counts whether or not dwFlags has DDSD_CAPS: Windows reads it either
+    // way (programs that fill only dwSize and ddsCaps get their primary surface), and
+    // caps left 0 are an off-screen surface in video memory.
+    let mut caps = proc.mem.read_u32(desc + 104)?;
     let mode = proc.display.mode();
     let primary = caps & DDSCAPS_PRIMARYSURFACE != 0;
     {
         let g = proc.ddraw.lock();
         if g.coop == 0 {
             return fail(DDERR_NOCOOPERATIVELEVELSET);
+        }
+        // A front or back buffer is made only as part of a flipping chain, and a surface
+        // is in system or video memory, not both.
+        if caps & (DDSCAPS_FRONTBUFFER | DDSCAPS_BACKBUFFER) != 0
+            || caps & (DDSCAPS_SYSTEMMEMORY | DDSCAPS_VIDEOMEMORY)
+                == DDSCAPS_SYSTEMMEMORY | DDSCAPS_VIDEOMEMORY
+        {
+            return fail(DDERR_INVALIDCAPS);
         }
         if primary && g.primary.is_some() {
             return fail(DDERR_PRIMARYSURFACEALREADYEXISTS);
@@ -772,8 +779,11 @@ fn free_dc(proc: &Process, hdc: u32, hbm: u32) -> ApiResult<()> {
 
 fn ReleaseDC(cx: &mut Ctx, this: u32, hDC: u32) -> ApiResult<u32> {
     let proc = cx.proc;
+    // Windows releases the surface's DC whatever handle comes with it: programs
+    // that pass a stale or missing handle (one pushes no argument at all) go on.
+    let _ = hDC;
     end_access(proc, this, |s| match s.dc {
-        Some((hdc, hbm)) if hdc == hDC => {
+        Some((hdc, hbm)) => {
             s.dc = None;
             s.locks = s.locks.saturating_sub(1);
             s.uniqueness += 1;
