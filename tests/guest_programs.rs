@@ -27,6 +27,7 @@ use std::time::Duration;
 /// Every program in `tests/guest/bin`; `every_program_has_a_test` keeps this in
 /// step with the folder.
 const PROGRAMS: &[&str] = &[
+    "comdplay",
     "cpuheavy",
     "crash",
     "files",
@@ -438,6 +439,16 @@ fn crash_normal() {
 #[test]
 fn crash_deterministic() {
     guest_program("crash", Mode::Deterministic);
+}
+
+#[test]
+fn comdplay_normal() {
+    guest_program("comdplay", Mode::Normal);
+}
+
+#[test]
+fn comdplay_deterministic() {
+    guest_program("comdplay", Mode::Deterministic);
 }
 
 #[test]

@@ -24,6 +24,12 @@ LDFLAGS="-Wl,--no-insert-timestamp"
 # and multimedia DLLs (import libraries a program does not use add no import).
 # A src/NAME.rc next to one is compiled with windres and linked in.
 GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm"
+# Console programs that test one more area import its DLLs too.
+console_libs() {
+    case "$1" in
+        comdplay) echo "-lole32 -ldplayx -lwinmm -ldxguid -luuid" ;;
+    esac
+}
 
 mkdir -p bin
 status=0
@@ -44,13 +50,17 @@ for src in src/*.c; do
         fi
         $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS
     else
-        $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS
+        $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS $(console_libs "$name")
     fi
     # Only the system DLLs winterp provides may be imported.
     dlls=$($OBJDUMP -p "bin/$name.exe" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
     # Import libraries spell DLL names in either case (libwinmm.a says WINMM.DLL);
     # Windows matches them case-insensitively, and so does this check.
     for dll in $dlls; do
+        # comdplay tests COM, DirectPlay and the winmm mixer.
+        case "$name:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
+            comdplay:ole32.dll|comdplay:dplayx.dll|comdplay:winmm.dll) continue ;;
+        esac
         case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             *:kernel32.dll|*:msvcrt.dll) ;;
             yes:user32.dll|yes:gdi32.dll) ;;

@@ -9,6 +9,7 @@ pub mod comdlg32;
 pub mod ddraw;
 pub mod dinput;
 pub mod display;
+pub mod dplayx;
 pub mod dsound;
 pub mod gdi32;
 pub mod hle;
@@ -20,6 +21,7 @@ pub mod loader;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod objects;
+pub mod ole32;
 pub mod oleaut32;
 pub mod process;
 pub mod scheduler;
@@ -56,6 +58,8 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         ddraw::DLL,
         dsound::DLL,
         dinput::DLL,
+        ole32::DLL,
+        dplayx::DLL,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {

@@ -17,6 +17,8 @@ pub const DDSCL_NORMAL: u32 = 0x8;
 pub const DDSCL_EXCLUSIVE: u32 = 0x10;
 
 pub const DDERR_ALREADYINITIALIZED: u32 = 0x8876_0005;
+/// CO_E_NOTINITIALIZED, as ddraw.h defines it.
+pub const DDERR_NOTINITIALIZED: u32 = 0x8004_01F0;
 
 /// One DirectDraw object.
 #[derive(Default)]
@@ -24,6 +26,10 @@ pub struct DDraw {
     /// The mode before this object's first SetDisplayMode, put back by
     /// RestoreDisplayMode and when the object goes away.
     pub saved_mode: Option<DisplayMode>,
+    /// Made by CoCreateInstance and not yet initialised: every method but
+    /// QueryInterface, AddRef, Release and Initialize fails with
+    /// DDERR_NOTINITIALIZED.
+    pub uninitialised: bool,
 }
 
 /// The display modes EnumDisplayModes offers (every size at 8, 16 and 32 bpp).
@@ -537,12 +543,77 @@ fn GetVerticalBlankStatus(cx: &mut Ctx, this: u32, lpbIsInVB: Ptr) -> ApiResult<
         .map_err(DdErr::from))
 }
 
-/// The object was initialised by DirectDrawCreate already.
+/// Initialises an object CoCreateInstance made (any device GUID gets the one
+/// display, as in DirectDrawCreate); DirectDrawCreate's objects, and objects
+/// initialised before, answer DDERR_ALREADYINITIALIZED.
 fn Initialize(cx: &mut Ctx, this: u32, _lpGUID: Ptr) -> ApiResult<u32> {
-    if this_ddraw(&cx.proc.ddraw.lock(), this).is_err() {
+    let mut g = cx.proc.ddraw.lock();
+    let Some((_, obj)) = iface::lookup(&g, this, iface::is_ddraw) else {
         return Ok(DDERR_INVALIDOBJECT);
+    };
+    match g.ddraws.get_mut(&obj) {
+        Some(d) if d.uninitialised => {
+            d.uninitialised = false;
+            Ok(DD_OK)
+        }
+        _ => Ok(DDERR_ALREADYINITIALIZED),
     }
-    Ok(DDERR_ALREADYINITIALIZED)
+}
+
+/// CoCreateInstance(CLSID_DirectDraw or CLSID_DirectDraw7, riid): an uninitialised
+/// DirectDraw object as the interface `riid` names (E_NOINTERFACE for another).
+pub(crate) fn co_create(cx: &mut Ctx, riid: &Guid, ppv: Ptr) -> ApiResult<u32> {
+    let kind = if *riid == crate::hle::com::IID_IUNKNOWN {
+        Kind::DDraw(1)
+    } else {
+        match iface::ddraw_kind_of_iid(riid) {
+            Some(k) => k,
+            None => return Ok(crate::hle::com::E_NOINTERFACE),
+        }
+    };
+    let mut g = cx.proc.ddraw.lock();
+    let id = g.new_id();
+    g.ddraws.insert(
+        id,
+        DDraw {
+            uninitialised: true,
+            ..DDraw::default()
+        },
+    );
+    let p = iface::get(cx.proc, &mut g, id, kind)?;
+    if cx.proc.mem.write_u32(ppv.0, p).is_err() {
+        iface::release_ptr(cx.proc, &mut g, p)?;
+        return Ok(crate::hle::com::E_POINTER);
+    }
+    Ok(DD_OK)
+}
+
+/// Makes a method of an IDirectDraw interface answer DDERR_NOTINITIALIZED while
+/// its object waits for Initialize.
+fn needs_initialize(def: ApiDef) -> ApiDef {
+    let crate::hle::ExportKind::Function { conv, nargs, glue } = def.kind else {
+        return def;
+    };
+    ApiDef {
+        kind: crate::hle::ExportKind::Function {
+            conv,
+            nargs,
+            glue: Box::new(move |cx, stack| {
+                let this = stack.first().copied().unwrap_or(0);
+                let pending = {
+                    let g = cx.proc.ddraw.lock();
+                    iface::lookup(&g, this, iface::is_ddraw)
+                        .and_then(|(_, obj)| g.ddraws.get(&obj))
+                        .is_some_and(|d| d.uninitialised)
+                };
+                if pending {
+                    return Ok(Outcome::Return(u64::from(DDERR_NOTINITIALIZED)));
+                }
+                glue(cx, stack)
+            }),
+        },
+        ..def
+    }
 }
 
 fn RestoreDisplayMode(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
@@ -782,9 +853,20 @@ pub fn exports() -> Vec<ApiDef> {
             )
         };
     }
-    v.extend(ddraw!("IDirectDraw", SetDisplayMode1));
-    v.extend(ddraw!("IDirectDraw2", SetDisplayMode2));
-    v.extend(ddraw!("IDirectDraw4", SetDisplayMode2));
-    v.extend(ddraw!("IDirectDraw7", SetDisplayMode2));
+    for methods in [
+        ddraw!("IDirectDraw", SetDisplayMode1),
+        ddraw!("IDirectDraw2", SetDisplayMode2),
+        ddraw!("IDirectDraw4", SetDisplayMode2),
+        ddraw!("IDirectDraw7", SetDisplayMode2),
+    ] {
+        v.extend(methods.into_iter().map(|def| {
+            let m = def.name.rsplit("::").next().unwrap_or("");
+            if matches!(m, "QueryInterface" | "AddRef" | "Release" | "Initialize") {
+                def
+            } else {
+                needs_initialize(def)
+            }
+        }));
+    }
     v
 }

@@ -49,6 +49,7 @@ pub const DIERR_ACQUIRED: u32 = 0x8007_00AA;
 pub const DIERR_NOTACQUIRED: u32 = 0x8007_000C;
 pub const DIERR_NOTBUFFERED: u32 = 0x8004_0207;
 pub const DIERR_UNPLUGGED: u32 = 0x8004_0209;
+pub const DIERR_NOTINITIALIZED: u32 = 0x8007_0015;
 
 const fn di_guid(d1: u32, d2: u16, d3: u16) -> Guid {
     Guid::new(d1, d2, d3, [0xBF, 0xC7, 0x44, 0x45, 0x53, 0x54, 0x00, 0x00])
@@ -149,7 +150,8 @@ const DEVICE_METHODS: &[&str] = &[
 /// An IDirectInput object.
 struct DiObj {
     wide: bool,
-    /// The dwVersion it was created for (sizes of structures it fills).
+    /// The dwVersion it was created for (sizes of structures it fills); 0 while
+    /// an object CoCreateInstance made waits for Initialize.
     version: u32,
     refs: u32,
 }
@@ -292,6 +294,35 @@ fn create_di(cx: &mut Ctx, version: u32, wide: bool, out: Ptr, outer: u32) -> Ap
     Ok(DI_OK)
 }
 
+/// CoCreateInstance(CLSID_DirectInput, riid): an uninitialised IDirectInput of
+/// the character set `riid` names (E_NOINTERFACE for another interface).
+pub(crate) fn co_create(cx: &mut Ctx, riid: &Guid, ppv: Ptr) -> ApiResult<u32> {
+    let wide = if IID_IDIRECTINPUT_W.contains(riid) {
+        true
+    } else if IID_IDIRECTINPUT_A.contains(riid) || *riid == com::IID_IUNKNOWN {
+        false
+    } else {
+        return Ok(com::E_NOINTERFACE);
+    };
+    let iface = if wide {
+        "IDirectInput7W"
+    } else {
+        "IDirectInput7A"
+    };
+    let vt = com::vtable(cx.proc, DLL_NAME, iface, DI_METHODS)?;
+    let obj = com::new_object(cx.proc, vt, 0, 8)?;
+    st(cx.proc).dis.insert(
+        obj,
+        DiObj {
+            wide,
+            version: 0,
+            refs: 1,
+        },
+    );
+    cx.proc.mem.write_u32(ppv.0, obj)?;
+    Ok(DI_OK)
+}
+
 pub fn DirectInputCreateA(
     cx: &mut Ctx,
     _hinst: u32,
@@ -416,6 +447,9 @@ fn create_device(cx: &mut Ctx, this: u32, rguid: Ptr, out: Ptr, outer: u32) -> A
     cx.proc.mem.write_u32(out.0, 0)?;
     if outer != 0 {
         return Ok(com::CLASS_E_NOAGGREGATION);
+    }
+    if di_of(cx, this)?.1 == 0 {
+        return Ok(DIERR_NOTINITIALIZED);
     }
     let g = Guid::read(cx.proc, rguid.0)?;
     let Some(kind) = device_for(cx, g) else {
@@ -558,6 +592,9 @@ fn DI_EnumDevices(
     if lpCallback == 0 {
         return Ok(Outcome::Return(u64::from(DIERR_INVALIDPARAM)));
     }
+    if version == 0 {
+        return Ok(Outcome::Return(u64::from(DIERR_NOTINITIALIZED)));
+    }
     let mut kinds = vec![Kind::Mouse, Kind::Keyboard];
     kinds.extend(
         (0..MAX_PADS)
@@ -593,7 +630,9 @@ fn DI_EnumDevices(
 /// DI_OK for an attached device, DI_NOTATTACHED (S_FALSE) for a pad slot with
 /// no pad, DIERR_DEVICENOTREG for anything else.
 fn DI_GetDeviceStatus(cx: &mut Ctx, this: u32, rguidInstance: Ptr) -> ApiResult<u32> {
-    di_of(cx, this)?;
+    if di_of(cx, this)?.1 == 0 {
+        return Ok(DIERR_NOTINITIALIZED);
+    }
     let g = Guid::read(cx.proc, rguidInstance.0)?;
     if device_for(cx, g).is_some() {
         return Ok(DI_OK);
@@ -604,9 +643,34 @@ fn DI_GetDeviceStatus(cx: &mut Ctx, this: u32, rguidInstance: Ptr) -> ApiResult<
     Ok(DIERR_DEVICENOTREG)
 }
 
-/// The object is initialised by DirectInputCreate already.
-fn DI_Initialize(cx: &mut Ctx, this: u32, _hinst: u32, _dwVersion: u32) -> ApiResult<u32> {
-    di_of(cx, this)?;
+/// The DirectInput versions Initialize accepts (DirectX 3 to 7).
+const DI_VERSIONS: [u32; 7] = [0x0300, 0x0500, 0x050A, 0x05B2, 0x0602, 0x061A, 0x0700];
+
+/// Initialize checks its arguments every time (as Wine's conformance tests show
+/// Windows doing): a NULL instance is DIERR_INVALIDPARAM, version 0
+/// DIERR_NOTINITIALIZED, an unknown older version DIERR_BETADIRECTINPUTVERSION, a
+/// newer one DIERR_OLDDIRECTINPUTVERSION; a known version initialises an object
+/// CoCreateInstance made (DirectInputCreate's already are).
+fn DI_Initialize(cx: &mut Ctx, this: u32, hinst: u32, dwVersion: u32) -> ApiResult<u32> {
+    let (_, version) = di_of(cx, this)?;
+    if hinst == 0 {
+        return Ok(DIERR_INVALIDPARAM);
+    }
+    if dwVersion == 0 {
+        return Ok(DIERR_NOTINITIALIZED);
+    }
+    if !DI_VERSIONS.contains(&dwVersion) {
+        return Ok(if dwVersion < 0x0700 {
+            DIERR_BETADIRECTINPUTVERSION
+        } else {
+            DIERR_OLDDIRECTINPUTVERSION
+        });
+    }
+    if version == 0
+        && let Some(d) = st(cx.proc).dis.get_mut(&this)
+    {
+        d.version = dwVersion;
+    }
     Ok(DI_OK)
 }
 

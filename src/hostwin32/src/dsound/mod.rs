@@ -50,6 +50,7 @@ pub const DSERR_OUTOFMEMORY: u32 = com::E_OUTOFMEMORY;
 pub const DSERR_BADFORMAT: u32 = dserr(100);
 pub const DSERR_NODRIVER: u32 = dserr(120);
 pub const DSERR_ALREADYINITIALIZED: u32 = dserr(130);
+pub const DSERR_UNINITIALIZED: u32 = dserr(170);
 pub const DSERR_NOAGGREGATION: u32 = com::CLASS_E_NOAGGREGATION;
 pub const DSERR_OBJECTNOTFOUND: u32 = dserr(4449);
 
@@ -135,6 +136,10 @@ pub struct DeviceState {
     pub primary: u32,
     /// Interface pointers of the buffers it created (released with it).
     pub buffers: Vec<u32>,
+    /// Made by CoCreateInstance and not yet initialised: every method but
+    /// QueryInterface, AddRef, Release and Initialize fails with
+    /// DSERR_UNINITIALIZED.
+    pub uninitialised: bool,
 }
 
 pub enum Obj {
@@ -195,6 +200,7 @@ fn create(cx: &mut Ctx, lpGuid: Ptr, ppDS: Ptr, pUnkOuter: Ptr, is8: bool) -> Ap
             speaker: 4 | (20 << 16),
             primary: 0,
             buffers: Vec::new(),
+            uninitialised: false,
         }),
     });
     lock(&state(cx.proc).objects).insert(obj, Obj::Device(dev));
@@ -400,12 +406,65 @@ fn ds_SetSpeakerConfig(cx: &mut Ctx, this: u32, v: u32) -> ApiResult<u32> {
     Ok(DS_OK)
 }
 
-fn ds_Initialize(cx: &mut Ctx, this: u32, _guid: Ptr) -> ApiResult<u32> {
-    if device(cx, this).is_none() {
+/// Initialises an object CoCreateInstance made, on the device the GUID names
+/// (NULL or a default-device GUID: the one device); DirectSoundCreate's objects,
+/// and objects initialised before, answer DSERR_ALREADYINITIALIZED.
+fn ds_Initialize(cx: &mut Ctx, this: u32, guid: Ptr) -> ApiResult<u32> {
+    let Some(dev) = device(cx, this) else {
         return Ok(DSERR_INVALIDPARAM);
+    };
+    if !lock(&dev.st).uninitialised {
+        return Ok(DSERR_ALREADYINITIALIZED);
     }
-    // Objects come from DirectSoundCreate, which initialises them.
-    Ok(DSERR_ALREADYINITIALIZED)
+    if !guid.is_null() {
+        let g = Guid::read(cx.proc, guid.0)?;
+        if g != DSDEVID_DEFAULTPLAYBACK && g != DSDEVID_DEFAULTVOICEPLAYBACK {
+            return Ok(DSERR_NODRIVER);
+        }
+    }
+    lock(&dev.st).uninitialised = false;
+    Ok(DS_OK)
+}
+
+/// CoCreateInstance(CLSID_DirectSound or CLSID_DirectSound8, riid): an
+/// uninitialised device object (E_NOINTERFACE for an IID it does not have).
+pub(crate) fn co_create(cx: &mut Ctx, is8: bool, riid: &Guid, ppv: Ptr) -> ApiResult<u32> {
+    if *riid != com::IID_IUNKNOWN
+        && *riid != IID_IDIRECTSOUND
+        && !(is8 && *riid == IID_IDIRECTSOUND8)
+    {
+        return Ok(com::E_NOINTERFACE);
+    }
+    let hr = create(cx, Ptr(0), ppv, Ptr(0), is8)?;
+    if hr == DS_OK {
+        let obj = cx.proc.mem.read_u32(ppv.0)?;
+        if let Some(dev) = device(cx, obj) {
+            lock(&dev.st).uninitialised = true;
+        }
+    }
+    Ok(hr)
+}
+
+/// Makes an IDirectSound method answer DSERR_UNINITIALIZED while its object
+/// waits for Initialize.
+fn needs_initialize(def: ApiDef) -> ApiDef {
+    let crate::hle::ExportKind::Function { conv, nargs, glue } = def.kind else {
+        return def;
+    };
+    ApiDef {
+        kind: crate::hle::ExportKind::Function {
+            conv,
+            nargs,
+            glue: Box::new(move |cx, stack| {
+                let this = stack.first().copied().unwrap_or(0);
+                if device(cx, this).is_some_and(|d| lock(&d.st).uninitialised) {
+                    return Ok(Outcome::Return(u64::from(DSERR_UNINITIALIZED)));
+                }
+                glue(cx, stack)
+            }),
+        },
+        ..def
+    }
 }
 
 fn ds_VerifyCertification(cx: &mut Ctx, this: u32, p: Ptr) -> ApiResult<u32> {
@@ -418,7 +477,7 @@ fn ds_VerifyCertification(cx: &mut Ctx, this: u32, p: Ptr) -> ApiResult<u32> {
 }
 
 fn exports() -> Vec<ApiDef> {
-    let mut v = vec![
+    let v = vec![
         stdcall("DirectSoundCreate", DirectSoundCreate).ordinal(1),
         stdcall("DirectSoundEnumerateA", DirectSoundEnumerateA).ordinal(2),
         stdcall("DirectSoundEnumerateW", DirectSoundEnumerateW).ordinal(3),
@@ -439,6 +498,13 @@ fn exports() -> Vec<ApiDef> {
         stdcall("IDirectSound::Initialize", ds_Initialize),
         stdcall("IDirectSound::VerifyCertification", ds_VerifyCertification),
     ];
+    let mut v: Vec<ApiDef> = v
+        .into_iter()
+        .map(|def| match def.name.strip_prefix("IDirectSound::") {
+            Some("QueryInterface" | "AddRef" | "Release" | "Initialize") | None => def,
+            Some(_) => needs_initialize(def),
+        })
+        .collect();
     v.extend(buffer::exports());
     v
 }

@@ -7,6 +7,7 @@ use crate::hle::{ApiDef, HleDll};
 
 pub mod joy;
 pub mod mci;
+pub mod mixer;
 pub mod timer;
 pub mod wave;
 pub mod wave_service;
@@ -29,5 +30,6 @@ fn exports() -> Vec<ApiDef> {
     v.extend(wave::exports());
     v.extend(joy::exports());
     v.extend(mci::exports());
+    v.extend(mixer::exports());
     v
 }
