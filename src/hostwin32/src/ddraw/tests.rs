@@ -338,3 +338,57 @@ fn create_surface_offscreen_needs_a_size() {
         DDERR_INVALIDPARAMS
     );
 }
+
+/// SetDisplayMode in exclusive mode makes the cooperative window cover the new
+/// screen (DX7 wormhole blits to its client rectangle in screen coordinates; its
+/// 800x600 window would put that outside a 640x480 primary surface).
+#[test]
+fn exclusive_set_display_mode_moves_the_window_over_the_screen() {
+    use crate::user32::window::{Create, GetWindowRect, create_window};
+    let mut h = Harness::new();
+    // Window messages go through the guest stack.
+    let stack = h.scratch(0x10000);
+    h.thread.cpu.regs[winterp_core::cpu::ESP] = stack + 0xff00;
+    let hwnd = create_window(
+        &mut h.cx(),
+        Create {
+            exstyle: 0,
+            class: crate::user32::NameOrId::Name("STATIC".into()),
+            class_ptr: 0,
+            name_ptr: 0,
+            style: 0x9000_0000, // WS_POPUP | WS_VISIBLE
+            x: 0,
+            y: 0,
+            w: 800,
+            h: 600,
+            parent: 0,
+            menu: 0,
+            instance: 0,
+            param: 0,
+            unicode: false,
+        },
+    )
+    .unwrap_or_else(|e| match e {
+        crate::user32::Flow::Err(e) => panic!("create_window: {e:?}"),
+        crate::user32::Flow::End(o) => panic!("create_window: {o:?}"),
+    });
+    assert_ne!(hwnd, 0);
+    let (dd, mem) = ddraw_at(&mut h, 0);
+    assert_eq!(
+        call(
+            &mut h,
+            "IDirectDraw::SetCooperativeLevel",
+            &[dd, hwnd, EXCLUSIVE]
+        ),
+        DD_OK
+    );
+    assert_eq!(
+        call(&mut h, "IDirectDraw::SetDisplayMode", &[dd, 640, 480, 8]),
+        DD_OK
+    );
+    assert!(GetWindowRect(&mut h.cx(), hwnd, Ptr(mem + 0x300)).unwrap());
+    let r: Vec<u32> = (0..4)
+        .map(|k| h.proc.mem.read_u32(mem + 0x300 + 4 * k).unwrap())
+        .collect();
+    assert_eq!(r, [0, 0, 640, 480]);
+}
