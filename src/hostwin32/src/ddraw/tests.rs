@@ -392,3 +392,30 @@ fn exclusive_set_display_mode_moves_the_window_over_the_screen() {
         .collect();
     assert_eq!(r, [0, 0, 640, 480]);
 }
+
+/// win4k calls ReleaseDC without pushing the DC (whatever is on the stack comes as
+/// hDC): the surface's DC is released all the same; a second ReleaseDC has none.
+#[test]
+fn release_dc_releases_the_surfaces_dc_whatever_handle_comes() {
+    let mut h = Harness::new();
+    let (dd, mem) = ddraw_at(&mut h, NORMAL);
+    let caps = DDSCAPS_OFFSCREENPLAIN | DDSCAPS_SYSTEMMEMORY;
+    assert_eq!(
+        create(&mut h, dd, mem, DDSD_CAPS | WH, caps, (8, 8), 0, None),
+        DD_OK
+    );
+    let s = h.proc.mem.read_u32(mem + 0x200).unwrap();
+    assert_eq!(
+        call(&mut h, "IDirectDrawSurface::GetDC", &[s, mem + 0x300]),
+        DD_OK
+    );
+    let hdc = h.proc.mem.read_u32(mem + 0x300).unwrap();
+    assert_eq!(
+        call(&mut h, "IDirectDrawSurface::ReleaseDC", &[s, 0x7fd0_0010]),
+        DD_OK
+    );
+    assert_ne!(
+        call(&mut h, "IDirectDrawSurface::ReleaseDC", &[s, hdc]),
+        DD_OK
+    );
+}
