@@ -1256,8 +1256,101 @@ pub fn IsCharLowerA(_cx: &mut Ctx, ch: u8) -> bool {
     char_class(ansi_unit(ch), C1_LOWER)
 }
 
+/// Converts `n` bytes (up to the NUL when `n` is None) between the OEM (437) and
+/// ANSI (1252) code pages in place or into `dst`, through Unicode. A character the
+/// target code page lacks becomes '?', as without best-fit tables.
+fn convert_cp(
+    cx: &mut Ctx,
+    src: u32,
+    dst: u32,
+    n: Option<u32>,
+    from: CodePage,
+    to: CodePage,
+) -> ApiResult<bool> {
+    if src == 0 || dst == 0 {
+        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
+        return Ok(false);
+    }
+    let bytes = match n {
+        Some(n) => {
+            let mut b = vec![0u8; n as usize];
+            cx.proc.mem.read_bytes(src, &mut b)?;
+            b
+        }
+        None => {
+            let mut b = read_cbytes(cx.proc, src)?;
+            b.push(0);
+            b
+        }
+    };
+    let out: Vec<u8> = bytes
+        .iter()
+        .map(|&b| unicode_to_byte(to, byte_to_unicode(from, b)).unwrap_or(b'?'))
+        .collect();
+    cx.proc.mem.write_bytes(dst, &out)?;
+    Ok(true)
+}
+
+pub fn OemToCharA(cx: &mut Ctx, pSrc: Ptr, pDst: Ptr) -> ApiResult<bool> {
+    convert_cp(
+        cx,
+        pSrc.0,
+        pDst.0,
+        None,
+        CodePage::Oem437,
+        CodePage::Ansi1252,
+    )
+}
+
+pub fn CharToOemA(cx: &mut Ctx, pSrc: Ptr, pDst: Ptr) -> ApiResult<bool> {
+    convert_cp(
+        cx,
+        pSrc.0,
+        pDst.0,
+        None,
+        CodePage::Ansi1252,
+        CodePage::Oem437,
+    )
+}
+
+pub fn OemToCharBuffA(
+    cx: &mut Ctx,
+    lpszSrc: Ptr,
+    lpszDst: Ptr,
+    cchDstLength: u32,
+) -> ApiResult<bool> {
+    convert_cp(
+        cx,
+        lpszSrc.0,
+        lpszDst.0,
+        Some(cchDstLength),
+        CodePage::Oem437,
+        CodePage::Ansi1252,
+    )
+}
+
+pub fn CharToOemBuffA(
+    cx: &mut Ctx,
+    lpszSrc: Ptr,
+    lpszDst: Ptr,
+    cchDstLength: u32,
+) -> ApiResult<bool> {
+    convert_cp(
+        cx,
+        lpszSrc.0,
+        lpszDst.0,
+        Some(cchDstLength),
+        CodePage::Ansi1252,
+        CodePage::Oem437,
+    )
+}
+
 pub fn user32_string_exports() -> Vec<ApiDef> {
     vec![
+        stdcall("OemToCharA", OemToCharA),
+        stdcall("CharToOemA", CharToOemA),
+        stdcall("OemToCharBuffA", OemToCharBuffA),
+        stdcall("CharToOemBuffA", CharToOemBuffA),
         stdcall("IsCharAlphaW", IsCharAlphaW),
         stdcall("IsCharAlphaNumericW", IsCharAlphaNumericW),
         stdcall("IsCharUpperW", IsCharUpperW),

@@ -1,7 +1,7 @@
 //! EnumDisplaySettings and ChangeDisplaySettings: the display modes of the emulated
 //! screen (the list DirectDraw offers too) and switching between them, as games
-//! that go full screen without DirectDraw (OpenGL, GDI) do. Also GetKeyboardType,
-//! which the Delphi run-time asks at start-up.
+//! that go full screen without DirectDraw (OpenGL, GDI) do. Also GetKeyboardType
+//! and GetKeyboardLayout, which the Delphi run-time asks at start-up.
 
 #![allow(non_snake_case)]
 
@@ -221,8 +221,59 @@ pub fn GetKeyboardType(_cx: &mut Ctx, nTypeFlag: i32) -> i32 {
     }
 }
 
+/// The input locale of an en-US keyboard: language 0x0409 in both halves.
+pub fn GetKeyboardLayout(_cx: &mut Ctx, _idThread: u32) -> u32 {
+    0x0409_0409
+}
+
+const HKL_EN_US: u32 = 0x0409_0409;
+
+/// The one installed layout: with `nBuff` 0 the count, else the handles stored.
+pub fn GetKeyboardLayoutList(cx: &mut Ctx, nBuff: i32, lpList: Ptr) -> ApiResult<i32> {
+    if nBuff > 0 && !lpList.is_null() {
+        cx.proc.mem.write_u32(lpList.0, HKL_EN_US)?;
+    }
+    Ok(1)
+}
+
+/// KLID of the active layout: "00000409" (US), 8 characters and a NUL.
+fn layout_name(cx: &mut Ctx, p: Ptr, wide: bool) -> ApiResult<bool> {
+    let name = "00000409";
+    if wide {
+        let mut u: Vec<u16> = name.encode_utf16().collect();
+        u.push(0);
+        crate::kernel32::string::write_wide(cx.proc, p.0, &u)?;
+    } else {
+        cx.proc.mem.write_bytes(p.0, b"00000409\0")?;
+    }
+    Ok(true)
+}
+
+pub fn GetKeyboardLayoutNameA(cx: &mut Ctx, pwszKLID: Ptr) -> ApiResult<bool> {
+    layout_name(cx, pwszKLID, false)
+}
+
+pub fn GetKeyboardLayoutNameW(cx: &mut Ctx, pwszKLID: Ptr) -> ApiResult<bool> {
+    layout_name(cx, pwszKLID, true)
+}
+
+/// Only the US layout is installed: activating it (or HKL_NEXT/HKL_PREV, 1 and 0)
+/// answers the previous layout, the same one; any other fails.
+pub fn ActivateKeyboardLayout(cx: &mut Ctx, hkl: u32, _Flags: u32) -> ApiResult<u32> {
+    if matches!(hkl, HKL_EN_US | 0 | 1) {
+        return Ok(HKL_EN_US);
+    }
+    crate::teb::set_last_error(cx, 87)?;
+    Ok(0)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GetKeyboardLayoutList", GetKeyboardLayoutList),
+        stdcall("GetKeyboardLayoutNameA", GetKeyboardLayoutNameA),
+        stdcall("GetKeyboardLayoutNameW", GetKeyboardLayoutNameW),
+        stdcall("ActivateKeyboardLayout", ActivateKeyboardLayout),
+        stdcall("GetKeyboardLayout", GetKeyboardLayout),
         stdcall("EnumDisplaySettingsA", EnumDisplaySettingsA),
         stdcall("EnumDisplaySettingsW", EnumDisplaySettingsW),
         stdcall("EnumDisplaySettingsExA", EnumDisplaySettingsExA),

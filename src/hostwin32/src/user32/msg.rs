@@ -1143,6 +1143,18 @@ pub fn RegisterWindowMessageW(cx: &mut Ctx, lpString: u32) -> ApiResult<u32> {
     Ok(register_message(cx, s))
 }
 
+/// Clipboard formats and window messages are registered in the same atom table on
+/// Windows, so the same name gives the same number from either function.
+pub fn RegisterClipboardFormatA(cx: &mut Ctx, lpszFormat: u32) -> ApiResult<u32> {
+    let s = super::read_str(cx, lpszFormat, false)?;
+    Ok(register_message(cx, s))
+}
+
+pub fn RegisterClipboardFormatW(cx: &mut Ctx, lpszFormat: u32) -> ApiResult<u32> {
+    let s = super::read_str(cx, lpszFormat, true)?;
+    Ok(register_message(cx, s))
+}
+
 // ---- Timers ---------------------------------------------------------------------------
 
 pub fn SetTimer(
@@ -1230,6 +1242,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetQueueStatus", GetQueueStatus),
         stdcall("GetInputState", GetInputState),
         stdcall("InSendMessage", InSendMessage),
+        stdcall("RegisterClipboardFormatA", RegisterClipboardFormatA),
+        stdcall("RegisterClipboardFormatW", RegisterClipboardFormatW),
         stdcall("RegisterWindowMessageA", RegisterWindowMessageA),
         stdcall("RegisterWindowMessageW", RegisterWindowMessageW),
         stdcall("SetTimer", SetTimer),

@@ -1971,6 +1971,39 @@ pub fn MonitorFromPoint(_cx: &mut Ctx, _x: i32, _y: i32, _dwFlags: u32) -> u32 {
     HMONITOR
 }
 
+/// The one monitor, clipped to `lprcClip` (and to the device context's area when
+/// `hdc` is given, which here is the same screen): MonitorEnumProc(hMonitor,
+/// hdcMonitor, lprcMonitor, dwData) is called once if the intersection is not empty.
+pub fn EnumDisplayMonitors(
+    cx: &mut Ctx,
+    hdc: u32,
+    lprcClip: Ptr,
+    lpfnEnum: u32,
+    dwData: u32,
+) -> ApiResult<Outcome> {
+    let m = cx.proc.display.mode();
+    let screen = Rect::new(0, 0, m.width as i32, m.height as i32);
+    let area = if lprcClip.is_null() {
+        screen
+    } else {
+        let c = rect_at(cx, lprcClip.0)?;
+        Rect::new(
+            c.left.max(screen.left),
+            c.top.max(screen.top),
+            c.right.min(screen.right),
+            c.bottom.min(screen.bottom),
+        )
+    };
+    if area.right <= area.left || area.bottom <= area.top {
+        return Ok(Outcome::Return(1));
+    }
+    let (rc, esp) = super::stack_alloc(cx, 16);
+    put_rect(cx, rc, if hdc == 0 { screen } else { area })?;
+    let r = super::guest(cx, lpfnEnum, &[HMONITOR, hdc, rc, dwData]);
+    super::stack_free(cx, esp);
+    fin(r.map(|_| true))
+}
+
 fn monitor_info(cx: &mut Ctx, h: u32, p: Ptr, unicode: bool) -> ApiResult<bool> {
     if h != HMONITOR {
         return Ok(false);
@@ -2445,6 +2478,7 @@ pub fn GetWindowRgn(cx: &mut Ctx, hWnd: u32, _hRgn: u32) -> ApiResult<u32> {
 
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("EnumDisplayMonitors", EnumDisplayMonitors),
         stdcall("GetWindowRgn", GetWindowRgn),
         stdcall("RegisterClassA", RegisterClassA),
         stdcall("RegisterClassW", RegisterClassW),
