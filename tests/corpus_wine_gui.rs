@@ -191,3 +191,38 @@ fn notepad_shows_typed_keys_in_its_edit_area() {
         with.width, with.height
     );
 }
+
+/// Wine's programs that winterp shows today must keep showing their main window
+/// under `winterp check` (docs/compatibility.md lists the others and what stops
+/// them): the check exits 0 only when the window is still there at its last tick.
+#[test]
+fn wine_programs_show_their_main_window_under_check() {
+    for name in ["clock", "notepad", "winemine"] {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(exe) = program(
+            "wine_programs_show_their_main_window_under_check",
+            name,
+            dir.path(),
+        ) else {
+            return;
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_winterp"))
+            .args(["check", "--frames", "60", "--screenshot"])
+            .arg(dir.path().join("last.png"))
+            .arg(&exe)
+            .current_dir(exe.parent().unwrap())
+            .env("WINTERP_DATA_DIR", dir.path().join("data"))
+            .output()
+            .expect("running winterp check");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{name}:\n{stdout}");
+        assert!(
+            stdout.contains("first window:          tick"),
+            "{name}: no window\n{stdout}"
+        );
+        assert!(
+            stdout.contains("end:                   reached 60 frames"),
+            "{name}:\n{stdout}"
+        );
+    }
+}
