@@ -261,7 +261,7 @@ fn time_arg(cx: &mut Ctx, p: u32) -> ApiResult<SystemTimeFields> {
 /// Stores a formatting result the way the Get*Format functions do: with
 /// `cch` 0 only the size (with the NUL) is returned; too small a buffer fails
 /// with ERROR_INSUFFICIENT_BUFFER.
-fn store(cx: &mut Ctx, s: &str, buf: u32, cch: i32, wide: bool) -> ApiResult<i32> {
+pub(super) fn store(cx: &mut Ctx, s: &str, buf: u32, cch: i32, wide: bool) -> ApiResult<i32> {
     let units: Vec<u16> = s.encode_utf16().collect();
     let bytes = encode_ansi(s);
     let need = if wide { units.len() } else { bytes.len() } as i32 + 1;

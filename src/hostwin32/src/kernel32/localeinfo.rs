@@ -7,7 +7,6 @@
 #![allow(non_snake_case)]
 
 use super::misc::err;
-use super::string::{encode_ansi, write_wide};
 use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
 use crate::teb::set_last_error;
 
@@ -188,28 +187,7 @@ fn locale_info(
         cx.proc.mem.write_u32(buf, n)?;
         return Ok(need);
     }
-    let (units, bytes) = (
-        value.encode_utf16().collect::<Vec<u16>>(),
-        encode_ansi(&value),
-    );
-    let need = if wide { units.len() } else { bytes.len() } as i32 + 1;
-    if cch == 0 {
-        return Ok(need);
-    }
-    if cch < need {
-        set_last_error(cx, err::ERROR_INSUFFICIENT_BUFFER)?;
-        return Ok(0);
-    }
-    if wide {
-        let mut v = units;
-        v.push(0);
-        write_wide(cx.proc, buf, &v)?;
-    } else {
-        let mut v = bytes;
-        v.push(0);
-        cx.proc.mem.write_bytes(buf, &v)?;
-    }
-    Ok(need)
+    super::locale::store(cx, &value, buf, cch, wide)
 }
 
 pub fn GetLocaleInfoA(
