@@ -145,6 +145,9 @@ pub struct Process {
     pub ddraw: crate::ddraw::State,
     pub dsound: crate::dsound::State,
     pub dinput: crate::dinput::State,
+    /// State of DLL modules the process does not name (msvcrt, ole32, dplayx, the
+    /// mixer), one value per type, created on first use: see [`Process::slot`].
+    slots: Mutex<HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -204,7 +207,20 @@ impl Process {
             ddraw: Default::default(),
             dsound: Default::default(),
             dinput: Default::default(),
+            slots: Default::default(),
         }))
+    }
+
+    /// The process's value of type `T` (a DLL module's state), created with
+    /// `T::default()` the first time it is asked for; it lives as long as the process.
+    pub fn slot<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let any = slots
+            .entry(std::any::TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()))
+            .clone();
+        any.downcast::<T>()
+            .unwrap_or_else(|_| unreachable!("slots are keyed by their type"))
     }
 
     /// Index of the HLE DLL called `name` (case-insensitive, `.dll` optional).

@@ -31,7 +31,7 @@ use crate::hle::com::{self, Guid};
 use crate::hle::{ApiDef, ApiError, ApiResult, Conv, Ctx, ExportKind, HleDll, Outcome, Ptr};
 use crate::process::Process;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 pub const DLL: HleDll = HleDll {
     name: "dplayx.dll",
@@ -267,21 +267,8 @@ pub struct Inner {
     pub sp_strings: Option<Vec<SpStrings>>,
 }
 
-type Registry = Mutex<Vec<(Weak<Process>, Arc<Mutex<Inner>>)>>;
-static REGISTRY: Registry = Mutex::new(Vec::new());
-
 fn state_of(proc: &Arc<Process>) -> Arc<Mutex<Inner>> {
-    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, s)) = reg
-        .iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(proc)))
-    {
-        return s.clone();
-    }
-    reg.retain(|(w, _)| w.strong_count() > 0);
-    let s = Arc::new(Mutex::new(Inner::default()));
-    reg.push((Arc::downgrade(proc), s.clone()));
-    s
+    proc.slot::<Mutex<Inner>>()
 }
 
 /// Runs `f` on the process's DirectPlay state (no guest code may run inside).

@@ -8,7 +8,7 @@ use super::stdio::Io;
 use crate::hle::{ApiError, ApiResult, Ctx, Outcome};
 use crate::process::Process;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use winterp_core::mem::Prot;
 
 /// Per-thread runtime data (msvcrt's `_tiddata`).
@@ -54,6 +54,7 @@ pub struct Inner {
 }
 
 /// One process's C runtime.
+#[derive(Default)]
 pub struct Crt {
     pub inner: Mutex<Inner>,
     /// Streams and file descriptors (separately locked: stdio calls can be long).
@@ -69,25 +70,9 @@ impl Crt {
     }
 }
 
-type Registry = Mutex<Vec<(Weak<Process>, Arc<Crt>)>>;
-static REGISTRY: Registry = Mutex::new(Vec::new());
-
 /// The runtime state of `proc`, created on first use.
 pub fn crt(proc: &Arc<Process>) -> Arc<Crt> {
-    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, c)) = reg
-        .iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(proc)))
-    {
-        return c.clone();
-    }
-    reg.retain(|(w, _)| w.strong_count() > 0);
-    let c = Arc::new(Crt {
-        inner: Mutex::new(Inner::default()),
-        io: Mutex::new(Io::default()),
-    });
-    reg.push((Arc::downgrade(proc), c.clone()));
-    c
+    proc.slot::<Crt>()
 }
 
 /// Guest memory for the runtime's own objects (never freed; small and few).

@@ -21,7 +21,7 @@ mod tests;
 use crate::hle::{ApiDef, HleDll, stdcall};
 use crate::process::Process;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub const DLL: HleDll = HleDll {
     name: "ole32.dll",
@@ -77,21 +77,8 @@ pub struct State {
     pub rng: Option<u64>,
 }
 
-type Registry = Mutex<Vec<(Weak<Process>, Arc<Mutex<State>>)>>;
-static REGISTRY: Registry = Mutex::new(Vec::new());
-
 fn state_of(proc: &Arc<Process>) -> Arc<Mutex<State>> {
-    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, s)) = reg
-        .iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(proc)))
-    {
-        return s.clone();
-    }
-    reg.retain(|(w, _)| w.strong_count() > 0);
-    let s = Arc::new(Mutex::new(State::default()));
-    reg.push((Arc::downgrade(proc), s.clone()));
-    s
+    proc.slot::<Mutex<State>>()
 }
 
 /// Runs `f` on the process's COM state (no guest code may run inside).

@@ -20,7 +20,7 @@ use super::wave::{
 use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
 use crate::process::Process;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub const MIXERR_INVALLINE: u32 = 1024;
 pub const MIXERR_INVALCONTROL: u32 = 1025;
@@ -120,21 +120,8 @@ impl Default for MixerState {
 /// HMIXER values: a tag in the high half, a counter in the low.
 const HANDLE_TAG: u32 = 0x6D78_0000;
 
-type Registry = Mutex<Vec<(Weak<Process>, Arc<Mutex<MixerState>>)>>;
-static REGISTRY: Registry = Mutex::new(Vec::new());
-
 fn state_of(proc: &Arc<Process>) -> Arc<Mutex<MixerState>> {
-    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, s)) = reg
-        .iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(proc)))
-    {
-        return s.clone();
-    }
-    reg.retain(|(w, _)| w.strong_count() > 0);
-    let s = Arc::new(Mutex::new(MixerState::default()));
-    reg.push((Arc::downgrade(proc), s.clone()));
-    s
+    proc.slot::<Mutex<MixerState>>()
 }
 
 /// Runs `f` on the process's mixer state.
