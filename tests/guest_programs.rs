@@ -39,6 +39,7 @@ const PROGRAMS: &[&str] = &[
     "threads",
     "tierloops",
     "tierloops2",
+    "verinfo",
 ];
 
 /// The Windows GUI programs in the same folder; tests/gui_programs.rs runs them.
@@ -185,7 +186,8 @@ fn check(name: &str, mode: Mode, program_dir: &Path, data: &Path) {
     );
 }
 
-/// Runs a program from the committed folder (these programs write no files).
+/// Runs a program from the committed folder (a file a program writes, as verinfo
+/// does, goes to the overlay in the data directory).
 fn guest_program(name: &str, mode: Mode) {
     let data = tempfile::tempdir().unwrap();
     check(name, mode, &guest_dir().join("bin"), data.path());
@@ -459,4 +461,14 @@ fn cpuheavy_normal() {
 #[test]
 fn cpuheavy_deterministic() {
     guest_program("cpuheavy", Mode::Deterministic);
+}
+
+#[test]
+fn verinfo_normal() {
+    guest_program("verinfo", Mode::Normal);
+}
+
+#[test]
+fn verinfo_deterministic() {
+    guest_program("verinfo", Mode::Deterministic);
 }

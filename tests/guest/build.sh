@@ -28,6 +28,7 @@ GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm"
 console_libs() {
     case "$1" in
         comdplay) echo "-lole32 -ldplayx -lwinmm -ldxguid -luuid" ;;
+        verinfo) echo "-lversion" ;;
     esac
 }
 
@@ -50,7 +51,14 @@ for src in src/*.c; do
         fi
         $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS
     else
-        $CC $CFLAGS -o "bin/$name.exe" "$src" $LDFLAGS $(console_libs "$name")
+        # A console program's src/NAME.rc is linked in too (verinfo reads its
+        # own version resource).
+        res=
+        if [ -f "src/$name.rc" ]; then
+            (cd src && $WINDRES -O coff -o "$tmp/$name.res.o" "$name.rc")
+            res="$tmp/$name.res.o"
+        fi
+        $CC $CFLAGS -o "bin/$name.exe" "$src" $res $LDFLAGS $(console_libs "$name")
     fi
     # Only the system DLLs winterp provides may be imported.
     dlls=$($OBJDUMP -p "bin/$name.exe" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u | tr '\n' ' ')
@@ -60,6 +68,8 @@ for src in src/*.c; do
         # comdplay tests COM, DirectPlay and the winmm mixer.
         case "$name:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             comdplay:ole32.dll|comdplay:dplayx.dll|comdplay:winmm.dll) continue ;;
+            # verinfo tests the version resources.
+            verinfo:version.dll) continue ;;
         esac
         case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             *:kernel32.dll|*:msvcrt.dll) ;;

@@ -34,6 +34,7 @@ pub mod sysexports;
 pub mod thread;
 pub mod ucrtbase;
 pub mod user32;
+pub mod version;
 pub mod vfs;
 pub mod winmm;
 
@@ -60,6 +61,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         dinput::DLL,
         ole32::DLL,
         dplayx::DLL,
+        version::DLL,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {

@@ -56,6 +56,8 @@ fn exports() -> Vec<ApiDef> {
         localeinfo::exports,
         system::exports,
         delayload::exports,
+        // VerLanguageName lives with the rest of the version API.
+        crate::version::kernel32_exports,
     ] {
         v.extend(part());
     }

@@ -39,10 +39,41 @@ const MAX_ENTRIES: u32 = 0x2_0000;
 /// Longest name compared (the length field is 16-bit).
 const MAX_NAME_UNITS: u32 = 0xffff;
 
-struct Tree<'a> {
+/// Where a resource directory's bytes are read from: a loaded image in guest
+/// memory (walked at call time, see above), or the bytes of a file on disk
+/// (GetFileVersionInfo reads files that are not loaded).
+trait DirBytes {
+    /// `buf.len()` bytes at offset `off` from the start of the resource directory.
+    fn read(&self, off: u32, buf: &mut [u8]) -> Option<()>;
+}
+
+/// The resource directory of a loaded image.
+struct InGuest<'a> {
     proc: &'a Process,
     /// Guest address of the root directory.
     root: u32,
+}
+
+impl DirBytes for InGuest<'_> {
+    fn read(&self, off: u32, buf: &mut [u8]) -> Option<()> {
+        self.proc
+            .mem
+            .read_bytes(self.root.wrapping_add(off), buf)
+            .ok()
+    }
+}
+
+/// The resource directory copied out of a file, as it lies in the mapped image.
+impl DirBytes for Vec<u8> {
+    fn read(&self, off: u32, buf: &mut [u8]) -> Option<()> {
+        let at = off as usize;
+        buf.copy_from_slice(self.get(at..at.checked_add(buf.len())?)?);
+        Some(())
+    }
+}
+
+struct Tree<S> {
+    src: S,
     /// Size of the resource directory (offsets must stay inside it).
     size: u32,
     /// Mapped size of the image (data RVAs must stay inside it).
@@ -55,13 +86,21 @@ struct Entry {
     target: u32,
 }
 
-impl Tree<'_> {
+/// Which level of a lookup found nothing; FindResource has an error code for each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    Type,
+    Name,
+    Language,
+}
+
+impl<S: DirBytes> Tree<S> {
     fn u32_at(&self, off: u32) -> Option<u32> {
         if off.checked_add(4)? > self.size {
             return None;
         }
         let mut b = [0u8; 4];
-        self.proc.mem.read_bytes(self.root + off, &mut b).ok()?;
+        self.src.read(off, &mut b)?;
         Some(u32::from_le_bytes(b))
     }
 
@@ -91,10 +130,7 @@ impl Tree<'_> {
             return None;
         }
         let mut raw = vec![0u8; 2 * len as usize];
-        self.proc
-            .mem
-            .read_bytes(self.root + off + 2, &mut raw)
-            .ok()?;
+        self.src.read(off + 2, &mut raw)?;
         let units: Vec<u16> = raw
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -127,15 +163,36 @@ impl Tree<'_> {
         }
         Some((rva, size))
     }
+
+    /// The data entry of resource `name` of type `ty` in language `lang` (see
+    /// [`find_resource`] for `None`), or the level where the lookup failed.
+    fn lookup(&self, ty: &ResId, name: &ResId, lang: Option<u16>) -> Result<(u32, u32), Missing> {
+        let types = self.subdir(0, ty).ok_or(Missing::Type)?;
+        let langs = self.subdir(types, name).ok_or(Missing::Name)?;
+        let entries = self.entries(langs).ok_or(Missing::Language)?;
+        let leaf = |e: &Entry| (e.target & 0x8000_0000 == 0).then_some(e.target);
+        let pick = match lang {
+            Some(l) => entries.iter().find(|e| e.name == l as u32).and_then(leaf),
+            None => LANG_FALLBACK
+                .iter()
+                .find_map(|&l| entries.iter().find(|e| e.name == l as u32).and_then(leaf))
+                .or_else(|| entries.iter().find_map(leaf)),
+        }
+        .ok_or(Missing::Language)?;
+        // A data entry outside the image is as good as none.
+        self.data(pick).ok_or(Missing::Language)
+    }
 }
 
-fn tree(proc: &Process, module: u32) -> Option<Tree<'_>> {
+fn tree(proc: &Process, module: u32) -> Option<Tree<InGuest<'_>>> {
     let st = state(proc);
     let img = st.image(module)?;
     let (rva, size) = img.resources?;
     Some(Tree {
-        proc,
-        root: module.wrapping_add(rva),
+        src: InGuest {
+            proc,
+            root: module.wrapping_add(rva),
+        },
         size,
         image_size: img.size,
     })
@@ -145,17 +202,17 @@ fn tree(proc: &Process, module: u32) -> Option<Tree<'_>> {
 /// neutral, the user's and the system's default, US English; then any language.
 const LANG_FALLBACK: [u16; 4] = [0x0000, 0x0400, 0x0800, 0x0409];
 
+/// Whether module `module` has any resource of type `ty`.
+pub fn has_type(proc: &Process, module: u32, ty: &ResId) -> bool {
+    tree(proc, module).is_some_and(|t| t.subdir(0, ty).is_some())
+}
+
 /// Finds resource `name` of type `ty` in the guest image at `module` and returns
 /// its data's (RVA, size); the data is at `module + RVA`.
 ///
 /// With `lang = Some(l)` only language `l` matches (FindResourceEx). With `None`
 /// (FindResource) the languages in [`LANG_FALLBACK`] are tried in order, then the
 /// first language present. HLE pseudo-modules have no resources.
-/// Whether module `module` has any resource of type `ty`.
-pub fn has_type(proc: &Process, module: u32, ty: &ResId) -> bool {
-    tree(proc, module).is_some_and(|t| t.subdir(0, ty).is_some())
-}
-
 pub fn find_resource(
     proc: &Process,
     module: u32,
@@ -163,19 +220,7 @@ pub fn find_resource(
     name: &ResId,
     lang: Option<u16>,
 ) -> Option<(u32, u32)> {
-    let t = tree(proc, module)?;
-    let types = t.subdir(0, ty)?;
-    let langs = t.subdir(types, name)?;
-    let entries = t.entries(langs)?;
-    let leaf = |e: &Entry| (e.target & 0x8000_0000 == 0).then_some(e.target);
-    let pick = match lang {
-        Some(l) => entries.iter().find(|e| e.name == l as u32).and_then(leaf),
-        None => LANG_FALLBACK
-            .iter()
-            .find_map(|&l| entries.iter().find(|e| e.name == l as u32).and_then(leaf))
-            .or_else(|| entries.iter().find_map(leaf)),
-    }?;
-    t.data(pick)
+    tree(proc, module)?.lookup(ty, name, lang).ok()
 }
 
 /// The keys in the resource directory under `path` (empty: the types; `[type]`:
@@ -199,9 +244,47 @@ pub fn resource_children(proc: &Process, module: u32, path: &[ResId]) -> Vec<Res
         .collect()
 }
 
+/// Why a file gave no resource data ([`find_in_file`]).
+#[derive(Debug)]
+pub enum FileResError {
+    /// The file is not a PE image the loader accepts.
+    NotImage(super::LoadError),
+    /// The image has no resource directory.
+    NoResources,
+    /// The lookup failed at this level.
+    Missing(Missing),
+}
+
+/// Resource `name` of type `ty` (language as for [`find_resource`]) of the PE file
+/// whose bytes are `data`: the file is laid out as the loader would map it
+/// (`pe::parse`, `map::image_bytes`) and the same directory walk is made, so a
+/// file answers exactly as the module would once loaded. For files that are not
+/// loaded (GetFileVersionInfo). `name_for_errors` names the file in a parse error.
+pub fn find_in_file(
+    name_for_errors: &str,
+    data: &[u8],
+    ty: &ResId,
+    name: &ResId,
+    lang: Option<u16>,
+) -> Result<Vec<u8>, FileResError> {
+    let h = super::pe::parse(name_for_errors, data).map_err(FileResError::NotImage)?;
+    let (rva, size) = h
+        .dir(object::pe::IMAGE_DIRECTORY_ENTRY_RESOURCE)
+        .filter(|d| d.1 != 0)
+        .ok_or(FileResError::NoResources)?;
+    let t = Tree {
+        src: super::map::image_bytes(data, &h, rva as u64, size as usize),
+        size,
+        image_size: h.mapped_size(),
+    };
+    let (at, len) = t.lookup(ty, name, lang).map_err(FileResError::Missing)?;
+    Ok(super::map::image_bytes(data, &h, at as u64, len as usize))
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::loader::pe::tests::Img;
 
     #[test]
     fn hash_numbers_are_ids() {
@@ -209,5 +292,70 @@ mod tests {
         assert_eq!(ResId::from_name("MYDATA"), ResId::Name("MYDATA".into()));
         assert_eq!(ResId::from_name("#x"), ResId::Name("#x".into()));
         assert_eq!(ResId::from_name("#70000"), ResId::Name("#70000".into()));
+    }
+
+    /// A minimal PE file whose .rsrc section (RVA 0x2000) holds one resource:
+    /// type `ty`, id `name`, language `lang`, bytes `data`.
+    pub(crate) fn image_with_resource(ty: u16, name: u16, lang: u16, data: &[u8]) -> Vec<u8> {
+        let mut m = Img::minimal();
+        let dir = |m: &mut Img, at: usize, id: u16, target: u32| {
+            m.w16(at + 14, 1); // NumberOfIdEntries
+            m.w32(at + 16, id as u32);
+            m.w32(at + 20, target);
+        };
+        const RAW: usize = 0x400;
+        const RVA: u32 = 0x2000;
+        dir(&mut m, RAW, ty, 0x8000_0018);
+        dir(&mut m, RAW + 0x18, name, 0x8000_0030);
+        dir(&mut m, RAW + 0x30, lang, 0x48);
+        m.w32(RAW + 0x48, RVA + 0x58);
+        m.w32(RAW + 0x4c, data.len() as u32);
+        m.put(RAW + 0x58, data);
+        let raw_size = (0x58 + data.len()).next_multiple_of(0x200) as u32;
+        m.put(RAW + raw_size as usize - 1, &[0]);
+        m.sections(2);
+        m.section(1, ".rsrc", RVA, raw_size, RAW as u32, raw_size, 0x4000_0040);
+        m.dir(2, RVA, raw_size);
+        m.opt32(
+            crate::loader::pe::tests::SIZE_OF_IMAGE,
+            RVA + raw_size.next_multiple_of(0x1000),
+        );
+        m.f
+    }
+
+    #[test]
+    fn a_file_resource_is_found_as_in_the_loaded_image() {
+        let f = image_with_resource(16, 1, 0x0409, b"version bytes");
+        let got = |ty: u16, name: u16, lang: Option<u16>| {
+            find_in_file("t.exe", &f, &ResId::Id(ty), &ResId::Id(name), lang)
+        };
+        assert_eq!(got(16, 1, None).unwrap(), b"version bytes");
+        assert_eq!(got(16, 1, Some(0x0409)).unwrap(), b"version bytes");
+        assert!(matches!(
+            got(16, 1, Some(0x0407)),
+            Err(FileResError::Missing(Missing::Language))
+        ));
+        assert!(matches!(
+            got(16, 2, None),
+            Err(FileResError::Missing(Missing::Name))
+        ));
+        assert!(matches!(
+            got(3, 1, None),
+            Err(FileResError::Missing(Missing::Type))
+        ));
+    }
+
+    #[test]
+    fn files_without_resources_or_headers_say_which() {
+        let none = Img::minimal().f;
+        let want = (ResId::Id(16), ResId::Id(1));
+        assert!(matches!(
+            find_in_file("t.exe", &none, &want.0, &want.1, None),
+            Err(FileResError::NoResources)
+        ));
+        assert!(matches!(
+            find_in_file("t.txt", b"plain text\r\n", &want.0, &want.1, None),
+            Err(FileResError::NotImage(_))
+        ));
     }
 }
