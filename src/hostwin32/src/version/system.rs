@@ -20,6 +20,12 @@
 //!   through a manifest).
 //!   The NT 4.0 figure is the one build of 4.72 on record (Windows 98's
 //!   4.72.3110.1).
+//! - SHELL32 and SHLWAPI follow the shell's line (MSDN "Shell and Shlwapi DLL
+//!   Versions"): SHELL32 4.00 with 95 and NT 4.0, 4.72 with 98, 5.0 with Me and
+//!   2000, 6.0 with XP; SHLWAPI 5.0 with 98 SE and 2000, 5.5 with Me, 6.0 with
+//!   XP (95 and NT 4.0 had it only from Internet Explorer 4.01 on: 4.72). Their build words are on
+//!   record only for XP SP3 (6.0.2900.5512); elsewhere the release's build stands
+//!   in the third word. MSVCRT on XP is the 7.0 runtime (7.0.2600.5512).
 //! - The DirectX DLLs on Windows 9x carry DirectX's version, not Windows': the
 //!   DirectX 7.0a runtime's 4.07.00.0716, the release whose interfaces (up to
 //!   IDirectDraw7) winterp provides; games' DirectX checks compare exactly this.
@@ -97,6 +103,23 @@ pub fn dll_line(key: &str, v: WinVersion) -> Line {
             WinVersion::Nt4 => nt([4, 72, 3110, 1]),
             WinVersion::WinXp => xp_sp3(5, 82, 2900),
         };
+    }
+    let shell = |major: u16, minor: u16| {
+        let os = os_line(v).words;
+        // 9x lines carry the build in the fourth word, NT lines in the third.
+        let build = if is_9x(v) { os[3] } else { os[2] };
+        nt([major, minor, build, 0])
+    };
+    match (key, v) {
+        ("shell32", WinVersion::Win95 | WinVersion::Nt4) => return shell(4, 0),
+        ("shell32", WinVersion::Win98) => return shell(4, 72),
+        ("shell32", WinVersion::WinMe | WinVersion::Win2000) => return shell(5, 0),
+        ("shell32" | "shlwapi", WinVersion::WinXp) => return xp_sp3(6, 0, 2900),
+        ("shlwapi", WinVersion::Win95 | WinVersion::Nt4) => return shell(4, 72),
+        ("shlwapi", WinVersion::Win98 | WinVersion::Win2000) => return shell(5, 0),
+        ("shlwapi", WinVersion::WinMe) => return shell(5, 50),
+        ("msvcrt", WinVersion::WinXp) => return xp_sp3(7, 0, 2600),
+        _ => {}
     }
     if DIRECTX.contains(&key) {
         if is_9x(v) {

@@ -128,6 +128,17 @@ fn system_dlls_carry_the_emulated_windows_version() {
     );
     assert_eq!(fixed("comctl32.dll", WinVersion::Win2000).0, 0x0005_0051);
     assert_eq!(fixed("comctl32.dll", WinVersion::Win95).0, 0x0004_0000);
+    // The shell's line.
+    assert_eq!(fixed("shell32.dll", WinVersion::Win98).0, 0x0004_0048);
+    assert_eq!(
+        fixed("SHLWAPI.dll", WinVersion::Win98),
+        (0x0005_0000, 2222 << 16, 0x1_0004)
+    );
+    assert_eq!(
+        fixed("shell32.dll", WinVersion::WinXp),
+        (0x0006_0000, (2900 << 16) | 5512, 0x4_0004)
+    );
+    assert_eq!(fixed("msvcrt.dll", WinVersion::WinXp).0, 0x0007_0000);
     // DirectX 7.0a on Windows 9x: 4.07.00.0716.
     assert_eq!(
         fixed("DDRAW.dll", WinVersion::Win98),
