@@ -232,8 +232,10 @@ pub fn hle_export(proc: &Arc<Process>, dll: usize, name: &ExportName) -> Option<
     let Some(k) = index else {
         // A real export winterp does not implement: a thunk that behaves like its
         // import (a report naming it, or the stub with the right stack cleanup).
-        // Variables cannot be faked with code: those stay unresolved.
-        let e = real.filter(|e| e.kind.is_code())?;
+        // Variables cannot be faked with code: those stay unresolved. Neither do
+        // functions XP does not export: programs probe for those and take another
+        // path on NULL, as they do on the Windows winterp emulates.
+        let e = real.filter(|e| e.kind.is_code() && !e.not_in_xp)?;
         return Some(proc.missing_thunk(dll_name, e.name));
     };
     let addr = match proc.export_address(dll, k) {

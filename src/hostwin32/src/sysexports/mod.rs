@@ -81,6 +81,11 @@ pub struct SysExport {
     pub kind: Kind,
     /// Exported by ordinal only: `GetProcAddress` by name does not find it.
     pub noname: bool,
+    /// Not exported by Windows XP/Server 2003's copy of the DLL (added later, or
+    /// Windows 9x's own): programs probe for such functions with `GetProcAddress`
+    /// and take another path on NULL, which is what they must get unless winterp
+    /// implements the function anyway.
+    pub not_in_xp: bool,
 }
 
 /// The exports of one DLL.
@@ -163,12 +168,21 @@ pub fn parse(text: &'static str) -> Result<SysTable, ParseError> {
                     .map_err(|_| err(format!("ordinal {o:?}")))?,
             ),
         };
-        let e = SysExport {
+        let mut e = SysExport {
             name,
             ordinal,
             kind: parse_kind(kind, bytes).map_err(err)?,
-            noname: flags == "noname",
+            noname: false,
+            not_in_xp: false,
         };
+        for flag in flags.split(',') {
+            match flag {
+                "-" => {}
+                "noname" => e.noname = true,
+                "notxp" => e.not_in_xp = true,
+                f => return Err(err(format!("flag {f:?}"))),
+            }
+        }
         if dlls.last().is_none_or(|d| d.name != dll) {
             if dlls.iter().any(|d| d.name == dll) {
                 return Err(err(format!("{dll}'s lines are not together")));
@@ -276,6 +290,20 @@ mod tests {
             lookup_ordinal("wsock32", 115).map(|e| e.name),
             Some("WSAStartup")
         );
+        // XP's kernel32 has no SetDefaultDllDirectories (Windows 8) or
+        // InitializeCriticalSectionEx (Vista); it does have SetPriorityClass.
+        for (name, later) in [
+            ("SetDefaultDllDirectories", true),
+            ("InitializeCriticalSectionEx", true),
+            ("SetPriorityClass", false),
+            ("CreateFileA", false),
+        ] {
+            assert_eq!(
+                lookup("kernel32", name).map(|e| e.not_in_xp),
+                Some(later),
+                "{name}"
+            );
+        }
         assert_eq!(lookup("kernel32", "NoSuchFunction"), None);
         assert_eq!(lookup("nosuchdll", "CreateFileA"), None);
     }
@@ -312,5 +340,9 @@ mod tests {
             e.map(|e| (e.kind, e.noname)),
             Some((Kind::Thiscall(8), true))
         );
+        let t = parse("a\t-\tF\tstdcall\t4\tnoname,notxp\n").expect("parses");
+        let e = t.dll("a").and_then(|d| d.by_name("F")).copied();
+        assert_eq!(e.map(|e| (e.noname, e.not_in_xp)), Some((true, true)));
+        assert!(parse("a\t-\tF\tstdcall\t4\tnotxq\n").is_err());
     }
 }
