@@ -622,6 +622,12 @@ pub fn GetSystemInfo(cx: &mut Ctx, lpSystemInfo: Ptr) -> ApiResult<()> {
     Ok(())
 }
 
+/// What a 32-bit program would see of a 64-bit host under WOW64; winterp's machine
+/// is a 32-bit one, where this is exactly GetSystemInfo (PROCESSOR_ARCHITECTURE_INTEL).
+pub fn GetNativeSystemInfo(cx: &mut Ctx, lpSystemInfo: Ptr) -> ApiResult<()> {
+    GetSystemInfo(cx, lpSystemInfo)
+}
+
 // ---- last error -----------------------------------------------------------------------------
 
 pub fn GetLastError(cx: &mut Ctx) -> ApiResult<u32> {
@@ -877,6 +883,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetVersionExW", GetVersionExW),
         stdcall("IsProcessorFeaturePresent", IsProcessorFeaturePresent),
         stdcall("GetSystemInfo", GetSystemInfo),
+        stdcall("GetNativeSystemInfo", GetNativeSystemInfo),
         stdcall("GetLastError", GetLastError),
         stdcall("SetLastError", SetLastError),
         stdcall("SetUnhandledExceptionFilter", SetUnhandledExceptionFilter),
