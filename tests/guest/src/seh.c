@@ -373,6 +373,46 @@ static void declining(void)
     seh_set(outer.prev);
 }
 
+/* ---- a handler that unwinds to its own frame, then declines ---- */
+
+static int unwound_then_declined;
+
+/* Seen in a Delphi program's shutdown: the handler calls RtlUnwind with its own frame
+ * as the target (which removes the dispatcher's nested record from FS:[0]), then
+ * returns instead of jumping anywhere. Windows' handler-calling helper then unlinks
+ * whatever record is on top (`mov esp, fs:[0]; pop fs:[0]`): this handler's own. */
+static EXCEPTION_DISPOSITION __cdecl unwinding_decliner(EXCEPTION_RECORD *rec, void *frame, CONTEXT *ctx, void *dc)
+{
+    (void)ctx, (void)dc;
+    if (rec->ExceptionFlags & (EXCEPTION_UNWINDING | EXCEPTION_EXIT_UNWIND))
+        return ExceptionContinueSearch;
+    /* No record: RtlUnwind would mark the one being dispatched as unwinding. */
+    call_rtl_unwind(frame, NULL);
+    unwound_then_declined = seh_head() == frame ? 1 : -1;
+    return ExceptionContinueSearch;
+}
+
+static void unwind_then_decline(void)
+{
+    struct reg outer, inner;
+    int v;
+
+    outer.prev = seh_head();
+    outer.handler = (void *)(handler_fn)recording_handler;
+    seh_set(&outer);
+    inner.prev = &outer;
+    inner.handler = (void *)(handler_fn)unwinding_decliner;
+    seh_set(&inner);
+    expect(2, 0x0dec11e5);
+    v = fault_read((const void *)0x34);
+    printf("inner handler unwinding to its own frame, then returning ExceptionContinueSearch: its frame was on top "
+           "after RtlUnwind: %s, the outer frame handled it: %s, eax = 0x%x, chain head afterwards is the outer "
+           "frame: %s\n",
+           unwound_then_declined == 1 ? "yes" : "no", seen.frame == &outer ? "yes" : "no", v,
+           seh_head() == &outer ? "yes" : "no");
+    seh_set(outer.prev);
+}
+
 /* ---- unwinding ---- */
 
 static void *resume[5];
@@ -520,6 +560,7 @@ int main(void)
     hardware_faults();
     software_exceptions();
     declining();
+    unwind_then_decline();
     unwinding();
     printf("chain head after unwinding is the one main started with: %s\n", seh_head() == head ? "yes" : "no");
     crt_longjmp();

@@ -82,6 +82,15 @@ int main(void)
     FARPROC none = GetProcAddress(k32, "NoSuchKernelFunction");
     printf("NoSuchKernelFunction: %s, error %lu\n", none ? "found" : "NULL", GetLastError());
 
+    /* Added after XP (Windows 8, or 7 with KB2533623): programs built by newer
+     * toolchains probe for it and take their older path on NULL, so on the Windows
+     * winterp emulates it must not be found. (Wine, which answers as Windows 10,
+     * finds it: this line is the one that differs from Wine's output.) */
+    SetLastError(0);
+    FARPROC sddd = GetProcAddress(k32, "SetDefaultDllDirectories");
+    printf("SetDefaultDllDirectories (post-XP): %s, error %lu\n", sddd ? "found" : "NULL",
+           sddd ? 0 : GetLastError());
+
     /* Ordinals: WSOCK32 exports WSAStartup as 115 and inet_addr as 10 in every
      * Windows version; DPLAYX's DirectPlayCreate is 1. */
     HMODULE ws = LoadLibraryA("wsock32.dll");

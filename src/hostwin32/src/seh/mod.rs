@@ -42,7 +42,7 @@ use crate::process::Process;
 use crate::thread::{GuestThread, ThreadEnd};
 use frame::{Frame, Kind, Thunks, exception_list, phase};
 use std::sync::Arc;
-use winterp_core::cpu::{EAX, ECX, EDX, ESP, flags};
+use winterp_core::cpu::{EAX, EBP, ECX, EDX, ESP, flags};
 use winterp_core::mem::{Access, Fault};
 use winterp_core::{Exception, ExceptionKind};
 
@@ -253,19 +253,34 @@ pub fn handler_returned(t: &mut GuestThread, proc: &Arc<Process>) -> Result<(), 
     let mem = &proc.mem;
     let list = exception_list(t);
     let top = mem.read_u32(list)?;
-    let Some(mut st) = Frame::read(mem, top, th.nested) else {
+    // The dispatcher's record is normally still the head of the chain. A handler
+    // may have unlinked it (RtlUnwind to its own frame, then returning instead of
+    // jumping to its except block); Windows' RtlpExecuteHandler2 finds its way back
+    // through EBP, which it set to its frame before the call and the handler had
+    // to preserve, and so does winterp.
+    let found =
+        Frame::read(mem, top, th.nested).or_else(|| Frame::read(mem, t.cpu.regs[EBP], th.nested));
+    let Some(mut st) = found else {
         return Err(Fatal {
             code: code::BAD_STACK,
             report: Some(format!(
-                "winterp: an exception handler returned, but the dispatcher's registration \
-                 record is no longer at FS:[0] ({top:#010x}); the handler changed the \
-                 exception chain\n{}",
+                "winterp: an exception handler returned, but neither FS:[0] ({top:#010x}) \
+                 nor EBP ({:#010x}) is the dispatcher's registration record: the handler \
+                 changed the exception chain and did not preserve EBP\n{}",
+                t.cpu.regs[EBP],
                 t.report(proc, "where the handler returned to the dispatcher")
             )),
         });
     };
-    // Unlink it, as RtlpExecuteHandler2 does after the call.
-    mem.write_u32(list, st.next)?;
+    // Unlink the head, as RtlpExecuteHandler2 does after the call (`mov esp,
+    // fs:[0]; pop fs:[0]`): when the handler left the chain alone that is the
+    // dispatcher's record; otherwise whatever record the handler left on top goes.
+    let next = if top == st.at {
+        st.next
+    } else {
+        mem.read_u32(top)?
+    };
+    mem.write_u32(list, next)?;
     let answer = t.cpu.regs[EAX];
     match st.kind {
         Kind::Dispatch if st.phase == phase::FILTER => {
