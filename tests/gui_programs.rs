@@ -19,6 +19,9 @@
 //!   games (locale and code pages, WC_COMPOSITECHECK, resources, display modes,
 //!   CreateCursor, the `_l*` files), as real programs make them; expected output
 //!   from a run under Wine.
+//! - `iconinfo`: icons and cursors from the program's resources, GetIconInfo's
+//!   bitmaps, DrawIcon/DrawIconEx pixels on a memory DC, the icon constructors;
+//!   expected output from a run under Wine.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -34,6 +37,7 @@ use winterp_hostwin32::display::Frame;
 const GUI_PROGRAMS: &[&str] = &[
     "dialog",
     "gdi_draw",
+    "iconinfo",
     "input_log",
     "msglog",
     "regsave",
@@ -107,6 +111,16 @@ fn rtstart_normal() {
 #[test]
 fn rtstart_deterministic() {
     stdout_program("rtstart", true);
+}
+
+#[test]
+fn iconinfo_normal() {
+    stdout_program("iconinfo", false);
+}
+
+#[test]
+fn iconinfo_deterministic() {
+    stdout_program("iconinfo", true);
 }
 
 #[test]
@@ -542,6 +556,7 @@ fn every_gui_program_is_built_and_tested() {
         "timer.stdout",
         "regsave.stdout",
         "rtstart.stdout",
+        "iconinfo.stdout",
         "input_log.script",
         "input_log.320.stdout",
         "input_log.640.stdout",

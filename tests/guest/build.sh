@@ -22,7 +22,8 @@ LDFLAGS="-Wl,--no-insert-timestamp"
 # Windows GUI programs (a source that defines WinMain): the GUI subsystem
 # (-mwindows) and, besides KERNEL32 and msvcrt, USER32 and GDI32 and the DirectX
 # and multimedia DLLs (import libraries a program does not use add no import).
-# A src/NAME.rc next to one is compiled with windres and linked in.
+# A src/NAME.rc next to one is compiled with windres and linked in (after
+# src/NAME.py, if there is one, wrote the files it names).
 GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm"
 # Console programs that test one more area import its DLLs too.
 console_libs() {
@@ -45,8 +46,16 @@ for src in src/*.c; do
     if [ $gui = yes ]; then
         res=
         if [ -f "src/$name.rc" ]; then
+            # A src/NAME.py beside it writes the binary files the .rc names (icons,
+            # cursors) into a folder of its own, which windres searches.
+            gen=
+            if [ -f "src/$name.py" ]; then
+                mkdir -p "$tmp/$name.files"
+                python3 "src/$name.py" "$tmp/$name.files"
+                gen="-I $tmp/$name.files"
+            fi
             # Run from src/ so the resource object holds no absolute paths.
-            (cd src && $WINDRES -O coff -o "$tmp/$name.res.o" "$name.rc")
+            (cd src && $WINDRES $gen -O coff -o "$tmp/$name.res.o" "$name.rc")
             res="$tmp/$name.res.o"
         fi
         $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS

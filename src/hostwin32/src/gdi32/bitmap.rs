@@ -117,7 +117,9 @@ fn ddb_format(width: i32, bpp: u16) -> (DibFormat, usize) {
     (f, stride)
 }
 
-fn decode_ddb_bits(width: i32, height: i32, bpp: u16, bits: &[u8]) -> Vec<u32> {
+/// Pixels (rows top first) from device-dependent bitmap bits: rows of `bpp` bits
+/// padded to 16 bits.
+pub fn decode_ddb_bits(width: i32, height: i32, bpp: u16, bits: &[u8]) -> Vec<u32> {
     let (f, stride) = ddb_format(width, bpp);
     let mut px = vec![0u32; (width.max(0) * height.max(0)) as usize];
     for y in 0..height.max(0) as usize {
@@ -339,7 +341,8 @@ pub fn CreateDIBSection(
     Ok(h)
 }
 
-fn bitmap(proc: &Process, h: u32) -> Option<Bitmap> {
+/// The bitmap object behind `h`, if it is one.
+pub fn bitmap(proc: &Process, h: u32) -> Option<Bitmap> {
     match proc.gdi32.lock().objs.get(&h) {
         Some(Obj::Bitmap(b)) => Some(b.clone()),
         _ => None,

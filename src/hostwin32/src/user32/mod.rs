@@ -13,12 +13,14 @@
 pub mod controls;
 pub mod dialog;
 pub mod displaysettings;
+pub mod icon;
 pub mod input;
 pub mod msg;
 pub mod paint;
 pub mod present;
 pub mod res;
 pub mod subclass;
+pub mod sysicons;
 pub mod window;
 pub mod wm;
 
@@ -303,6 +305,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(paint::rect_exports());
     v.extend(input::exports());
     v.extend(res::exports());
+    v.extend(icon::exports());
     v.extend(dialog::exports());
     v.extend(controls::exports());
     v.extend(subclass::exports());

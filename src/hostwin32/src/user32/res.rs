@@ -1,4 +1,4 @@
-//! Resources: strings, icons and cursors, bitmaps, menus (parsed, not drawn),
+//! Resources: strings, bitmaps, menus (parsed, not drawn),
 //! accelerators; message boxes (through [`crate::host::Host::message_box`]) and
 //! wsprintf.
 
@@ -8,8 +8,6 @@ use super::{NameOrId, UR, fin, lock_wm, str_or_atom};
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, VarArgs, cdecl, stdcall};
 use crate::loader::resources::{ResId, find_resource};
 
-const RT_CURSOR_GROUP: u16 = 12;
-const RT_ICON_GROUP: u16 = 14;
 const RT_BITMAP: u16 = 2;
 const RT_MENU: u16 = 4;
 const RT_STRING: u16 = 6;
@@ -17,7 +15,8 @@ const RT_ACCELERATOR: u16 = 9;
 const ERROR_RESOURCE_NAME_NOT_FOUND: u32 = 1814;
 const ERROR_INVALID_MENU_HANDLE: u32 = 1401;
 
-fn module(cx: &Ctx, h: u32) -> u32 {
+/// The module a resource call means: `h`, or the program for 0.
+pub fn module(cx: &Ctx, h: u32) -> u32 {
     if h == 0 {
         super::program_base(cx.proc)
     } else {
@@ -150,56 +149,7 @@ pub fn LoadStringW(
     load_string(cx, hInstance, uID, lpBuffer, cchBufferMax, true)
 }
 
-// ---- Icons, cursors, bitmaps ----------------------------------------------------------
-
-/// Handles of the system icons and cursors (IDI_*, IDC_* = 32512 and up).
-fn system_handle(id: u16, cursor: bool) -> u32 {
-    (if cursor { 0x0002_0000 } else { 0x0002_8000 }) | id as u32
-}
-
-fn load_icon(cx: &mut Ctx, h: u32, name: u32, unicode: bool, cursor: bool) -> ApiResult<u32> {
-    let n = str_or_atom(cx, name, unicode)?;
-    if h == 0 {
-        return match n {
-            NameOrId::Id(id) if id >= 32512 => Ok(system_handle(id, cursor)),
-            _ => {
-                crate::teb::set_last_error(cx, ERROR_RESOURCE_NAME_NOT_FOUND)?;
-                Ok(0)
-            }
-        };
-    }
-    let ty = if cursor {
-        RT_CURSOR_GROUP
-    } else {
-        RT_ICON_GROUP
-    };
-    if resource_addr(cx, h, ty, &n).is_none() {
-        crate::teb::set_last_error(cx, ERROR_RESOURCE_NAME_NOT_FOUND)?;
-        return Ok(0);
-    }
-    let id = match &n {
-        NameOrId::Id(i) => format!("#{i}"),
-        NameOrId::Name(s) => s.clone(),
-    };
-    Ok(lock_wm(cx.proc).alloc_obj(UserObj::Icon {
-        module: module(cx, h),
-        id,
-        cursor,
-    }))
-}
-
-pub fn LoadIconA(cx: &mut Ctx, hInstance: u32, lpIconName: u32) -> ApiResult<u32> {
-    load_icon(cx, hInstance, lpIconName, false, false)
-}
-pub fn LoadIconW(cx: &mut Ctx, hInstance: u32, lpIconName: u32) -> ApiResult<u32> {
-    load_icon(cx, hInstance, lpIconName, true, false)
-}
-pub fn LoadCursorA(cx: &mut Ctx, hInstance: u32, lpCursorName: u32) -> ApiResult<u32> {
-    load_icon(cx, hInstance, lpCursorName, false, true)
-}
-pub fn LoadCursorW(cx: &mut Ctx, hInstance: u32, lpCursorName: u32) -> ApiResult<u32> {
-    load_icon(cx, hInstance, lpCursorName, true, true)
-}
+// ---- Bitmaps, and LoadImage for every kind (icons and cursors: [`super::icon`]) ---
 
 fn load_bitmap(cx: &mut Ctx, h: u32, name: u32, unicode: bool) -> ApiResult<u32> {
     let n = str_or_atom(cx, name, unicode)?;
@@ -228,8 +178,8 @@ fn load_image(
     h: u32,
     name: u32,
     ty: u32,
-    _width: i32,
-    _height: i32,
+    width: i32,
+    height: i32,
     flags: u32,
     unicode: bool,
 ) -> ApiResult<u32> {
@@ -240,8 +190,10 @@ fn load_image(
     }
     match ty {
         0 => load_bitmap(cx, h, name, unicode),
-        1 => load_icon(cx, h, name, unicode, false),
-        2 => load_icon(cx, h, name, unicode, true),
+        1 | 2 => {
+            let n = str_or_atom(cx, name, unicode)?;
+            super::icon::load(cx, h, &n, ty == 2, (width, height), flags)
+        }
         _ => Err(ApiError::UnimplementedCase(format!(
             "LoadImage of type {ty}"
         ))),
@@ -271,45 +223,6 @@ pub fn LoadImageW(
     fuLoad: u32,
 ) -> ApiResult<u32> {
     load_image(cx, hInst, name, ty, cx_, cy, fuLoad, true)
-}
-
-/// A cursor from the program's own AND and XOR masks. winterp shows the host's
-/// pointer, never a guest cursor image, so the cursor keeps its identity (what
-/// SetCursor and DestroyCursor take) and size, not its bits.
-#[allow(clippy::too_many_arguments)]
-pub fn CreateCursor(
-    cx: &mut Ctx,
-    hInst: u32,
-    xHotSpot: i32,
-    yHotSpot: i32,
-    nWidth: i32,
-    nHeight: i32,
-    pvANDPlane: Ptr,
-    pvXORPlane: Ptr,
-) -> ApiResult<u32> {
-    if nWidth <= 0 || nHeight <= 0 || pvANDPlane.is_null() || pvXORPlane.is_null() {
-        crate::teb::set_last_error(cx, 87)?;
-        return Ok(0);
-    }
-    // Both planes are monochrome, rows padded to 16 bits: touch them as Windows
-    // copies them, so a bad pointer faults here as it would there.
-    let row = (nWidth as u32).div_ceil(16) * 2;
-    let len = row * nHeight as u32;
-    let mut buf = vec![0u8; len as usize];
-    cx.proc.mem.read_bytes(pvANDPlane.0, &mut buf)?;
-    cx.proc.mem.read_bytes(pvXORPlane.0, &mut buf)?;
-    Ok(lock_wm(cx.proc).alloc_obj(UserObj::Icon {
-        module: hInst,
-        id: format!("created {nWidth}x{nHeight} hot spot {xHotSpot},{yHotSpot}"),
-        cursor: true,
-    }))
-}
-
-pub fn DestroyIcon(cx: &mut Ctx, hIcon: u32) -> bool {
-    lock_wm(cx.proc).objs.remove(&hIcon).is_some() || hIcon & 0xffff_0000 == 0x0002_0000
-}
-pub fn DestroyCursor(cx: &mut Ctx, hCursor: u32) -> bool {
-    DestroyIcon(cx, hCursor)
 }
 
 // ---- Menus -------------------------------------------------------------------------------
@@ -1148,17 +1061,10 @@ pub fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("LoadStringA", LoadStringA),
         stdcall("LoadStringW", LoadStringW),
-        stdcall("LoadIconA", LoadIconA),
-        stdcall("LoadIconW", LoadIconW),
-        stdcall("LoadCursorA", LoadCursorA),
-        stdcall("LoadCursorW", LoadCursorW),
         stdcall("LoadBitmapA", LoadBitmapA),
         stdcall("LoadBitmapW", LoadBitmapW),
         stdcall("LoadImageA", LoadImageA),
         stdcall("LoadImageW", LoadImageW),
-        stdcall("DestroyIcon", DestroyIcon),
-        stdcall("DestroyCursor", DestroyCursor),
-        stdcall("CreateCursor", CreateCursor),
         stdcall("LoadMenuA", LoadMenuA),
         stdcall("LoadMenuW", LoadMenuW),
         stdcall("LoadMenuIndirectA", LoadMenuIndirectA),

@@ -291,10 +291,11 @@ pub struct Accel {
 /// What a USER handle other than a window refers to.
 #[derive(Clone, Debug)]
 pub enum UserObj {
+    /// An icon or cursor; `shared` is set for one LoadIcon/LoadCursor/LR_SHARED
+    /// made, which later loads of the same resource return and DestroyIcon keeps.
     Icon {
-        module: u32,
-        id: String,
-        cursor: bool,
+        image: std::sync::Arc<super::icon::IconImage>,
+        shared: Option<super::icon::SharedKey>,
     },
     Accel(Vec<Accel>),
 }
