@@ -177,8 +177,8 @@ fn notepad_shows_typed_keys_in_its_edit_area() {
     let script = "20 type Hello winterp\n";
     let without = frame_after(dir.path(), &exe, 40, None, "without");
     let with = frame_after(dir.path(), &exe, 40, Some(script), "with");
-    // The frame is the client area, which the edit control fills (the menu bar is
-    // non-client).
+    // The frame is the menu bar and the client area, which the edit control fills;
+    // typing changes only the edit control.
     let top = 0;
     let changed = differing(&without, &with, (0, top, without.width, without.height));
     let (d0, d1) = (dark_pixels(&without, top), dark_pixels(&with, top));

@@ -22,6 +22,12 @@
 //! - `iconinfo`: icons and cursors from the program's resources, GetIconInfo's
 //!   bitmaps, DrawIcon/DrawIconEx pixels on a memory DC, the icon constructors;
 //!   expected output from a run under Wine.
+//! - `menubar`: the menu bar's layout as GetMenuItemRect, GetClientRect,
+//!   MenuItemFromPoint and GetMenuBarInfo show it (what does not depend on the menu
+//!   font's widths), one row and wrapped; expected output from a run under Wine but
+//!   for where the items sit in their row (README). With `click` and
+//!   `expected/menubar.click.script`: the menu messages of a click on the bar and on
+//!   an item of its menu, ending in WM_COMMAND, as Wine sends them.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -39,6 +45,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "gdi_draw",
     "iconinfo",
     "input_log",
+    "menubar",
     "msglog",
     "regsave",
     "rtstart",
@@ -121,6 +128,47 @@ fn iconinfo_normal() {
 #[test]
 fn iconinfo_deterministic() {
     stdout_program("iconinfo", true);
+}
+
+#[test]
+fn menubar_normal() {
+    stdout_program("menubar", false);
+}
+
+#[test]
+fn menubar_deterministic() {
+    stdout_program("menubar", true);
+}
+
+/// A click on the bar's first item and then on the first item of its menu: the
+/// modal menu loop's messages, and the WM_COMMAND that ends it.
+#[test]
+fn menubar_click() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("click.txt");
+    fs::copy(expected("menubar.click.script"), &script).unwrap();
+    let want = fs::read_to_string(expected("menubar.click.stdout")).unwrap();
+    let got = winterp(&[
+        s("--headless"),
+        s("--deterministic"),
+        s("--frames"),
+        s("60"),
+        s("--input"),
+        script.display().to_string(),
+        exe("menubar").display().to_string(),
+        s("click"),
+    ]);
+    assert!(
+        got.stdout == want && got.code == Some(0),
+        "menubar.exe click: exit status {:?}\n{}\n--- stderr (last 30 lines) ---\n{}",
+        got.code,
+        if got.stdout == want {
+            "stdout as expected".to_string()
+        } else {
+            first_difference(&want, &got.stdout)
+        },
+        tail(&got.stderr, 30)
+    );
 }
 
 #[test]
@@ -556,6 +604,9 @@ fn every_gui_program_is_built_and_tested() {
         "timer.stdout",
         "regsave.stdout",
         "rtstart.stdout",
+        "menubar.stdout",
+        "menubar.click.script",
+        "menubar.click.stdout",
         "iconinfo.stdout",
         "input_log.script",
         "input_log.320.stdout",

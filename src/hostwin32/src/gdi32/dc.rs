@@ -51,6 +51,8 @@ pub struct Attrs {
     pub char_extra: i32,
     pub dc_brush: u32,
     pub dc_pen: u32,
+    /// SetLayout's flags; only left-to-right layouts (no LAYOUT_RTL) are drawn.
+    pub layout: u32,
 }
 
 impl Attrs {
@@ -84,6 +86,7 @@ impl Default for Attrs {
             char_extra: 0,
             dc_brush: 0xff_ffff,
             dc_pen: 0,
+            layout: 0,
         }
     }
 }
@@ -600,6 +603,27 @@ pub fn GetBkMode(cx: &mut Ctx, hdc: u32) -> u32 {
     with_attrs(cx.proc, hdc, |a| a.bk_mode).unwrap_or(0)
 }
 
+const LAYOUT_RTL: u32 = 1;
+const GDI_ERROR: u32 = 0xffff_ffff;
+
+/// A DC's layout: 0 (left to right) unless SetLayout changed it; GDI_ERROR for a
+/// bad DC.
+pub fn GetLayout(cx: &mut Ctx, hdc: u32) -> u32 {
+    with_attrs(cx.proc, hdc, |a| a.layout).unwrap_or(GDI_ERROR)
+}
+
+/// Sets a DC's layout and returns the old one. A left-to-right layout changes
+/// nothing drawn (LAYOUT_BITMAPORIENTATIONPRESERVED only matters in a mirrored
+/// one); the mirrored right-to-left layout is not implemented.
+pub fn SetLayout(cx: &mut Ctx, hdc: u32, l: u32) -> ApiResult<u32> {
+    if l & LAYOUT_RTL != 0 && resolve(cx.proc, hdc).is_some() {
+        return Err(ApiError::UnimplementedCase(format!(
+            "SetLayout({l:#x}): right-to-left (mirrored) DC layout"
+        )));
+    }
+    Ok(with_attrs(cx.proc, hdc, |a| std::mem::replace(&mut a.layout, l)).unwrap_or(GDI_ERROR))
+}
+
 pub fn SetROP2(cx: &mut Ctx, hdc: u32, rop2: u32) -> u32 {
     if !(1..=16).contains(&rop2) {
         return 0;
@@ -885,6 +909,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetTextColor", GetTextColor),
         stdcall("SetBkMode", SetBkMode),
         stdcall("GetBkMode", GetBkMode),
+        stdcall("GetLayout", GetLayout),
+        stdcall("SetLayout", SetLayout),
         stdcall("SetROP2", SetROP2),
         stdcall("GetROP2", GetROP2),
         stdcall("SetTextAlign", SetTextAlign),

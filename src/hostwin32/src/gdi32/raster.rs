@@ -106,6 +106,26 @@ fn bbox(rs: &[Rect]) -> Rect {
     })
 }
 
+/// Runs `f` on a surface's pixels clipped to `clip` (surface coordinates), for drawing
+/// done by the system rather than through a DC: USER32's menu bar and menus, which
+/// Windows draws in the non-client area and in windows of its own.
+pub fn with_surface(s: &mut super::Surface, clip: Rect, f: impl FnOnce(&mut Raster)) {
+    let clip = clip.intersect(&Rect::new(0, 0, s.width as i32, s.height as i32));
+    if clip.is_empty() {
+        return;
+    }
+    let stride = s.width as usize;
+    let mut r = Raster {
+        px: &mut s.pixels,
+        stride,
+        bx: 0,
+        by: 0,
+        clip: vec![clip],
+        mono: false,
+    };
+    f(&mut r);
+}
+
 /// Runs `f` on the pixels of the DC's target within `bounds` (device coordinates),
 /// clipped to the DC's clip. DIB section pixels are read from guest memory first and
 /// written back afterwards.

@@ -98,8 +98,9 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
     let time = wm::now_ms_host(proc);
     let mut wm = lock_wm(proc);
     let main = wm.main_window();
-    // Frame coordinates are the main window's client coordinates.
-    let origin = main.map_or((0, 0), |h| wm.client_origin(h));
+    // Frame coordinates are relative to the main window's menu bar, or its client
+    // area if it has none (see present::frame_rect).
+    let origin = main.map_or((0, 0), |h| super::present::frame_origin(&wm, h));
     match ev {
         InputEvent::Key {
             vk,
@@ -290,7 +291,12 @@ fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x
     let Some(w) = wm.win(h) else { return };
     let inside = Rect::new(0, 0, w.client.width(), w.client.height()).contains(x, y);
     if !inside && wm.capture == 0 {
-        // Non-client areas (captions, borders) are not emulated.
+        // Of the non-client area only the menu bar shows in the frame (captions and
+        // borders are the host window's). Windows asks the window with WM_NCHITTEST;
+        // with no guest thread at hand, DefWindowProc's answer is used.
+        if wm.nc_hit_test(h, p) == super::window::HTMENU {
+            nc_mouse(proc, wm, h, msg, p, time);
+        }
         return;
     }
     let mut message = msg;
@@ -325,6 +331,28 @@ fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x
             message,
             wparam: wp,
             lparam: lohi(x, y),
+            time: time as u32,
+            pt: p,
+        },
+    );
+}
+
+/// Queues the non-client twin of a mouse message (WM_NCMOUSEMOVE ...) for a point
+/// on window `h`'s menu bar: the hit-test code in wParam, the screen point in lParam.
+fn nc_mouse(proc: &Process, wm: &mut wm::Wm, h: u32, msg: u32, p: (i32, i32), time: u64) {
+    let message = match msg {
+        WM_MOUSEMOVE..=WM_MBUTTONDBLCLK => msg - WM_MOUSEMOVE + WM_NCMOUSEMOVE,
+        _ => return,
+    };
+    push_input(
+        proc,
+        wm,
+        h,
+        Msg {
+            hwnd: h,
+            message,
+            wparam: super::window::HTMENU,
+            lparam: lohi(p.0, p.1),
             time: time as u32,
             pt: p,
         },

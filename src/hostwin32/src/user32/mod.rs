@@ -15,6 +15,7 @@ pub mod dialog;
 pub mod displaysettings;
 pub mod icon;
 pub mod input;
+pub mod menubar;
 pub mod msg;
 pub mod paint;
 pub mod present;
@@ -305,6 +306,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(paint::rect_exports());
     v.extend(input::exports());
     v.extend(res::exports());
+    v.extend(menubar::exports());
     v.extend(icon::exports());
     v.extend(dialog::exports());
     v.extend(controls::exports());

@@ -5,15 +5,39 @@ use crate::display::Frame;
 use crate::gdi32::Rect;
 use crate::process::Process;
 
-/// The main window's client area (the first visible top-level window of the
-/// process), with the process's other visible top-level windows (dialogs, message
-/// boxes) composed on top where they overlap it; `None` while no window is visible.
+/// What of a top-level window the frame shows (window coordinates): its client
+/// area and, above it, its menu bar (the caption and borders are the host window's).
+pub fn frame_rect(wm: &super::wm::Wm, h: u32) -> Rect {
+    let Some(w) = wm.win(h) else {
+        return Rect::default();
+    };
+    let c = w.client;
+    match super::menubar::bar_of(wm, h) {
+        Some(bar) => Rect::new(c.left, bar.rect.top.min(c.top), c.right, c.bottom),
+        None => c,
+    }
+}
+
+/// Screen position of the frame's top-left pixel (frame coordinates are relative to
+/// it), for the main window `h`.
+pub fn frame_origin(wm: &super::wm::Wm, h: u32) -> (i32, i32) {
+    let r = frame_rect(wm, h);
+    let (x, y) = wm.window_origin(h);
+    (x + r.left, y + r.top)
+}
+
+/// The main window's client area and menu bar (the first visible top-level window
+/// of the process), with the process's other visible top-level windows (dialogs,
+/// message boxes) and open menus composed on top where they overlap it; `None`
+/// while no window is visible.
 pub fn compose_frame(proc: &Process) -> Option<Frame> {
-    let wm = lock_wm(proc);
+    let mut wm = lock_wm(proc);
+    super::menubar::paint_dirty_bars(&mut wm);
     let main = wm.main_window()?;
     let mw = wm.win(main)?;
-    let (cw, ch) = (mw.client.width().max(0), mw.client.height().max(0));
-    let (ox, oy) = wm.client_origin(main);
+    let fr = frame_rect(&wm, main);
+    let (cw, ch) = (fr.width().max(0), fr.height().max(0));
+    let (ox, oy) = frame_origin(&wm, main);
     let mut frame = Frame {
         width: cw as u32,
         height: ch as u32,
@@ -25,12 +49,7 @@ pub fn compose_frame(proc: &Process) -> Option<Frame> {
             .as_ref()?
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let c = s.crop(Rect::new(
-            mw.client.left,
-            mw.client.top,
-            mw.client.right,
-            mw.client.bottom,
-        ));
+        let c = s.crop(fr);
         blit(&mut frame, &c.pixels, c.width as i32, c.height as i32, 0, 0);
     }
     // Other top-level windows, bottom of the z-order first.
@@ -55,6 +74,7 @@ pub fn compose_frame(proc: &Process) -> Option<Frame> {
             wy - oy,
         );
     }
+    super::menubar::draw_open_popups(&wm, &mut frame, (ox, oy));
     Some(frame)
 }
 

@@ -1,4 +1,5 @@
-//! Resources: strings, bitmaps, menus (parsed, not drawn),
+//! Resources: strings, bitmaps, menus (their handles and items; the bar and pop-ups
+//! are drawn and tracked in [`super::menubar`]),
 //! accelerators; message boxes (through [`crate::host::Host::message_box`]) and
 //! wsprintf.
 
@@ -234,6 +235,21 @@ const MF_POPUP: u32 = 0x10;
 const MF_END: u32 = 0x80;
 const MF_BYPOSITION: u32 = 0x400;
 const MF_SEPARATOR: u32 = 0x800;
+/// What an item keeps of AppendMenu's flags: its state, and its type as the layout
+/// needs it (MF_BITMAP, MF_OWNERDRAW, MF_MENUBREAK, MF_MENUBARBREAK, MF_RIGHTJUSTIFY).
+const ITEM_FLAGS: u32 = {
+    use super::menubar::{MF_BITMAP, MF_MENUBARBREAK, MF_MENUBREAK, MF_OWNERDRAW, MF_RIGHTJUSTIFY};
+    MF_GRAYED
+        | MF_DISABLED
+        | MF_CHECKED
+        | MF_POPUP
+        | MF_SEPARATOR
+        | MF_BITMAP
+        | MF_MENUBARBREAK
+        | MF_MENUBREAK
+        | MF_OWNERDRAW
+        | MF_RIGHTJUSTIFY
+};
 
 fn new_menu(cx: &Ctx, m: Menu) -> u32 {
     let mut wm = lock_wm(cx.proc);
@@ -426,7 +442,7 @@ fn append_menu(
     };
     let it = MenuItem {
         id: if flags & MF_POPUP != 0 { 0 } else { id },
-        flags: flags & (MF_GRAYED | MF_DISABLED | MF_CHECKED | MF_POPUP | MF_SEPARATOR),
+        flags: flags & ITEM_FLAGS,
         text,
         submenu: if flags & MF_POPUP != 0 { id } else { 0 },
     };
@@ -773,11 +789,6 @@ pub fn SetMenu(cx: &mut Ctx, hWnd: u32, hMenu: u32) -> ApiResult<Outcome> {
     fin(set_menu(cx, hWnd, hMenu))
 }
 
-/// The menu bar is not drawn (frames show the client area only).
-pub fn DrawMenuBar(cx: &mut Ctx, hWnd: u32) -> bool {
-    lock_wm(cx.proc).win(hWnd).is_some()
-}
-
 pub fn GetSystemMenu(cx: &mut Ctx, hWnd: u32, _bRevert: bool) -> u32 {
     let key = format!("sysmenu:{hWnd}");
     let existing = lock_wm(cx.proc)
@@ -1091,7 +1102,6 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetMenuStringW", GetMenuStringW),
         stdcall("GetMenu", GetMenu),
         stdcall("SetMenu", SetMenu),
-        stdcall("DrawMenuBar", DrawMenuBar),
         stdcall("GetSystemMenu", GetSystemMenu),
         stdcall("IsMenu", IsMenu),
         stdcall("LoadAcceleratorsA", LoadAcceleratorsA),

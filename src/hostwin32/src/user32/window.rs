@@ -2163,8 +2163,9 @@ pub fn sys_color_brush(cx: &mut Ctx, i: u32) -> UR<u32> {
 // ---- DefWindowProc --------------------------------------------------------------------
 
 const HTCLIENT: u32 = 1;
-const HTCAPTION: u32 = 2;
-const HTNOWHERE: u32 = 0;
+pub const HTMENU: u32 = 5;
+const SC_MOUSEMENU: u32 = 0xf090;
+const SC_KEYMENU: u32 = 0xf100;
 const SC_CLOSE: u32 = 0xf060;
 const SC_MINIMIZE: u32 = 0xf020;
 const SC_MAXIMIZE: u32 = 0xf030;
@@ -2194,13 +2195,7 @@ pub fn def_window_proc(
         WM_NCCALCSIZE => {
             if lp != 0 {
                 let r = rect_at(cx, lp)?;
-                let i = {
-                    let wm = lock_wm(cx.proc);
-                    match wm.win(hwnd) {
-                        Some(w) => Wm::nc_insets(w.style, w.exstyle, w.parent == 0 && w.id != 0),
-                        None => Rect::default(),
-                    }
-                };
+                let i = lock_wm(cx.proc).window_insets(hwnd, r.width());
                 let c = Rect::new(
                     r.left + i.left,
                     r.top + i.top,
@@ -2269,6 +2264,16 @@ pub fn def_window_proc(
                 }
                 SC_RESTORE => {
                     show_window(cx, hwnd, 9)?;
+                }
+                SC_MOUSEMENU => {
+                    let pt = ((lp & 0xffff) as i16 as i32, (lp >> 16) as i16 as i32);
+                    super::menubar::track_bar(cx, hwnd, pt)?;
+                }
+                SC_KEYMENU => {
+                    log::warn!(
+                        "WM_SYSCOMMAND SC_KEYMENU (menu from the keyboard) for window {hwnd:#x}: \
+                         keyboard menu mode is not implemented; the menu opens with the mouse"
+                    );
                 }
                 _ => {}
             }
@@ -2344,22 +2349,14 @@ pub fn def_window_proc(
         }
         WM_NCHITTEST => {
             let p = ((lp & 0xffff) as i16 as i32, (lp >> 16) as i16 as i32);
-            let wm = lock_wm(cx.proc);
-            let Some(w) = wm.win(hwnd) else {
-                return Ok(HTNOWHERE);
-            };
-            let (ox, oy) = wm.window_origin(hwnd);
-            let (x, y) = (p.0 - ox, p.1 - oy);
-            if !Rect::new(0, 0, w.rect.width(), w.rect.height()).contains(x, y) {
-                return Ok(HTNOWHERE);
+            Ok(lock_wm(cx.proc).nc_hit_test(hwnd, p))
+        }
+        WM_NCLBUTTONDOWN => {
+            // A press on the menu bar opens it (Windows: SC_MOUSEMENU with the point).
+            if wp == HTMENU {
+                send(cx, hwnd, WM_SYSCOMMAND, SC_MOUSEMENU, lp, unicode)?;
             }
-            if w.client.contains(x, y) {
-                return Ok(HTCLIENT);
-            }
-            if y < w.client.top && w.style & wm::WS_CAPTION == wm::WS_CAPTION {
-                return Ok(HTCAPTION);
-            }
-            Ok(18) // HTBORDER
+            Ok(0)
         }
         WM_MOUSEWHEEL | WM_CONTEXTMENU => {
             let parent = lock_wm(cx.proc).win(hwnd).map_or(0, |w| w.parent);

@@ -332,6 +332,10 @@ pub struct Wm {
     pub sys_brushes: HashMap<u32, u32>,
     /// Key of a pressed key for auto-repeat counting.
     pub main: u32,
+    /// Windows whose menu bar is painted again before the next frame.
+    pub menubar_dirty: BTreeSet<u32>,
+    /// The menu being tracked (a click on a menu bar, TrackPopupMenu).
+    pub menu_track: Option<super::menubar::Track>,
 }
 
 impl Default for Wm {
@@ -362,6 +366,8 @@ impl Default for Wm {
             caret: None,
             sys_brushes: HashMap::new(),
             main: 0,
+            menubar_dirty: BTreeSet::new(),
+            menu_track: None,
         };
         w.register_system_classes();
         w
@@ -588,11 +594,63 @@ impl Wm {
         Rect::new(b, top, b, b)
     }
 
+    /// Height of the menu bar window `h` would have at `width` pixels wide (0 without
+    /// one): more than SM_CYMENU when its items wrap.
+    pub fn menu_bar_height(&self, h: u32, width: i32) -> i32 {
+        match self.win(h) {
+            Some(w) if super::menubar::has_bar(w) => {
+                super::menubar::bar_for(self, w.id, w.style, w.exstyle, width)
+                    .rect
+                    .height()
+            }
+            _ => 0,
+        }
+    }
+
+    /// Non-client insets of window `h` at `width` pixels wide: the style's, and the
+    /// menu bar as laid out.
+    pub fn window_insets(&self, h: u32, width: i32) -> Rect {
+        let Some(w) = self.win(h) else {
+            return Rect::default();
+        };
+        let mut i = Wm::nc_insets(w.style, w.exstyle, false);
+        i.top += self.menu_bar_height(h, width);
+        i
+    }
+
+    /// DefWindowProc's WM_NCHITTEST: what part of window `h` screen point `p` is on
+    /// (HTNOWHERE 0, HTCLIENT 1, HTCAPTION 2, HTMENU 5 or HTBORDER 18).
+    pub fn nc_hit_test(&self, h: u32, p: (i32, i32)) -> u32 {
+        let Some(w) = self.win(h) else { return 0 };
+        let (ox, oy) = self.window_origin(h);
+        let (x, y) = (p.0 - ox, p.1 - oy);
+        if !Rect::new(0, 0, w.rect.width(), w.rect.height()).contains(x, y) {
+            return 0;
+        }
+        if w.client.contains(x, y) {
+            return 1;
+        }
+        if let Some(bar) = super::menubar::bar_of(self, h)
+            && bar.rect.contains(x, y)
+        {
+            return 5;
+        }
+        let frame = Wm::nc_insets(w.style, 0, false);
+        if w.style & WS_CAPTION == WS_CAPTION && y >= frame.left && y < frame.top {
+            return 2;
+        }
+        18
+    }
+
     /// Recomputes the client rectangle from the window rectangle and style.
     pub fn recalc_client(&mut self, h: u32) {
         let Some(w) = self.win(h) else { return };
-        let menu = w.style & WS_CHILD == 0 && w.id != 0;
-        let i = Wm::nc_insets(w.style, w.exstyle, menu);
+        let i = self.window_insets(h, w.rect.width());
+        if super::menubar::has_bar(w) {
+            // Its items may have moved with the size.
+            self.menubar_dirty.insert(h);
+        }
+        let Some(w) = self.win(h) else { return };
         let (ww, wh) = (w.rect.width(), w.rect.height());
         let c = Rect::new(
             i.left.min(ww),
