@@ -27,7 +27,8 @@
 //!   font's widths), one row and wrapped; expected output from a run under Wine but
 //!   for where the items sit in their row (README). With `click` and
 //!   `expected/menubar.click.script`: the menu messages of a click on the bar and on
-//!   an item of its menu, ending in WM_COMMAND, as Wine sends them.
+//!   an item of its menu, ending in WM_COMMAND, then of a TrackPopupMenu context menu,
+//!   as Wine sends them.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -141,7 +142,8 @@ fn menubar_deterministic() {
 }
 
 /// A click on the bar's first item and then on the first item of its menu: the
-/// modal menu loop's messages, and the WM_COMMAND that ends it.
+/// modal menu loop's messages, and the WM_COMMAND that ends it; then a context menu
+/// (TrackPopupMenu with TPM_RETURNCMD) and its first item.
 #[test]
 fn menubar_click() {
     let dir = tempfile::tempdir().unwrap();

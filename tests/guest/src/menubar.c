@@ -23,7 +23,10 @@
  * With the argument "click": a 300x200 window with the four-item menu at 0,0
  * prints the menu messages it receives; expected/menubar.click.script clicks the
  * "File" item of the bar and then "New", the first item of its menu, which ends
- * in WM_COMMAND 101, and the program quits.
+ * in WM_COMMAND 101. A right click in the client area then opens the "Edit" menu
+ * with TrackPopupMenu(TPM_RETURNCMD) at the pointer; the script clicks its first
+ * item, "Copy", TrackPopupMenu returns 201 (and no WM_COMMAND comes), and the
+ * program quits.
  */
 #define _WIN32_WINNT 0x0500
 #define WIN32_LEAN_AND_MEAN
@@ -83,8 +86,18 @@ static LRESULT CALLBACK wndproc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
     case WM_COMMAND:
         printf("WM_COMMAND id %u, notification %u, lParam %lx\n", LOWORD(wp), HIWORD(wp),
                (unsigned long)lp);
+        break;
+    case WM_RBUTTONUP: {
+        /* The "Edit" menu as a context menu, its top-left corner at the pointer. */
+        POINT p = {(short)LOWORD(lp), (short)HIWORD(lp)};
+        ClientToScreen(hwnd, &p);
+        printf("TrackPopupMenu\n");
+        UINT id = TrackPopupMenu(GetSubMenu(bar, 1), TPM_LEFTALIGN | TPM_TOPALIGN | TPM_RETURNCMD,
+                                 p.x, p.y, 0, hwnd, NULL);
+        printf("TrackPopupMenu returned %u\n", id);
         PostQuitMessage(0);
         break;
+    }
     case WM_DESTROY:
         PostQuitMessage(0);
         break;

@@ -27,7 +27,9 @@
 //!
 //! Pop-up menus are not windows here (Windows shows them in windows of class
 //! #32768): the tracking loop keeps them in [`Track`] and the frame draws them on top
-//! of everything else.
+//! of everything else. Since the frame is the owner window, a pop-up is kept inside
+//! what the frame shows of it where it fits (Windows lets it hang out onto the
+//! desktop).
 
 use super::msg::*;
 use super::window::sys_color_rgb;
@@ -822,34 +824,47 @@ fn select(cx: &mut Ctx, l: Level, idx: Option<usize>) -> UR<()> {
     Ok(())
 }
 
-/// Where a pop-up of `w` x `h` goes when asked for (x, y): moved back onto the
-/// screen, to the other side of the anchor (the item it drops from) if that fits.
-fn fit_on_screen(
-    cx: &Ctx,
+/// Where a pop-up may go: the screen, as on Windows, narrowed to what the frame
+/// shows of the owner (its menu bar and client area). Windows lets a menu hang out
+/// of its window onto the desktop, but winterp's picture is the window, so a menu
+/// placed there would be cut off; it is moved inside instead, where it fits.
+fn popup_area(cx: &Ctx, owner: u32) -> Rect {
+    let m = cx.proc.display.mode();
+    let screen = Rect::new(0, 0, m.width as i32, m.height as i32);
+    let wm = lock_wm(cx.proc);
+    let fr = super::present::frame_rect(&wm, owner);
+    let (ox, oy) = wm.window_origin(owner);
+    let shown = fr.offset(ox, oy).intersect(&screen);
+    if shown.is_empty() { screen } else { shown }
+}
+
+/// Where a pop-up of `w` x `h` goes when asked for (x, y): moved back into `area`, to
+/// the other side of the anchor (the item it drops from) if that fits; a pop-up
+/// larger than the area keeps its top-left corner inside.
+fn fit_in(
+    area: Rect,
     (mut x, mut y): (i32, i32),
     (w, h): (i32, i32),
     (xa, ya): (i32, i32),
 ) -> (i32, i32) {
-    let m = cx.proc.display.mode();
-    let (sw, sh) = (m.width as i32, m.height as i32);
-    if x + w > sw {
-        if xa != 0 && x >= w - xa {
+    if x + w > area.right {
+        if xa != 0 && x - (w - xa) >= area.left {
             x -= w - xa;
         }
-        if x + w > sw {
-            x = sw - w;
+        if x + w > area.right {
+            x = area.right - w;
         }
     }
-    x = x.max(0);
-    if y + h > sh {
-        if ya != 0 && y >= h + ya {
+    x = x.max(area.left);
+    if y + h > area.bottom {
+        if ya != 0 && y - (h + ya) >= area.top {
             y -= h + ya;
         }
-        if y + h > sh {
-            y = sh - h;
+        if y + h > area.bottom {
+            y = area.bottom - h;
         }
     }
-    (x, y.max(0))
+    (x, y.max(area.top))
 }
 
 /// Opens the submenu of level `l`'s selected item (WM_INITMENUPOPUP first), and
@@ -928,7 +943,7 @@ fn open_sub(cx: &mut Ctx, l: Level, select_first: bool) -> UR<()> {
             }
         }
     };
-    let (x, y) = fit_on_screen(cx, pos, size, anchor);
+    let (x, y) = fit_in(popup_area(cx, t.owner), pos, size, anchor);
     let open = OpenPopup {
         menu: it.submenu,
         rect: Rect::new(x, y, x + size.0, y + size.1),
@@ -1626,7 +1641,7 @@ fn track_popup(cx: &mut Ctx, menu: u32, flags: u32, x: i32, y: i32, hwnd: u32) -
         } else if flags & TPM_VCENTERALIGN != 0 {
             y -= h / 2;
         }
-        let (x, y) = fit_on_screen(cx, (x, y), (w, h), (0, 0));
+        let (x, y) = fit_in(popup_area(cx, hwnd), (x, y), (w, h), (0, 0));
         with_track(cx, |t| {
             t.popups.push(OpenPopup {
                 menu,
@@ -1819,6 +1834,21 @@ mod tests {
             ]
         );
         assert_eq!(layout_bar(&[], &[], 100).height, wm::CY_MENU);
+    }
+
+    #[test]
+    fn popups_move_into_the_area() {
+        let area = Rect::new(0, 0, 200, 150);
+        // Fits: stays.
+        assert_eq!(fit_in(area, (10, 20), (50, 60), (30, 18)), (10, 20));
+        // Too far right: flush with the right edge.
+        assert_eq!(fit_in(area, (180, 20), (50, 60), (30, 18)), (150, 20));
+        // Too low under a bar item: above the item instead (its top is y - 18).
+        assert_eq!(fit_in(area, (10, 120), (50, 60), (30, 18)), (10, 42));
+        // A submenu with no room on the right opens on the parent's left.
+        assert_eq!(fit_in(area, (150, 20), (60, 40), (-80, -30)), (10, 20));
+        // Larger than the area: its top-left corner stays inside.
+        assert_eq!(fit_in(area, (30, 30), (300, 300), (0, 0)), (0, 0));
     }
 
     #[test]
