@@ -159,8 +159,16 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     IDirectInputDevice_Unacquire(kbd);
     set_dword(kbd, DIPROP_BUFFERSIZE, DIPH_DEVICE, 0, 8, "keyboard buffer 8");
     set_dword(mouse, DIPROP_BUFFERSIZE, DIPH_DEVICE, 0, 4, "mouse buffer 4");
+    /* Set whenever the acquired keyboard's state changes; it cannot change while the
+     * device is acquired. */
+    HANDLE kev = CreateEventA(NULL, FALSE, FALSE, NULL);
+    printf("keyboard SetEventNotification = 0x%08lx\n",
+           (unsigned long)IDirectInputDevice_SetEventNotification(kbd, kev));
     printf("keyboard Acquire = 0x%08lx\n", (unsigned long)IDirectInputDevice_Acquire(kbd));
     printf("keyboard Acquire again = 0x%08lx\n", (unsigned long)IDirectInputDevice_Acquire(kbd));
+    printf("keyboard SetEventNotification while acquired = 0x%08lx\n",
+           (unsigned long)IDirectInputDevice_SetEventNotification(kbd, kev));
+    int kev_set = 0;
     printf("mouse Acquire = 0x%08lx\n", (unsigned long)IDirectInputDevice_Acquire(mouse));
 
     /* Wait for the pad, pumping messages. */
@@ -265,6 +273,8 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
             DispatchMessageA(&msg);
         Sleep(20);
 
+        if (WaitForSingleObject(kev, 0) == WAIT_OBJECT_0)
+            kev_set++;
         done = drain(kbd, "keyboard");
         drain(mouse, "mouse");
         drain(joy, "joystick");
@@ -327,6 +337,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
         }
     }
     printf("time stamps in order and not in the future: %d\n", times_ok);
+    printf("keyboard notification event set by the key presses: %s\n", kev_set > 0 ? "yes" : "no");
     hr = IDirectInputDevice_Unacquire(kbd);
     printf("keyboard Unacquire = 0x%08lx\n", (unsigned long)hr);
     printf("keyboard Unacquire again = 0x%08lx\n", (unsigned long)IDirectInputDevice_Unacquire(kbd));

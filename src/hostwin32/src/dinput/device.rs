@@ -292,6 +292,12 @@ pub struct Device {
     pub pad: PadState,
     /// The DirectInput version the program asked for (structure sizes).
     pub version: u32,
+    /// SetEventNotification's event: set whenever the acquired device's state
+    /// changes or its acquisition is lost.
+    pub notify: Option<std::sync::Arc<crate::kernel32::sync::Event>>,
+    /// Counts state changes (and losses), so a caller can tell whether an input
+    /// event changed anything.
+    pub changes: u32,
 }
 
 impl Device {
@@ -316,6 +322,8 @@ impl Device {
             axes: [AxisProps::default(); 6],
             pad: PadState::default(),
             version: 0x0700,
+            notify: None,
+            changes: 0,
         }
     }
 
@@ -351,6 +359,7 @@ impl Device {
             return;
         }
         self.keys[usize::from(dik)] = down;
+        self.changes = self.changes.wrapping_add(1);
         self.record(What::Key(dik), if down { 0x80 } else { 0 }, time, seq);
     }
 
@@ -362,6 +371,7 @@ impl Device {
             if delta == 0 {
                 continue;
             }
+            self.changes = self.changes.wrapping_add(1);
             self.mouse_rel[a] = self.mouse_rel[a].wrapping_add(delta);
             self.mouse_abs[a] = self.mouse_abs[a].wrapping_add(delta);
             let data = if self.abs_axes {
@@ -378,12 +388,16 @@ impl Device {
             return;
         }
         self.mouse_buttons[b] = down;
+        self.changes = self.changes.wrapping_add(1);
         self.record(What::MouseButton(b), if down { 0x80 } else { 0 }, time, seq);
     }
 
     pub fn pad_changed(&mut self, new: PadState, time: u32, seq: u32) {
         let old = self.pad;
         self.pad = new;
+        if old != new {
+            self.changes = self.changes.wrapping_add(1);
+        }
         if !new.connected {
             if self.acquired {
                 self.acquired = false;

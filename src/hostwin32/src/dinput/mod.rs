@@ -203,7 +203,9 @@ pub fn on_input(proc: &Arc<Process>, ev: &InputEvent) {
         InputEvent::Wheel { delta, .. } => *delta,
         _ => 0,
     };
+    let mut notify = Vec::new();
     for d in s.devices.values_mut() {
+        let (changes, was_acquired) = (d.changes, d.acquired);
         match (d.kind, ev) {
             (
                 Kind::Keyboard,
@@ -242,6 +244,17 @@ pub fn on_input(proc: &Arc<Process>, ev: &InputEvent) {
             d.acquired = false;
             d.lost = true;
         }
+        let changed = d.acquired && d.changes != changes;
+        let lost = was_acquired && !d.acquired;
+        if (changed || lost)
+            && let Some(e) = &d.notify
+        {
+            notify.push(e.clone());
+        }
+    }
+    drop(s);
+    for e in notify {
+        crate::kernel32::sync::set_event_object(proc, &e);
     }
 }
 
@@ -817,6 +830,27 @@ fn Dev_Acquire(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     })
 }
 
+/// The event is set whenever the device's state changes while it is acquired, and
+/// when the acquisition is lost. It cannot change while the device is acquired;
+/// NULL turns notification off.
+fn Dev_SetEventNotification(cx: &mut Ctx, this: u32, hEvent: u32) -> ApiResult<u32> {
+    let ev = if hEvent == 0 {
+        None
+    } else {
+        match crate::kernel32::sync::event_object(cx, hEvent) {
+            Some(e) => Some(e),
+            None => return Ok(DIERR_INVALIDPARAM),
+        }
+    };
+    with_dev(cx, this, |d| {
+        if d.acquired {
+            return DIERR_ACQUIRED;
+        }
+        d.notify = ev;
+        DI_OK
+    })
+}
+
 fn Dev_Unacquire(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     with_dev(cx, this, |d| {
         d.lost = false;
@@ -1321,12 +1355,12 @@ fn exports() -> Vec<ApiDef> {
     both!(v, "GetDeviceInfo", Dev_GetDeviceInfo);
     both!(v, "Initialize", Dev_Initialize);
     both!(v, "Poll", Dev_Poll);
+    both!(v, "SetEventNotification", Dev_SetEventNotification);
     both!(v, "EnumObjects", Dev_EnumObjects);
     both!(v, "GetObjectInfo", Dev_GetObjectInfo);
     both_missing!(
         v,
         "IDirectInputDevice7",
-        "SetEventNotification",
         "RunControlPanel",
         "CreateEffect",
         "EnumEffects",
@@ -1365,6 +1399,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn event_notification_is_set_by_changes_while_acquired_and_by_loss() {
+        use crate::display::InputEvent;
+        use crate::hle::{CStrPtr, Outcome};
+        use crate::kernel32::misc::test_support::Harness;
+        use crate::kernel32::sync::{CreateEventA, ResetEvent, WaitForSingleObject};
+        let mut h = Harness::new();
+        let ev = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
+        let this = 0x5000_0000;
+        let mut d = Device::new(Kind::Keyboard, false);
+        d.coop = DISCL_FOREGROUND | DISCL_NONEXCLUSIVE;
+        st(&h.proc).devices.insert(this, d);
+        assert_eq!(
+            Dev_SetEventNotification(&mut h.cx(), this, ev).unwrap(),
+            DI_OK
+        );
+        let signalled = |h: &mut Harness| {
+            matches!(
+                WaitForSingleObject(&mut h.cx(), ev, 0).unwrap(),
+                Outcome::Return(0)
+            )
+        };
+        let key = |down| InputEvent::Key {
+            vk: 0x41,
+            scancode: 0x1e,
+            extended: false,
+            down,
+        };
+        // Not acquired: a key changes nothing the program can read.
+        on_input(&h.proc, &key(true));
+        assert!(!signalled(&mut h));
+        st(&h.proc).devices.get_mut(&this).unwrap().acquired = true;
+        assert_eq!(
+            Dev_SetEventNotification(&mut h.cx(), this, 0).unwrap(),
+            DIERR_ACQUIRED
+        );
+        on_input(&h.proc, &key(false));
+        assert!(signalled(&mut h));
+        ResetEvent(&mut h.cx(), ev).unwrap();
+        // A key already up does not change the state.
+        on_input(&h.proc, &key(false));
+        assert!(!signalled(&mut h));
+        on_input(&h.proc, &InputEvent::Focus(false));
+        assert!(signalled(&mut h), "losing the acquisition sets the event");
+        assert_eq!(
+            Dev_SetEventNotification(&mut h.cx(), this, 0x1234).unwrap(),
+            DIERR_INVALIDPARAM
+        );
     }
 
     #[test]

@@ -509,6 +509,19 @@ fn with_event(cx: &mut Ctx, h: u32, f: impl FnOnce(&mut EventState)) -> ApiResul
     Ok(true)
 }
 
+/// The event object behind a handle, for host code that signals it later without
+/// a guest call in progress (DirectInput's SetEventNotification).
+pub fn event_object(cx: &Ctx, h: u32) -> Option<Arc<Event>> {
+    object::<Event>(cx, h)
+}
+
+/// SetEvent on an event object held by host code.
+pub fn set_event_object(proc: &crate::process::Process, ev: &Event) {
+    let k = proc.sched.lock();
+    lock(&ev.st).signalled = true;
+    proc.sched.wake(&k);
+}
+
 pub fn SetEvent(cx: &mut Ctx, hEvent: u32) -> ApiResult<bool> {
     with_event(cx, hEvent, |e| e.signalled = true)
 }
