@@ -1,10 +1,11 @@
-//! ADVAPI32.dll: the registry, security (tokens and privileges), and, later, crypto
-//! stubs that games import.
+//! ADVAPI32.dll: the registry, security (tokens and privileges), the user's name,
+//! and, later, crypto stubs that games import.
 
 pub mod hive;
 pub mod regfile;
 pub mod registry;
 pub mod security;
+pub mod user;
 
 #[cfg(test)]
 mod tests;
@@ -20,5 +21,6 @@ fn exports() -> Vec<ApiDef> {
     let mut v = Vec::new();
     v.extend(registry::exports());
     v.extend(security::exports());
+    v.extend(user::exports());
     v
 }

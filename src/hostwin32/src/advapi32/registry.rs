@@ -187,7 +187,7 @@ pub fn seed_software(
             ("VersionNumber", number),
             ("SubVersionNumber", sub),
             ("SystemRoot", windows_dir),
-            ("RegisteredOwner", "User"),
+            ("RegisteredOwner", super::user::USER_NAME),
             ("RegisteredOrganization", ""),
         ] {
             set_sz(hive, cv, k, v, now);
@@ -211,7 +211,7 @@ pub fn seed_software(
             ("CurrentBuildNumber", build),
             ("CSDVersion", csd),
             ("SystemRoot", windows_dir),
-            ("RegisteredOwner", "User"),
+            ("RegisteredOwner", super::user::USER_NAME),
             ("RegisteredOrganization", ""),
         ] {
             set_sz(hive, nt, k, v, now);
@@ -1203,6 +1203,36 @@ fn query_value(
             None => (REG_SZ, vec![0; cs.unit() as usize]),
         };
         put_data(proc, kind, &data, 0, lpData, lpcbData, cs)
+    })
+}
+
+/// The string value `name` (`""`: the default value) of key `path` under the
+/// predefined key `hkey`, for other DLLs that consult the registry as Windows
+/// does (SHELL32's file associations): `None` when the key or value is missing
+/// or the value is not REG_SZ / REG_EXPAND_SZ (returned unexpanded).
+pub fn query_string(cx: &mut Ctx, hkey: u32, path: &str, name: &str) -> ApiResult<Option<String>> {
+    with_reg(cx, |r| {
+        let Ok(node) = r.key(hkey)? else {
+            return Ok(None);
+        };
+        let Ok(comps) = hive::split_path(path) else {
+            return Ok(None);
+        };
+        let Some(target) = r.l.hive.lookup(node, &comps) else {
+            return Ok(None);
+        };
+        Ok(r.l.hive.value(target, name).and_then(|v| {
+            if v.kind != REG_SZ && v.kind != hive::REG_EXPAND_SZ {
+                return None;
+            }
+            let units: Vec<u16> = v
+                .data
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .take_while(|&u| u != 0)
+                .collect();
+            Some(String::from_utf16_lossy(&units))
+        }))
     })
 }
 
