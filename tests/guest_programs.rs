@@ -35,6 +35,7 @@ const PROGRAMS: &[&str] = &[
     "heap",
     "hello",
     "seh",
+    "shellfolders",
     "sysexports",
     "threads",
     "tierloops",
@@ -421,6 +422,16 @@ fn seh_normal() {
 #[test]
 fn seh_deterministic() {
     guest_program("seh", Mode::Deterministic);
+}
+
+#[test]
+fn shellfolders_normal() {
+    guest_program("shellfolders", Mode::Normal);
+}
+
+#[test]
+fn shellfolders_deterministic() {
+    guest_program("shellfolders", Mode::Deterministic);
 }
 
 #[test]

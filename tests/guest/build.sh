@@ -30,6 +30,7 @@ console_libs() {
     case "$1" in
         comdplay) echo "-lole32 -ldplayx -lwinmm -ldxguid -luuid" ;;
         verinfo) echo "-lversion" ;;
+        shellfolders) echo "-lshell32 -lole32" ;;
     esac
 }
 
@@ -79,6 +80,8 @@ for src in src/*.c; do
             comdplay:ole32.dll|comdplay:dplayx.dll|comdplay:winmm.dll) continue ;;
             # verinfo tests the version resources.
             verinfo:version.dll) continue ;;
+            # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
+            shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
         esac
         case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             *:kernel32.dll|*:msvcrt.dll) ;;

@@ -1,8 +1,19 @@
-//! shell32.dll: drag-and-drop of files (HDROP) and the About box. Other dialogs
-//! (the folder browser, file operations) are not provided, and report themselves
-//! as not implemented by name when called.
+//! shell32.dll: drag-and-drop of files (HDROP) and the About box here; the
+//! special folders ([`folders`]) and the item ID lists they hand out ([`pidl`]),
+//! CommandLineToArgvW ([`cmdline`]), ShellExecute and FindExecutable
+//! ([`execute`]), SHGetFileInfo's names and attributes ([`fileinfo`]), and
+//! ExtractIcon ([`icons`]). Other dialogs (the folder browser, file operations)
+//! are not provided, and report themselves as not implemented by name when
+//! called.
 
 #![allow(non_snake_case)]
+
+pub mod cmdline;
+pub mod execute;
+pub mod fileinfo;
+pub mod folders;
+pub mod icons;
+pub mod pidl;
 
 use crate::hle::{
     ApiDef, ApiError, ApiResult, CStrPtr, Ctx, HleDll, Outcome, Ptr, WStrPtr, stdcall,
@@ -189,14 +200,21 @@ fn ShellAboutA(
 }
 
 fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("DragAcceptFiles", DragAcceptFiles),
         stdcall("DragQueryFileW", DragQueryFileW),
         stdcall("DragQueryFileA", DragQueryFileA),
         stdcall("DragFinish", DragFinish),
         stdcall("ShellAboutW", ShellAboutW),
         stdcall("ShellAboutA", ShellAboutA),
-    ]
+    ];
+    v.extend(folders::exports());
+    v.extend(pidl::exports());
+    v.extend(cmdline::exports());
+    v.extend(execute::exports());
+    v.extend(fileinfo::exports());
+    v.extend(icons::exports());
+    v
 }
 
 #[cfg(test)]
