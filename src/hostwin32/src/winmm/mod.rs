@@ -1,4 +1,5 @@
-//! winmm.dll: multimedia timers, waveOut, the joystick API, MCI and MIDI.
+//! winmm.dll: multimedia timers, waveOut, PlaySound, multimedia file I/O (mmio),
+//! the joystick API, MCI and MIDI.
 //! Each area lives in its own module with its own export list.
 
 #![allow(non_snake_case)]
@@ -8,6 +9,8 @@ use crate::hle::{ApiDef, HleDll};
 pub mod joy;
 pub mod mci;
 pub mod mixer;
+pub mod mmio;
+pub mod playsound;
 pub mod timer;
 pub mod wave;
 pub mod wave_service;
@@ -31,5 +34,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(joy::exports());
     v.extend(mci::exports());
     v.extend(mixer::exports());
+    v.extend(mmio::exports());
+    v.extend(playsound::exports());
     v
 }

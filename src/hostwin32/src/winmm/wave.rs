@@ -346,6 +346,11 @@ fn state(proc: &Process) -> &State {
     &proc.winmm.wave
 }
 
+/// waveOutSetVolume's level for device 0 / WAVE_MAPPER (PlaySound plays at it).
+pub fn device_volume(proc: &Process) -> u32 {
+    state(proc).device_volume.load(Ordering::Relaxed)
+}
+
 fn device(cx: &Ctx, h: u32) -> Option<Arc<Device>> {
     lock(&state(cx.proc).devs).get(&h).cloned()
 }
