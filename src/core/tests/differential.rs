@@ -41,7 +41,14 @@
 //!   completes (exponent difference < 64); a partial step's result depends on the
 //!   implementation-dependent N, so partial reduction is tested by the loop forms,
 //!   whose final quotient bits (C0 C3 C1) are masked for the same reason.
-//! * MMX forms compare all eight registers as raw 80-bit values.
+//! * MMX forms compare all eight registers as raw 80-bit values, and so do the
+//!   `x87x` forms: exact 80-bit data movement, where registers and m80 operands hold
+//!   any encoding (64-bit significands, the 80-bit exponent range and denormals,
+//!   pseudo-denormals, unnormals, pseudo-infinities and pseudo-NaNs, NaN payloads):
+//!   FLD m80 / FSTP m80, register moves, FILD m64 / FIST(P) / FISTTP, Delphi's
+//!   FILD/FISTP m64 Move of 9..32 bytes, FST m32/m64, FIST and FBSTP rounding from
+//!   80 bits under every RC and random exception masks, compares and FXAM, FRNDINT,
+//!   FBLD of more digits than a double holds, FNSAVE/FRSTOR.
 //! * x87 forms run with control word 0x027F (Windows' default). FIST, FISTP, FBSTP and
 //!   FRNDINT also get random rounding control, since Win32 code (the C runtime's
 //!   float-to-int) switches rounding mode around them.
@@ -2822,6 +2829,7 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
 
 fn build_forms(per_form: usize, per_transcendental: usize) -> Vec<Form> {
     let mut forms = custom_forms(per_form);
+    forms.extend(x87_exact_forms(per_form));
     for sp in code_specs() {
         let name = spec_name(&sp);
         let count = if TRANSCENDENTALS.contains(&sp.mn.as_str()) {
@@ -2839,6 +2847,426 @@ fn build_forms(per_form: usize, per_transcendental: usize) -> Vec<Form> {
     let lazy = lazy_forms(&forms);
     forms.extend(lazy);
     forms
+}
+
+// =====================================================================================
+// x87 exact data movement: 80-bit values a double cannot hold (issue 18's exact part)
+// =====================================================================================
+
+/// An 80-bit encoding of any class, as a register or an m80 operand may hold it:
+/// integers and normals with 64 significant bits, values beyond the double's range
+/// and around its edges, the 80-bit denormals, pseudo-denormals, unnormals,
+/// pseudo-infinities and pseudo-NaNs, infinities, NaNs with full payloads, zeros and
+/// plain doubles.
+fn ext_val(cx: &mut Cx) -> (u64, u16) {
+    let s: u16 = if cx.chance(0.5) { 0x8000 } else { 0 };
+    let r: u64 = cx.rng.random();
+    let top = 1u64 << 63;
+    let (m, e): (u64, u16) = match cx.below(24) {
+        0..=3 => {
+            // An integer of up to 64 bits.
+            let mag = (r >> cx.below(12)).max(1);
+            let lz = mag.leading_zeros();
+            (mag << lz, (16383 + 63 - lz) as u16)
+        }
+        4..=6 => (r | top, cx.rng.random_range(16383 - 4..16383 + 68)),
+        7 => (r | top, cx.rng.random_range(16383 - 70..16383 + 70)),
+        8 => (r | top, cx.rng.random_range(15361..=17406)),
+        9 => (
+            r | top,
+            cx.pick(&[
+                1u16, 2, 0x3bcc, 0x3bcd, 0x3bce, 0x3c00, 0x3c01, 0x43fe, 0x43ff, 0x4400, 0x7ffe,
+            ]),
+        ),
+        // Around the double's and the float's denormal ranges.
+        10 => (r | top, cx.rng.random_range(15361 - 60..15361 + 2)),
+        11 => (
+            r | top,
+            cx.rng.random_range(16383 - 126 - 30..16383 - 126 + 2),
+        ),
+        12 => ((r & !top).max(1), 0),
+        13 => (r | top, 0),
+        14 => (r & !top, cx.rng.random_range(1..0x7fff)),
+        15 => (if cx.chance(0.3) { 0 } else { r & !top }, 0x7fff),
+        16 => (top, 0x7fff),
+        17 => (r | 3 << 62, 0x7fff),
+        18 => ((r | top) & !(1 << 62) | 1 << cx.below(62), 0x7fff),
+        19 => (0, 0),
+        // Few significant bits: exact as a double or a float.
+        20 => (
+            top | (r >> 40) << 40,
+            cx.rng.random_range(16383 - 20..16383 + 20),
+        ),
+        _ => return f64_to_ext(cx.f64_val(900)),
+    };
+    (m, s | e)
+}
+
+fn ext_bytes((m, se): (u64, u16)) -> Vec<u8> {
+    let mut b = m.to_le_bytes().to_vec();
+    b.extend_from_slice(&se.to_le_bytes());
+    b
+}
+
+/// A case state whose x87 registers hold [`ext_val`] values (some empty), with
+/// `free` slots ST(7), ST(6), ... empty most of the time, the control word `cw`,
+/// and random sticky flags and condition codes.
+fn x87_exact_state(cx: &mut Cx, free: usize, cw: u16) -> St {
+    let mut st = St::new(cx);
+    let x = &mut st.x87;
+    x.top = cx.below(8) as u8;
+    x.cw = cw;
+    if cx.chance(0.3) {
+        x.sw = (cx.below(0x40) as u16) & 0x3f & cw;
+    }
+    x.sw |= cx.rng.random::<u16>() & (C0 | C1 | C2 | C3);
+    for i in 0..8 {
+        let v = ext_val(cx);
+        x.set_st(i, v);
+        if cx.chance(0.1) || (i >= 8 - free && cx.chance(0.9)) {
+            x.free_st(i);
+        }
+    }
+    st.mask.x87 = X87Cmp::Raw;
+    // Loads, stores and moves leave C0 C2 C3 undefined.
+    st.mask.fsw = C0 | C2 | C3;
+    st
+}
+
+/// A control word: any rounding and precision control; every exception masked
+/// most of the time, else some unmasked.
+fn cw_random(cx: &mut Cx) -> u16 {
+    let masks = if cx.chance(0.8) {
+        0x3f
+    } else {
+        cx.below(0x40) as u16
+    };
+    0x0040 | (cx.below(16) as u16) << 8 | masks
+}
+
+/// A memory operand of `size` bytes holding `bytes` (patched into the window).
+fn mem_with(cx: &mut Cx, st: &mut St, used: &mut u8, size: u32, bytes: &[u8]) -> Opnd {
+    let target = mem_target(cx, size);
+    let mo = mem_operand(cx, st, used, target);
+    st.patch(target, bytes);
+    Opnd::M(mo)
+}
+
+fn seq(cx: &mut Cx, st: St, ins: &[Instruction]) -> Gen {
+    let items: Vec<(Instruction, Option<usize>)> = ins.iter().map(|i| (*i, None)).collect();
+    let bytes = assemble(cx, &items);
+    st.finish(bytes)
+}
+
+fn x87_exact_forms(per_form: usize) -> Vec<Form> {
+    let mut v: Vec<Form> = Vec::new();
+    let mut add = |name: &str, make: GenFn| {
+        v.push(Form {
+            name: name.into(),
+            count: per_form,
+            make,
+        })
+    };
+    let c = code_by_name;
+
+    // FLD m80 / FSTP m80 round-trip every encoding (no exception: SDM FLD, FSTP).
+    add(
+        "x87x fld m80, fstp m80",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            let mut used = 0u8;
+            let v = ext_val(cx);
+            let a = mem_with(cx, &mut st, &mut used, 10, &ext_bytes(v));
+            let b = mem_with(cx, &mut st, &mut used, 10, &[]);
+            let ins = [mk(c("Fld_m80fp"), &[a]), mk(c("Fstp_m80fp"), &[b])];
+            seq(cx, st, &ins)
+        }),
+    );
+    // An 80-bit value moved around the stack, then stored as m80: FLD ST(i), FXCH,
+    // FST/FSTP ST(i), FCHS, FABS, FINCSTP, FDECSTP, FFREE, FCMOVB.
+    add(
+        "x87x fld m80, register move, fstp m80",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 2, cw);
+            let mut used = 0u8;
+            let v = ext_val(cx);
+            let a = mem_with(cx, &mut st, &mut used, 10, &ext_bytes(v));
+            let b = mem_with(cx, &mut st, &mut used, 10, &[]);
+            let i = STI[cx.below(8) as usize];
+            let mv = match cx.below(12) {
+                0 => mk(c("Fld_sti"), &[Opnd::R(i)]),
+                1 | 2 => mk(c("Fxch_st0_sti"), &[Opnd::R(Register::ST0), Opnd::R(i)]),
+                3 => mk(c("Fst_sti"), &[Opnd::R(i)]),
+                4 => mk(c("Fstp_sti"), &[Opnd::R(i)]),
+                5 => Instruction::with(Code::Fchs),
+                6 => Instruction::with(Code::Fabs),
+                7 => Instruction::with(Code::Fincstp),
+                8 => Instruction::with(Code::Fdecstp),
+                9 => {
+                    // SDM FFREE: C0-C3 undefined (seen when the FSTP after it faults).
+                    st.mask.fsw |= C1;
+                    mk(c("Ffree_sti"), &[Opnd::R(i)])
+                }
+                _ => {
+                    // SDM FCMOVcc: C1 is only specified for a stack underflow.
+                    st.mask.fsw |= C1;
+                    mk(c("Fcmovb_st0_sti"), &[Opnd::R(Register::ST0), Opnd::R(i)])
+                }
+            };
+            let ins = [mk(c("Fld_m80fp"), &[a]), mv, mk(c("Fstp_m80fp"), &[b])];
+            seq(cx, st, &ins)
+        }),
+    );
+    // FILD m64 / FISTP m64 of any integer (exact: the register has 64 bits), and FILD
+    // m64 then a narrower or truncating integer store.
+    add(
+        "x87x fild m64, fist(p)/fisttp",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            let mut used = 0u8;
+            let n: i64 = match cx.below(6) {
+                0 => cx.rng.random::<i64>() >> cx.below(20),
+                1 => cx.pick(&[
+                    i64::MIN,
+                    i64::MAX,
+                    i64::MIN + 1,
+                    (1 << 53) + 1,
+                    -(1 << 53) - 1,
+                ]),
+                _ => {
+                    // Eight bytes of text, as Delphi's Move copies strings.
+                    let mut b = [0u8; 8];
+                    for x in &mut b {
+                        *x = cx.rng.random_range(0x20..0x7f);
+                    }
+                    i64::from_le_bytes(b)
+                }
+            };
+            let a = mem_with(cx, &mut st, &mut used, 8, &n.to_le_bytes());
+            let (name, size) = cx.pick(&[
+                ("Fistp_m64int", 8),
+                ("Fistp_m64int", 8),
+                ("Fistp_m32int", 4),
+                ("Fist_m32int", 4),
+                ("Fistp_m16int", 2),
+                ("Fisttp_m64int", 8),
+                ("Fisttp_m32int", 4),
+            ]);
+            let b = mem_with(cx, &mut st, &mut used, size, &[]);
+            let ins = [mk(c("Fild_m64int"), &[a]), mk(c(name), &[b])];
+            seq(cx, st, &ins)
+        }),
+    );
+    // Delphi's System.Move (FastCode) for 9..32 bytes: the first and last eight (and
+    // for more than 16 the second and second-last) through FILD/FISTP m64.
+    add(
+        "x87x delphi move 9..32",
+        Arc::new(move |cx| {
+            let mut st = x87_exact_state(cx, 4, 0x027f);
+            let n = cx.rng.random_range(9..=32u32);
+            let src = WIN + 0x100 + cx.below(0x600);
+            let dst = WIN + 0x900 + cx.below(0x600);
+            let bytes: Vec<u8> = (0..n)
+                .map(|_| {
+                    if cx.chance(0.8) {
+                        cx.rng.random_range(0x20..0x7f)
+                    } else {
+                        cx.rng.random()
+                    }
+                })
+                .collect();
+            st.patch(src, &bytes);
+            st.regs[EAX] = src;
+            st.regs[EDX] = dst;
+            st.regs[ECX] = n;
+            let m = |base: Register, index: Register, d: i64| {
+                let dsize = if d == 0 { 0 } else { 1 };
+                Opnd::M(MemoryOperand::new(
+                    base,
+                    index,
+                    1,
+                    d,
+                    dsize,
+                    false,
+                    Register::None,
+                ))
+            };
+            let (ax, dx, cxr, no) = (Register::EAX, Register::EDX, Register::ECX, Register::None);
+            let (fild, fistp) = (c("Fild_m64int"), c("Fistp_m64int"));
+            let ins: Vec<Instruction> = if n <= 16 {
+                vec![
+                    mk(fild, &[m(ax, no, 0)]),
+                    mk(fild, &[m(ax, cxr, -8)]),
+                    mk(fistp, &[m(dx, cxr, -8)]),
+                    mk(fistp, &[m(dx, no, 0)]),
+                ]
+            } else {
+                vec![
+                    mk(fild, &[m(ax, no, 0)]),
+                    mk(fild, &[m(ax, no, 8)]),
+                    mk(fild, &[m(ax, cxr, -16)]),
+                    mk(fild, &[m(ax, cxr, -8)]),
+                    mk(fistp, &[m(dx, cxr, -8)]),
+                    mk(fistp, &[m(dx, cxr, -16)]),
+                    mk(fistp, &[m(dx, no, 8)]),
+                    mk(fistp, &[m(dx, no, 0)]),
+                ]
+            };
+            seq(cx, st, &ins)
+        }),
+    );
+    // An 80-bit value converted to memory formats under every rounding control:
+    // FST/FSTP m64/m32 (one rounding from 64 bits, overflow, underflow, NaN
+    // payloads), FIST/FISTP/FISTTP m16/m32/m64, FBSTP.
+    add(
+        "x87x fld m80, store converted",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            let mut used = 0u8;
+            let v = ext_val(cx);
+            let a = mem_with(cx, &mut st, &mut used, 10, &ext_bytes(v));
+            let (name, size) = cx.pick(&[
+                ("Fst_m64fp", 8),
+                ("Fstp_m64fp", 8),
+                ("Fstp_m64fp", 8),
+                ("Fst_m32fp", 4),
+                ("Fstp_m32fp", 4),
+                ("Fstp_m32fp", 4),
+                ("Fistp_m64int", 8),
+                ("Fist_m32int", 4),
+                ("Fistp_m16int", 2),
+                ("Fisttp_m64int", 8),
+                ("Fisttp_m32int", 4),
+                ("Fbstp_m80bcd", 10),
+            ]);
+            let b = mem_with(cx, &mut st, &mut used, size, &[]);
+            let ins = [mk(c("Fld_m80fp"), &[a]), mk(c(name), &[b])];
+            seq(cx, st, &ins)
+        }),
+    );
+    // Compares and FXAM of 80-bit values against registers (80-bit too), m64, m32int,
+    // zero.
+    add(
+        "x87x fld m80, compare",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            st.mask.fsw = 0;
+            let mut used = 0u8;
+            let v = ext_val(cx);
+            let a = mem_with(cx, &mut st, &mut used, 10, &ext_bytes(v));
+            let k = cx.below(8) as usize;
+            if k > 0 && cx.chance(0.2) {
+                // Equal operands: ST(k - 1) before the load is ST(k) after it.
+                let near = (v.0 ^ (cx.below(2) as u64), v.1);
+                st.x87.set_st((k + 7) & 7, near);
+            }
+            let i = Opnd::R(STI[k]);
+            let s0 = Opnd::R(Register::ST0);
+            let second = match cx.below(10) {
+                0 => mk(c("Fcom_st0_sti"), &[s0, i]),
+                1 => mk(c("Fcomp_st0_sti"), &[s0, i]),
+                2 => mk(c("Fucom_st0_sti"), &[s0, i]),
+                3 => mk(c("Fucomp_st0_sti"), &[s0, i]),
+                4 | 5 => {
+                    let name = cx.pick(&["Fcomi_st0_sti", "Fucomi_st0_sti", "Fcomip_st0_sti"]);
+                    // C1 is only specified for a stack underflow (see gen_x87).
+                    st.mask.fsw = C0 | C1 | C2 | C3;
+                    mk(c(name), &[s0, i])
+                }
+                6 => {
+                    let d = f64_to_ext(cx.f64_val(900));
+                    let d = f64::from_bits(ext_to_f64_bits(d.0, d.1));
+                    let d = if cx.chance(0.3) {
+                        f64::from_bits(ext_to_f64_bits(v.0, v.1))
+                    } else {
+                        d
+                    };
+                    let b = mem_with(cx, &mut st, &mut used, 8, &d.to_le_bytes());
+                    mk(c(cx.pick(&["Fcom_m64fp", "Fcomp_m64fp"])), &[b])
+                }
+                7 => {
+                    let n = cx.r32();
+                    let b = mem_with(cx, &mut st, &mut used, 4, &n.to_le_bytes());
+                    mk(c("Ficom_m32int"), &[b])
+                }
+                8 => Instruction::with(Code::Ftst),
+                _ => Instruction::with(Code::Fxam),
+            };
+            let ins = [mk(c("Fld_m80fp"), &[a]), second];
+            seq(cx, st, &ins)
+        }),
+    );
+    // FRNDINT of an 80-bit value under every rounding control (exact, kept in 64
+    // bits), stored back as m80.
+    add(
+        "x87x fld m80, frndint, fstp m80",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            let mut used = 0u8;
+            let v = ext_val(cx);
+            let a = mem_with(cx, &mut st, &mut used, 10, &ext_bytes(v));
+            let b = mem_with(cx, &mut st, &mut used, 10, &[]);
+            let ins = [
+                mk(c("Fld_m80fp"), &[a]),
+                Instruction::with(Code::Frndint),
+                mk(c("Fstp_m80fp"), &[b]),
+            ];
+            seq(cx, st, &ins)
+        }),
+    );
+    // FBLD of 16 to 18 digits (more than a double holds), then FBSTP or FSTP m80.
+    add(
+        "x87x fbld, store",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 1, cw);
+            let mut used = 0u8;
+            let mut bcd = [0u8; 10];
+            let digits = cx.rng.random_range(14..=18);
+            for d in 0..digits {
+                let x = if d + 1 == digits {
+                    1 + cx.below(9)
+                } else {
+                    cx.below(10)
+                } as u8;
+                bcd[d / 2] |= x << (4 * (d % 2));
+            }
+            if cx.chance(0.5) {
+                bcd[9] = 0x80;
+            }
+            let a = mem_with(cx, &mut st, &mut used, 10, &bcd);
+            let b = mem_with(cx, &mut st, &mut used, 10, &[]);
+            let name = cx.pick(&["Fbstp_m80bcd", "Fstp_m80fp", "Fistp_m64int"]);
+            let ins = [mk(c("Fbld_m80bcd"), &[a]), mk(c(name), &[b])];
+            seq(cx, st, &ins)
+        }),
+    );
+    // FNSAVE then FRSTOR: every register's encoding survives (the environment's
+    // pointer fields in the image are not compared).
+    add(
+        "x87x fnsave, frstor",
+        Arc::new(move |cx| {
+            let cw = cw_random(cx);
+            let mut st = x87_exact_state(cx, 0, cw);
+            st.mask.fsw = 0;
+            let mut used = 0u8;
+            let target = WIN + 0x100 + cx.below(WIN_SIZE - 0x300);
+            let mo = mem_operand(cx, &mut st, &mut used, target);
+            st.mask.mem = Some(((target - WIN) as u16, 28));
+            let ins = [
+                mk(c("Fnsave_m108byte"), &[Opnd::M(mo)]),
+                mk(c("Frstor_m108byte"), &[Opnd::M(mo)]),
+            ];
+            seq(cx, st, &ins)
+        }),
+    );
+    v
 }
 
 // =====================================================================================

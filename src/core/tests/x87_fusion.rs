@@ -54,8 +54,9 @@ fn init(m: &Machine) {
 #[derive(Debug, PartialEq)]
 struct Fpu {
     st: [u64; 8],
-    mm: [u64; 8],
-    mmx_raw: u8,
+    /// Every register in 80-bit form (its exact image where it has one).
+    ext: [(u64, u16); 8],
+    raw: u8,
     top: u8,
     tags: u16,
     cw: u16,
@@ -81,8 +82,8 @@ fn fpu_of(m: &Machine) -> Fpu {
     let f = &m.cpu.fpu;
     Fpu {
         st: f.st.map(f64::to_bits),
-        mm: f.mm,
-        mmx_raw: f.mmx_raw,
+        ext: std::array::from_fn(|k| f.ext80(k)),
+        raw: f.raw,
         top: f.top,
         tags: f.tags,
         cw: f.cw,
@@ -119,6 +120,10 @@ fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
         for v in f.st {
             h(v);
         }
+        for (m, se) in f.ext {
+            h(m ^ (se as u64) << 48);
+        }
+        h(f.raw as u64);
         h(((f.sw as u64) << 32) | ((f.cw as u64) << 16) | f.tags as u64);
         h(((f.top as u64) << 48) | ((f.fop as u64) << 32) | f.fip as u64);
         h(f.fdp as u64);
@@ -572,6 +577,98 @@ fn raw_mmx_registers() {
         finish(a)
     });
     equivalent(&code);
+}
+
+/// Exact 80-bit images (issue 18's data movement): Delphi's System.Move copies 9 to
+/// 32 bytes through FILD/FISTP m64, leaving the registers it popped holding images.
+/// A burst-eligible run that pushes into those registers still runs as a burst
+/// (the pushes drop the images as `Fpu::put` does); one that reads an image falls
+/// back to the generic loop; FLD ST(i), FXCH, FCOM m64 and FSTP m64 of an image
+/// take the handlers' path; FISTP m64 stores it exactly. The copies are checked
+/// byte for byte.
+#[test]
+fn delphi_move_images() {
+    const TO: u32 = DST + 0x4_0000;
+    const ITERS: u32 = 200;
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        let mut long = a.create_label();
+        let mut moved = a.create_label();
+        a.mov(ebx, ITERS)?;
+        a.mov(esi, SRC)?;
+        a.mov(edi, TO)?;
+        a.set_label(&mut top)?;
+        // Move(esi -> edi, 9 + (ebx & 23) bytes) as FastCode's Move does it.
+        a.mov(eax, esi)?;
+        a.mov(edx, edi)?;
+        a.mov(ecx, ebx)?;
+        a.and(ecx, 23)?;
+        a.add(ecx, 9)?;
+        a.cmp(ecx, 16)?;
+        a.ja(long)?;
+        a.fild(qword_ptr(eax))?;
+        a.fild(qword_ptr(eax + ecx - 8))?;
+        a.fistp(qword_ptr(edx + ecx - 8))?;
+        a.fistp(qword_ptr(edx))?;
+        a.jmp(moved)?;
+        a.set_label(&mut long)?;
+        a.fild(qword_ptr(eax))?;
+        a.fild(qword_ptr(eax + 8))?;
+        a.fild(qword_ptr(eax + ecx - 16))?;
+        a.fild(qword_ptr(eax + ecx - 8))?;
+        a.fistp(qword_ptr(edx + ecx - 8))?;
+        a.fistp(qword_ptr(edx + ecx - 16))?;
+        a.fistp(qword_ptr(edx + 8))?;
+        a.fistp(qword_ptr(edx))?;
+        a.set_label(&mut moved)?;
+        // A burst pushing into the popped image registers.
+        a.fld(qword_ptr(K))?;
+        a.fmul(qword_ptr(K + 8))?;
+        a.fld(qword_ptr(esi))?;
+        a.fadd_2(st0, st1)?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(DST))?;
+        a.fstp(qword_ptr(DST + 8))?;
+        a.add(eax, 0)?;
+        // Images read by inline kinds: FLD ST(i), FCOM m64, FXCH, FSTP m64, then
+        // FISTP m64 exactly.
+        a.fild(qword_ptr(esi + 8))?;
+        a.fld(st0)?;
+        a.fcom(qword_ptr(K))?;
+        a.fnstsw(ax)?;
+        a.fxch(st0, st1)?;
+        a.fstp(qword_ptr(DST + 16))?;
+        a.fistp(qword_ptr(edi + 32))?;
+        a.add(eax, 0)?;
+        // An image left in ST(0), read by a burst-eligible run: its entry test fails.
+        a.fild(qword_ptr(esi + 16))?;
+        a.add(eax, 0)?;
+        a.fld(qword_ptr(K))?;
+        a.fadd_2(st0, st1)?;
+        a.fstp(qword_ptr(DST + 24))?;
+        a.fstp(qword_ptr(DST + 40))?;
+        a.add(esi, 8)?;
+        a.add(edi, 48)?;
+        a.dec(ebx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    let (s, _) = equivalent(&code);
+    assert!(s.bulk > 0, "the burst never ran: {s:?}");
+    assert!(s.bulk < s.iterations, "{s:?}");
+    let (end, _, _) = run(&code, true, u64::MAX);
+    let at = |a: u32| (a - DATA) as usize;
+    for k in 0..ITERS {
+        let n = (9 + ((ITERS - k) & 23)) as usize;
+        let (src, dst) = (at(SRC + 8 * k), at(TO + 48 * k));
+        assert_eq!(
+            end.mem[dst..dst + n],
+            end.mem[src..src + n],
+            "copy {k} of {n} bytes"
+        );
+        let (src, dst) = (at(SRC + 8 * k + 8), at(TO + 48 * k + 32));
+        assert_eq!(end.mem[dst..dst + 8], end.mem[src..src + 8], "fistp {k}");
+    }
 }
 
 /// A run of forms without inline kinds (FILD, FCHS, FSQRT) between inline ones: the

@@ -2,10 +2,22 @@
 //!
 //! Values are held as f64 (the brief's choice: Win32 programs run with the control
 //! word's precision at 53 bits) with the stack pointer, tag word, status word
-//! (C0-C3, C1, sticky exception bits) and control word kept exactly. MMX registers
-//! alias the physical x87 registers: an MMX write stores the raw 64-bit value with
-//! exponent 0xFFFF (as the hardware does), recorded in `mmx_raw` so that neither
-//! side loses bits when the other reads the register.
+//! (C0-C3, C1, sticky exception bits) and control word kept exactly.
+//!
+//! Exact images. A register whose true 80-bit value is not exactly its f64 also
+//! holds that value as an *image* (`raw_sig`, `raw_se`, bit k of `raw`): an MMX write
+//! (the raw 64-bit value with exponent 0xFFFF, as the hardware stores it), FILD m64
+//! of an integer with more than 53 significant bits, FBLD of one, FLD m80 and FRSTOR
+//! of any encoding a double cannot hold (more than 53 significant bits, the 80-bit
+//! format's denormals and exponent range, unnormals, pseudo-denormals,
+//! pseudo-infinities, NaN payloads below the double's). `st[k]` then holds the
+//! nearest f64, which arithmetic uses (the full 80-bit arithmetic is issue 18's
+//! soft-float); data movement and integer conversion use the image, so they are
+//! exact as on the hardware: FST/FSTP ST(i), FLD ST(i), FXCH, FCMOVcc, FCHS, FABS,
+//! FRNDINT keep it, FSTP m80 and FSAVE write it, FIST/FISTP/FISTTP, FBSTP, FST m32/m64
+//! round from it, compares and FXAM look at it. Every other register write clears
+//! the bit (`Fpu::put`); a pop only empties the tag, so a popped register keeps its
+//! image as the hardware keeps its contents.
 
 /// Physical register index of ST(i) for stack top `top`.
 #[inline(always)]
@@ -24,10 +36,13 @@ pub mod tag {
 pub struct Fpu {
     /// Physical registers R0-R7.
     pub st: [f64; 8],
-    /// Raw 64-bit significands of registers last written by MMX instructions.
-    pub mm: [u64; 8],
-    /// Bit k set: physical register k holds `mm[k]` with exponent 0xFFFF.
-    pub mmx_raw: u8,
+    /// Exact 80-bit images (see the module doc): significand with the explicit
+    /// integer bit, and sign | biased exponent. Meaningful only where `raw` says so.
+    pub raw_sig: [u64; 8],
+    pub raw_se: [u16; 8],
+    /// Bit k set: physical register k's value is the 80-bit `(raw_sig[k],
+    /// raw_se[k])`, which its f64 `st[k]` (the nearest double) cannot hold exactly.
+    pub raw: u8,
     pub top: u8,
     /// Full tag word, two bits per physical register.
     pub tags: u16,
@@ -46,8 +61,9 @@ impl Default for Fpu {
     fn default() -> Self {
         Fpu {
             st: [0.0; 8],
-            mm: [0; 8],
-            mmx_raw: 0,
+            raw_sig: [0; 8],
+            raw_se: [0; 8],
+            raw: 0,
             top: 0,
             tags: 0xffff,
             // The control word Windows gives a new thread: 53-bit precision,
@@ -93,25 +109,79 @@ impl Fpu {
         (0..8).fold(0, |t, k| t | (self.full_tag(k) << (2 * k)))
     }
 
+    /// Whether physical register `k` holds an exact image.
+    #[inline(always)]
+    pub fn is_raw(&self, k: usize) -> bool {
+        self.raw & (1 << (k & 7)) != 0
+    }
+
     /// Physical register `k` in 80-bit form (significand, sign|exponent).
+    #[inline]
     pub fn ext80(&self, k: usize) -> (u64, u16) {
-        if self.mmx_raw & (1 << k) != 0 {
-            (self.mm[k], 0xffff)
+        if self.is_raw(k) {
+            (self.raw_sig[k], self.raw_se[k])
         } else {
             f64_to_ext80(self.st[k])
         }
     }
 
-    /// Loads physical register `k` from its 80-bit form (FRSTOR, FLD m80 keep only
-    /// the nearest f64; a value with exponent field 0xFFFF keeps its raw significand
-    /// for the MMX view).
+    /// Loads physical register `k` from its 80-bit form (FLD m80, FRSTOR): every
+    /// encoding is kept exactly, as an image where the f64 cannot hold it. The tag
+    /// is the caller's.
     pub fn set_ext80(&mut self, k: usize, m: u64, se: u16) {
-        self.st[k] = ext80_to_f64(m, se);
-        if se == 0xffff {
-            self.mm[k] = m;
-            self.mmx_raw |= 1 << k;
+        let e = (se & 0x7fff) as u64;
+        // A normal value inside the double's exponent range with at most 53
+        // significant bits, or a zero: exactly an f64.
+        if (m >> 63 == 1 && m & 0x7ff == 0 && e.wrapping_sub(16383 - 1022) <= 2045)
+            || (m == 0 && e == 0)
+        {
+            let bits = if m == 0 {
+                0
+            } else {
+                ((e - 16383 + 1023) << 52) | ((m << 1) >> 12)
+            };
+            self.st[k] = f64::from_bits(((se as u64 >> 15) << 63) | bits);
+            self.raw &= !(1 << k);
+            return;
+        }
+        let v = ext80_to_f64(m, se);
+        self.st[k] = v;
+        if f64_to_ext80(v) == (m, se) {
+            self.raw &= !(1 << k);
         } else {
-            self.mmx_raw &= !(1 << k);
+            self.set_image(k, m, se);
+        }
+    }
+
+    /// Records the exact image of physical register `k`, whose `st[k]` the caller
+    /// has set to the nearest f64 of it.
+    #[inline]
+    pub fn set_image(&mut self, k: usize, m: u64, se: u16) {
+        self.raw_sig[k] = m;
+        self.raw_se[k] = se;
+        self.raw |= 1 << k;
+    }
+
+    /// Copies register `s`'s image (if any) to register `d`, whose f64 and tag the
+    /// caller has written (FLD ST(i), FST ST(i), FCMOVcc); `raw_s` is whether `s`
+    /// held an image before that write.
+    #[inline(always)]
+    pub fn copy_image(&mut self, d: usize, s: usize, raw_s: bool) {
+        if raw_s {
+            let (m, se) = (self.raw_sig[s], self.raw_se[s]);
+            self.set_image(d, m, se);
+        }
+    }
+
+    /// Exchanges physical registers `a` and `b` with their images (FXCH).
+    #[inline(always)]
+    pub fn swap_regs(&mut self, a: usize, b: usize) {
+        self.st.swap(a, b);
+        let (ra, rb) = ((self.raw >> a) & 1, (self.raw >> b) & 1);
+        if ra | rb != 0 {
+            self.raw_sig.swap(a, b);
+            self.raw_se.swap(a, b);
+            self.raw = (self.raw & !(1 << a) & !(1 << b)) | (ra << b) | (rb << a);
         }
     }
 
@@ -184,8 +254,8 @@ impl Fpu {
     #[inline(always)]
     pub fn mmx(&self, i: u8) -> u64 {
         let k = (i & 7) as usize;
-        if self.mmx_raw & (1 << k) != 0 {
-            self.mm[k]
+        if self.raw & (1 << k) != 0 {
+            self.raw_sig[k]
         } else {
             f64_to_ext80(self.st[k]).0
         }
@@ -196,8 +266,7 @@ impl Fpu {
     #[inline(always)]
     pub fn set_mmx(&mut self, i: u8, v: u64) {
         let k = (i & 7) as usize;
-        self.mm[k] = v;
-        self.mmx_raw |= 1 << k;
+        self.set_image(k, v, 0xffff);
         // What x87 arithmetic sees in the register: exponent 0x7FFF, sign set (a
         // NaN, or -inf for 0x8000_0000_0000_0000).
         let frac = (v << 1) >> 12;

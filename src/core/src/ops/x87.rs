@@ -25,10 +25,17 @@
 //!   flags are the x87's (rounding at 53 bits with its wide exponent: PE and C1,
 //!   no UE) and the value is rounded to a double denormal, as a later FST m64
 //!   would round it (that store then raises nothing).
-//! * FLD m80, FILD m64 and FBLD values are rounded to 53 bits (to nearest, no
-//!   flags). Precision control 64 bits is treated as 53.
-//! * Register operands are never "denormal" (DE is raised for m32/m64 operands
-//!   only, as on the hardware, where a double denormal is a normal extended value).
+//! * Arithmetic, FSQRT, FSCALE, FXTRACT, FPREM and the transcendentals take a
+//!   register holding an exact 80-bit image (FLD m80, FILD m64 or FBLD of a value a
+//!   double cannot hold; see `cpu::fpu`) at its nearest f64, and treat the
+//!   unsupported encodings (unnormals, pseudo-NaNs) as that value rather than
+//!   raising IE. Data movement, integer and memory-format conversion, compares and
+//!   FXAM use the image and are exact (`ext.rs`). Precision control 64 bits is
+//!   treated as 53.
+//! * Register operands of arithmetic are never "denormal" (DE is raised for m32/m64
+//!   operands, as on the hardware, where a double denormal is a normal extended
+//!   value, and for register images in the 80-bit denormal range only by the
+//!   compares and FRNDINT).
 //! * Transcendentals reduce their argument with the x87's 66-bit pi like the
 //!   hardware and evaluate in double-double, so results are within an ulp of the
 //!   hardware's (rounded to double); C1 is 0 rather than the x87's indication from
@@ -37,6 +44,7 @@
 mod arith;
 mod cmp;
 mod env;
+mod ext;
 mod ldst;
 mod num;
 #[cfg(test)]
@@ -105,13 +113,15 @@ impl Fpu {
         self.st[self.pk(i)]
     }
 
-    /// Writes physical register `k` and tags it non-empty.
+    /// Writes physical register `k` and tags it non-empty. Every register write but
+    /// the exact data movement goes through here, which drops the register's image
+    /// (see `cpu::fpu`): `v` is then the whole value.
     #[inline(always)]
     pub fn put(&mut self, k: usize, v: f64) {
         let k = k & 7;
         self.st[k] = v;
         self.tags &= !(3 << (2 * k));
-        self.mmx_raw &= !(1 << k);
+        self.raw &= !(1 << k);
     }
 
     /// Marks ST(0) empty and increments TOP.

@@ -9,8 +9,10 @@
 //! packed into the first op's `imm` beside the handler slot.
 //!
 //! At run time [`fused_burst`] tests, once: no exception pending, the fast control
-//! word (every exception masked), no raw MMX register, and the tag word against the
-//! two masks (rotated by the entry TOP). Then every instruction is its handler's
+//! word (every exception masked), no exact 80-bit image (an MMX value, a large FILD
+//! m64 integer, an FLD m80 value: see `cpu::fpu`) in a slot it reads, and the tag
+//! word against the two masks (rotated by the entry TOP). Its pushes and FST/FSTP
+//! ST(i) drop the image of the register they write, as the handlers' `put` does. Then every instruction is its handler's
 //! fast path with no emptiness test, no FIP/FOP write and no status
 //! read-modify-write: TOP, the tag word, the status word and FDP live in locals.
 //! With every exception masked and the fast paths taken, an instruction changes
@@ -240,8 +242,11 @@ pub fn fused_burst(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let valid = EXPAND[(o.imm >> 16) as u8 as usize];
     let empty = EXPAND[(o.imm >> 24) as usize];
     let rel = f.tags.rotate_right(2 * f.top as u32);
-    if f.sw & ES != 0 || !f.fast_cw() || f.mmx_raw != 0 || rel & valid != 0 || rel & empty != empty
-    {
+    // Exact images (`cpu::fpu`): none in a slot the run reads before writing it. The
+    // slots it writes first lose theirs as the handlers' `put` drops them, so every
+    // register the burst reads holds its whole value in `st`.
+    let raw_read = f.raw.rotate_right(f.top as u32) & (o.imm >> 16) as u8;
+    if f.sw & ES != 0 || !f.fast_cw() || raw_read != 0 || rel & valid != 0 || rel & empty != empty {
         return generic(cpu, ops, i, i, 0);
     }
     let mut b = B {
@@ -383,6 +388,7 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 };
                 let t = b.push();
                 cpu.fpu.st[t] = v;
+                cpu.fpu.raw &= !(1 << t);
                 b.fdp = ea;
                 b.c1_zero();
             }
@@ -428,18 +434,19 @@ fn burst(cpu: &mut Cpu, ops: &[Op], i: usize, end: usize, b: &mut B) -> Result<(
                 let v = cpu.fpu.st[b.pk(o.rm)];
                 let t = b.push();
                 cpu.fpu.st[t] = v;
+                cpu.fpu.raw &= !(1 << t);
                 b.c1_zero();
             }
             FXCH => {
+                // Both were read: neither holds an image.
                 let (p, q) = (b.pk(0), b.pk(o.rm));
-                let f = &mut cpu.fpu;
-                f.st.swap(p, q);
-                f.mm.swap(p, q);
+                cpu.fpu.st.swap(p, q);
                 b.c1_zero();
             }
             FST_STI | FSTP_STI => {
                 let d = b.pk(o.rm);
                 cpu.fpu.st[d] = cpu.fpu.st[b.pk(0)];
+                cpu.fpu.raw &= !(1 << d);
                 b.tags &= !(3 << (2 * d));
                 b.c1_zero();
                 if k == FSTP_STI {

@@ -8,9 +8,15 @@
 //! anything else looks at `cpu.fpu`: a handler call, a cold path that runs the
 //! handlers' helpers on `cpu.fpu` (and is read back afterwards), and every way out
 //! of the run (its end, a fault, a pending exception, a store into code). The tag
-//! word, the MMX-raw mask, FIP/FOP/FDP and the registers are written in `cpu.fpu`
-//! directly, as the handlers write them (plain stores, or read-modify-writes off the
-//! values' dependency chain); few locals keep the fused op's registers unspilled.
+//! word, the exact-image mask, FIP/FOP/FDP and the registers are written in
+//! `cpu.fpu` directly, as the handlers write them (plain stores, or
+//! read-modify-writes off the values' dependency chain); few locals keep the fused
+//! op's registers unspilled.
+//!
+//! Exact images (`cpu::fpu`): the inline kinds that would read one — a register
+//! move (FLD ST(i), FXCH, FST/FSTP ST(i)), a store to m32/m64, a compare — call the
+//! instruction's handler instead; arithmetic reads `st` as the handlers do, and every
+//! inline register write drops the image as `Fpu::put` does.
 //!
 //! Owed C1. With PE already set, PC 53 / RC nearest / every exception masked
 //! (`Fpu::fast_cw`) and no denormal memory operand, an `+ - * /` whose operands take
@@ -440,7 +446,7 @@ impl Ch {
     fn put_back(&self, cpu: &mut Cpu, last: &Op) {
         let f = &mut cpu.fpu;
         f.st[self.t] = self.v;
-        f.mmx_raw &= !(1 << self.t);
+        f.raw &= !(1 << self.t);
         if self.live {
             f.tags &= !(3 << (2 * self.t));
         }
@@ -974,6 +980,10 @@ fn fcom_m<const POP: bool, const M64: bool>(
     j: usize,
     s: &mut S,
 ) -> Step {
+    // An exact image compares exactly: the handler's path.
+    if cpu.fpu.is_raw(s.pk(0)) {
+        return Step::Call;
+    }
     let ea = run_ea(cpu, &ops[j]);
     let (b, de) = match load_src::<M64>(cpu, ea) {
         Ok(v) => v,
@@ -999,6 +1009,9 @@ fn fcom_m<const POP: bool, const M64: bool>(
 #[inline(always)]
 fn fcompp<const U: bool>(cpu: &mut Cpu, s: &mut S) -> Step {
     let (k0, k1) = (s.pk(0), s.pk(1));
+    if cpu.fpu.raw & (1 << k0 | 1 << k1) != 0 {
+        return Step::Call;
+    }
     let (a, b) = (cpu.fpu.st[k0], cpu.fpu.st[k1]);
     if cpu.fpu.is_empty(k0) || cpu.fpu.is_empty(k1) || a.is_nan() || b.is_nan() {
         s.flush(cpu);
@@ -1145,7 +1158,11 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             let t = s.pk(0);
             let v = cpu.fpu.st[t];
             let b = v.to_bits();
-            if cpu.fpu.is_empty(t) || x::is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+            if cpu.fpu.is_empty(t)
+                || x::is_snan(v)
+                || (b >> 52 & 0x7ff == 0 && b << 1 != 0)
+                || cpu.fpu.is_raw(t)
+            {
                 return Step::Call;
             }
             let w = match cpu.mem.write_u64(ea, b) {
@@ -1163,7 +1180,8 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
             let ea = run_ea(cpu, o);
             let t = s.pk(0);
             let fast = x::m32_fast(cpu.fpu.st[t], cpu.fpu.cw & 0x0c3f == 0x003f);
-            let Some((bits, flags)) = fast.filter(|_| !cpu.fpu.is_empty(t)) else {
+            let Some((bits, flags)) = fast.filter(|_| !cpu.fpu.is_empty(t) && !cpu.fpu.is_raw(t))
+            else {
                 return Step::Call;
             };
             let w = match cpu.mem.write_u32(ea, bits) {
@@ -1179,8 +1197,7 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         }
         FLD_STI => {
             let r = s.pk(o.rm);
-            if cpu.fpu.is_empty(r) || !cpu.fpu.is_empty(s.pk(7)) || cpu.fpu.mmx_raw & (1 << r) != 0
-            {
+            if cpu.fpu.is_empty(r) || !cpu.fpu.is_empty(s.pk(7)) || cpu.fpu.is_raw(r) {
                 return Step::Call;
             }
             let v = cpu.fpu.st[r];
@@ -1192,21 +1209,16 @@ fn step(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mut S, quiet: bool) -> Step {
         }
         FXCH => {
             let (a, b) = (s.pk(0), s.pk(o.rm));
-            if cpu.fpu.is_empty(a)
-                || cpu.fpu.is_empty(b)
-                || cpu.fpu.mmx_raw & (1 << a | 1 << b) != 0
-            {
+            if cpu.fpu.is_empty(a) || cpu.fpu.is_empty(b) || cpu.fpu.raw & (1 << a | 1 << b) != 0 {
                 return Step::Call;
             }
-            let f = &mut cpu.fpu;
-            f.st.swap(a, b);
-            f.mm.swap(a, b);
+            cpu.fpu.st.swap(a, b);
             s.set_c1(s.sw & !C1);
             Step::Inline
         }
         FST_STI | FSTP_STI => {
             let (r, d) = (s.pk(0), s.pk(o.rm));
-            if cpu.fpu.is_empty(r) || cpu.fpu.mmx_raw & (1 << r) != 0 {
+            if cpu.fpu.is_empty(r) || cpu.fpu.is_raw(r) {
                 return Step::Call;
             }
             let v = cpu.fpu.st[r];

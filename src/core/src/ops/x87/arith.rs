@@ -1,6 +1,7 @@
 //! Arithmetic: FADD FSUB FSUBR FMUL FDIV FDIVR in every form, FIADD FISUB FISUBR
 //! FIMUL FIDIV FIDIVR, FSQRT, FRNDINT, FSCALE, FXTRACT, FPREM, FPREM1, FCHS, FABS.
 
+use super::ext;
 use super::num::{
     self, FRAC, add_dir, decompose, div_dir, exp_field, is_snan, make_f64, mul_dir, nan2, quiet,
     round_cw, sqrt_dir,
@@ -478,9 +479,16 @@ fn fchs_fabs<const ABS: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
     if let Some(k) = f.st0_or_underflow() {
+        let raw = f.is_raw(k);
         let b = f.st[k].to_bits();
         let v = if ABS { b & !num::SIGN } else { b ^ num::SIGN };
         f.put(k, f64::from_bits(v));
+        if raw {
+            // The sign bit of whatever encoding the image is.
+            let se = f.raw_se[k];
+            let se = if ABS { se & 0x7fff } else { se ^ 0x8000 };
+            f.set_image(k, f.raw_sig[k], se);
+        }
         f.sw &= !C1;
     }
     next(cpu, ops, i)
@@ -492,6 +500,10 @@ fn frndint(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let Some(k) = f.st0_or_underflow() else {
         return next(cpu, ops, i);
     };
+    if f.is_raw(k) {
+        frndint_image(f, k);
+        return next(cpu, ops, i);
+    }
     let a = f.st[k];
     let out = if a.is_nan() {
         f.result(quiet(a), if is_snan(a) { IE } else { 0 })
@@ -513,6 +525,53 @@ fn frndint(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         f.put(k, r);
     }
     next(cpu, ops, i)
+}
+
+/// FRNDINT of a register holding an exact image: rounded exactly under RC (an
+/// integer result a double cannot hold keeps an image); a NaN is quieted keeping
+/// its payload, an unsupported encoding gives the indefinite (IE), a denormal
+/// operand raises DE.
+#[cold]
+#[inline(never)]
+fn frndint_image(f: &mut Fpu, k: usize) {
+    let (m, se) = f.ext80(k);
+    match ext::class(m, se) {
+        ext::Class::Unsupported => {
+            if let Some(r) = f.result(INDEFINITE, IE) {
+                f.put(k, r);
+            }
+        }
+        ext::Class::Nan { snan } => {
+            if f.result(0.0, if snan { IE } else { 0 }).is_some() {
+                f.set_ext80(k, m | 1 << 62, se);
+            }
+        }
+        ext::Class::Zero | ext::Class::Inf => f.sw &= !C1,
+        ext::Class::Finite => {
+            let de = if ext::is_denormal(m, se) { DE } else { 0 };
+            match ext::round_int(m, se, f.rc()) {
+                Some(r) if r.inexact => {
+                    // An unmasked DE stops the instruction before PE.
+                    if f.exc(de) || f.exc(PE) {
+                        return;
+                    }
+                    f.set_c1(r.up);
+                    let v = r.mag as f64;
+                    f.put(k, if r.neg { -v } else { v });
+                    if !ext::int_fits_f64(r.mag) {
+                        let (m, se) = ext::int_image(r.neg, r.mag);
+                        f.set_image(k, m, se);
+                    }
+                }
+                // Already an integer: unchanged.
+                _ => {
+                    if !f.exc(de) {
+                        f.sw &= !C1;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// FSCALE: ST(0) * 2^trunc(ST(1)).

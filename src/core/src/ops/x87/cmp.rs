@@ -2,10 +2,11 @@
 //! FICOMP FTST FXAM FCOMI FCOMIP FUCOMI FUCOMIP, and FCMOVcc.
 
 use super::arith::{I16, I32, M32, M64, load_src};
+use super::ext;
 use super::num::is_snan;
 use super::{C0, C2, C3, DE, IE, INDEFINITE, wait};
 use crate::cpu::flags::{CF, PF, ZF};
-use crate::cpu::fpu::Fpu;
+use crate::cpu::fpu::{Fpu, f64_to_ext80};
 use crate::cpu::{Cpu, Exit};
 use crate::exec::op::{Handler, Op, next};
 use crate::mtry;
@@ -13,10 +14,7 @@ use iced_x86::{Instruction, MemorySize, Mnemonic, OpKind};
 
 /// Result of a compare as C3 C2 C0 (the FCOMI flags use the same positions as
 /// ZF PF CF, mapped in `fcomi`).
-const GT: u16 = 0;
-const LT: u16 = C0;
-const EQ: u16 = C3;
-const UN: u16 = C3 | C2 | C0;
+use ext::{EQ, GT, LT, UN};
 
 impl Fpu {
     /// Compares `a` with `b`; `unordered` for FUCOM (IE only for SNaN operands).
@@ -39,6 +37,34 @@ impl Fpu {
         (c, stop)
     }
 
+    /// [`Fpu::compare`] of 80-bit values (a register holding an exact image is
+    /// involved); `de`: the memory operand is a denormal.
+    #[cold]
+    #[inline(never)]
+    fn compare_ext(
+        &mut self,
+        a: (u64, u16),
+        b: (u64, u16),
+        unordered: bool,
+        de: bool,
+    ) -> (u16, bool) {
+        let (c, mut fl) = ext::compare(a, b, unordered);
+        if de && c != UN {
+            fl |= DE;
+        }
+        (c, self.exc(fl))
+    }
+
+    /// Compares physical registers `k0` and `k1` (both non-empty).
+    #[inline(always)]
+    fn compare_regs(&mut self, k0: usize, k1: usize, unordered: bool) -> (u16, bool) {
+        if (self.raw >> k0 | self.raw >> k1) & 1 != 0 {
+            self.compare_ext(self.ext80(k0), self.ext80(k1), unordered, false)
+        } else {
+            self.compare(self.st[k0], self.st[k1], unordered, false)
+        }
+    }
+
     #[inline(always)]
     fn set_compare(&mut self, c: u16) {
         self.sw = (self.sw & !super::CC) | c;
@@ -55,6 +81,8 @@ fn fcom_m<const K: u8, const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> 
     let k = f.pk(0);
     let (c, stop) = if f.is_empty(k) {
         (UN, f.underflow())
+    } else if f.is_raw(k) {
+        f.compare_ext(f.ext80(k), f64_to_ext80(b), false, de)
     } else {
         f.compare(f.st[k], b, false, de)
     };
@@ -73,7 +101,7 @@ fn fcom_sti<const POPS: u8, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) 
     let (c, stop) = if f.is_empty(k0) || f.is_empty(k1) {
         (UN, f.underflow())
     } else {
-        f.compare(f.st[k0], f.st[k1], U, false)
+        f.compare_regs(k0, k1, U)
     };
     f.set_compare(c);
     if !stop {
@@ -90,6 +118,8 @@ fn ftst(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let k = f.pk(0);
     let (c, _) = if f.is_empty(k) {
         (UN, f.underflow())
+    } else if f.is_raw(k) {
+        f.compare_ext(f.ext80(k), (0, 0), false, false)
     } else {
         f.compare(f.st[k], 0.0, false, false)
     };
@@ -140,7 +170,7 @@ fn fcomi<const POP: bool, const U: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) ->
         (UN, f.underflow())
     } else {
         // C1 is left alone (as the host does; the SDM says "set to 0").
-        f.compare(f.st[k0], f.st[k1], U, false)
+        f.compare_regs(k0, k1, U)
     };
     if POP && !stop {
         f.pop();
@@ -169,12 +199,9 @@ fn fcmov(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         return next(cpu, ops, i);
     }
     if take {
-        let raw = f.mmx_raw & (1 << s) != 0;
-        let (v, m) = (f.st[s], f.mm[s]);
-        f.put(d, v);
-        if raw {
-            f.set_ext80(d, m, 0xffff);
-        }
+        let raw = f.is_raw(s);
+        f.put(d, f.st[s]);
+        f.copy_image(d, s, raw);
     }
     next(cpu, ops, i)
 }

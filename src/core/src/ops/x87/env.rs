@@ -43,10 +43,7 @@ fn fxch(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             }
         }
     }
-    f.st.swap(a, b);
-    f.mm.swap(a, b);
-    let (ra, rb) = ((f.mmx_raw >> a) & 1, (f.mmx_raw >> b) & 1);
-    f.mmx_raw = (f.mmx_raw & !(1 << a) & !(1 << b)) | (ra << b) | (rb << a);
+    f.swap_regs(a, b);
     f.sw &= !C1;
     next(cpu, ops, i)
 }

@@ -3,6 +3,7 @@
 //! FLDL2E FLDL2T FLDLG2 FLDLN2.
 
 use super::arith::f32_bits_to_f64;
+use super::ext;
 use super::num::{self, FRAC, is_snan, quiet, round_int};
 use super::{C1, DE, IE, INDEFINITE, OE, PE, RC_CHOP, RC_DOWN, RC_NEAREST, RC_UP, UE, wait};
 use crate::cpu::fpu::Fpu;
@@ -128,14 +129,11 @@ fn fld_sti(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         f.push(INDEFINITE);
         return next(cpu, ops, i);
     }
-    let raw = f.mmx_raw & (1 << k) != 0;
-    let (v, m) = (f.st[k], f.mm[k]);
-    f.push_raw(v);
+    let raw = f.is_raw(k);
+    f.push_raw(f.st[k]);
     f.sw &= !C1;
-    if raw {
-        let d = f.pk(0);
-        f.set_ext80(d, m, 0xffff);
-    }
+    let d = f.pk(0);
+    f.copy_image(d, k, raw);
     next(cpu, ops, i)
 }
 
@@ -190,9 +188,10 @@ fn fst_m64<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let f = &cpu.fpu;
     let k = f.pk(0);
     let v = f.st[k];
-    // Slow: empty, SNaN, or a denormal (UE when unmasked: tiny even if exact).
+    // Slow: empty, SNaN, or a denormal (UE when unmasked: tiny even if exact), or an
+    // exact image to round.
     let b = v.to_bits();
-    if f.is_empty(k) || is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) {
+    if f.is_empty(k) || is_snan(v) || (b >> 52 & 0x7ff == 0 && b << 1 != 0) || f.is_raw(k) {
         return fst_slow::<POP, 64>(cpu, ops, i, ea);
     }
     let w = mtry!(cpu, ops, i, cpu.mem.write_u64(ea, v.to_bits()));
@@ -211,7 +210,7 @@ fn fst_m32<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let f = &cpu.fpu;
     let k = f.pk(0);
     let fast = m32_fast(f.st[k], f.cw & 0x0c3f == 0x003f);
-    let Some((bits, flags)) = fast.filter(|_| !f.is_empty(k)) else {
+    let Some((bits, flags)) = fast.filter(|_| !f.is_empty(k) && !f.is_raw(k)) else {
         return fst_slow::<POP, 32>(cpu, ops, i, ea);
     };
     let w = mtry!(cpu, ops, i, cpu.mem.write_u32(ea, bits));
@@ -298,6 +297,9 @@ pub fn to_f32(cw: u16, v: f64) -> (u32, u16, bool) {
 fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, ea: u32) -> Exit {
     let f = &mut cpu.fpu;
     let k = f.pk(0);
+    if !f.is_empty(k) && f.is_raw(k) {
+        return fst_image::<POP, S>(cpu, ops, i, ea);
+    }
     let (v, mut fl) = if f.is_empty(k) {
         (INDEFINITE, IE | super::SF)
     } else {
@@ -312,11 +314,7 @@ fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, 
             fl |= UE;
         }
         if f.store_blocked(fl) {
-            if fl & super::SF != 0 {
-                f.set_c1(false);
-            }
-            f.exc(fl);
-            return next(cpu, ops, i);
+            return store_suppressed(cpu, ops, i, ea, S / 8, fl);
         }
         let bits = if v.is_nan() {
             quiet(v).to_bits()
@@ -329,11 +327,7 @@ fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, 
         fl |= f2;
         c1 = up;
         if f.store_blocked(fl) {
-            if fl & super::SF != 0 {
-                f.set_c1(false);
-            }
-            f.exc(fl);
-            return next(cpu, ops, i);
+            return store_suppressed(cpu, ops, i, ea, S / 8, fl);
         }
         mtry!(cpu, ops, i, cpu.mem.write_u32(ea, bits))
     };
@@ -341,6 +335,42 @@ fn fst_slow<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, 
     f.fdp = ea;
     f.store_done(fl, c1, POP);
     after_store(cpu, ops, i, w)
+}
+
+/// FST/FSTP m64/m32 of a register holding an exact image: rounded once from the
+/// 80-bit value under the control word.
+fn fst_image<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize, ea: u32) -> Exit {
+    let f = &mut cpu.fpu;
+    let (m, se) = f.ext80(f.pk(0));
+    let (bits, fl, c1) = ext::to_float(m, se, f.cw, S == 64);
+    if f.store_blocked(fl) {
+        return store_suppressed(cpu, ops, i, ea, S / 8, fl);
+    }
+    let w = if S == 64 {
+        mtry!(cpu, ops, i, cpu.mem.write_u64(ea, bits))
+    } else {
+        mtry!(cpu, ops, i, cpu.mem.write_u32(ea, bits as u32))
+    };
+    let f = &mut cpu.fpu;
+    f.fdp = ea;
+    f.store_done(fl, c1, POP);
+    after_store(cpu, ops, i, w)
+}
+
+/// A store that an unmasked exception in `fl` suppresses: the destination of `len`
+/// bytes is still checked first (a fault on it is raised and the exception not
+/// recorded, as the hardware does), then the flags are recorded (C1 cleared for a
+/// stack underflow) and nothing is stored or popped.
+#[cold]
+#[inline(never)]
+fn store_suppressed(cpu: &mut Cpu, ops: &[Op], i: usize, ea: u32, len: u32, fl: u16) -> Exit {
+    mtry!(cpu, ops, i, cpu.mem.probe_write(ea, len));
+    let f = &mut cpu.fpu;
+    if fl & super::SF != 0 {
+        f.set_c1(false);
+    }
+    f.exc(fl);
+    next(cpu, ops, i)
 }
 
 /// Writes 10 bytes (an 80-bit value or packed BCD), probing first.
@@ -362,8 +392,7 @@ fn fstp_m80(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let k = f.pk(0);
     let empty = f.is_empty(k);
     if empty && f.store_blocked(IE) {
-        cpu.fpu.underflow();
-        return next(cpu, ops, i);
+        return store_suppressed(cpu, ops, i, ea, 10, IE | super::SF);
     }
     let (m, se) = if empty {
         (0xc000_0000_0000_0000, 0xffff)
@@ -395,12 +424,9 @@ fn fst_sti<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         }
         return next(cpu, ops, i);
     }
-    let raw = f.mmx_raw & (1 << s) != 0;
-    let (v, m) = (f.st[s], f.mm[s]);
-    f.put(d, v);
-    if raw {
-        f.set_ext80(d, m, 0xffff);
-    }
+    let raw = f.is_raw(s);
+    f.put(d, f.st[s]);
+    f.copy_image(d, s, raw);
     f.sw &= !C1;
     if POP {
         f.pop();
@@ -413,15 +439,31 @@ fn fst_sti<const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 fn fild<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
-    let v = match S {
-        16 => mtry!(cpu, ops, i, super::load16(cpu, ea)) as i16 as f64,
-        32 => mtry!(cpu, ops, i, super::load32(cpu, ea)) as i32 as f64,
-        _ => mtry!(cpu, ops, i, super::load64(cpu, ea)) as i64 as f64,
+    let n = match S {
+        16 => mtry!(cpu, ops, i, super::load16(cpu, ea)) as i16 as i64,
+        32 => mtry!(cpu, ops, i, super::load32(cpu, ea)) as i32 as i64,
+        _ => mtry!(cpu, ops, i, super::load64(cpu, ea)) as i64,
     };
     let f = &mut cpu.fpu;
     f.fdp = ea;
-    f.push(v);
+    if S < 64 || ext::int_fits_f64(n.unsigned_abs()) || !f.can_push() {
+        f.push(n as f64);
+    } else {
+        push_int(f, n < 0, n.unsigned_abs());
+    }
     next(cpu, ops, i)
+}
+
+/// Pushes the integer `-mag` (`neg`) or `mag` (FILD m64, FBLD) that a double cannot
+/// hold, onto a free ST(7): its nearest double (`as f64` rounds to nearest even)
+/// with the exact image.
+#[inline(never)]
+fn push_int(f: &mut Fpu, neg: bool, mag: u64) {
+    let v = mag as f64;
+    f.push(if neg { -v } else { v });
+    let (m, se) = ext::int_image(neg, mag);
+    let k = f.pk(0);
+    f.set_image(k, m, se);
 }
 
 /// Converts to an S-bit integer: (value, flags, rounded up). Out of range, NaN
@@ -455,17 +497,14 @@ fn fist<const S: u32, const POP: bool, const TRUNC: bool>(
     let rc = if TRUNC { RC_CHOP } else { f.rc() };
     let (val, fl, c1) = if f.is_empty(k) {
         (i64::MIN >> (64 - S), IE | super::SF, false)
+    } else if f.is_raw(k) {
+        let (m, se) = f.ext80(k);
+        ext::to_int(rc, m, se, S)
     } else {
         to_int(rc, f.st[k], S)
     };
     if f.store_blocked(fl) {
-        let f = &mut cpu.fpu;
-        if fl & super::SF != 0 {
-            f.underflow();
-        } else {
-            f.exc(fl);
-        }
-        return next(cpu, ops, i);
+        return store_suppressed(cpu, ops, i, ea, S / 8, fl);
     }
     let w = match S {
         16 => mtry!(cpu, ops, i, cpu.mem.write_u16(ea, val as u16)),
@@ -491,11 +530,15 @@ fn fbld(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         let b = if k == 8 { hi as u8 } else { bytes[k] };
         n = n * 100 + ((b >> 4) as u64 & 15) * 10 + (b as u64 & 15);
     }
-    let v = n as f64;
-    let v = if hi & 0x8000 != 0 { -v } else { v };
+    let neg = hi & 0x8000 != 0;
     let f = &mut cpu.fpu;
     f.fdp = ea;
-    f.push(v);
+    if ext::int_fits_f64(n) || !f.can_push() {
+        let v = n as f64;
+        f.push(if neg { -v } else { v });
+    } else {
+        push_int(f, neg, n);
+    }
     next(cpu, ops, i)
 }
 
@@ -504,36 +547,45 @@ fn fbstp(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let ea = cpu.ea(&ops[i]);
     let f = &cpu.fpu;
     let k = f.pk(0);
+    // The result as (negative, magnitude).
+    const MAX_BCD: u64 = 999_999_999_999_999_999;
     let (res, fl, c1) = if f.is_empty(k) {
         (None, IE | super::SF, false)
+    } else if f.is_raw(k) {
+        let (m, se) = f.ext80(k);
+        let r = match ext::class(m, se) {
+            ext::Class::Zero | ext::Class::Finite => ext::round_int(m, se, f.rc()),
+            _ => None,
+        };
+        match r {
+            Some(r) if r.mag <= MAX_BCD => {
+                (Some((r.neg, r.mag)), if r.inexact { PE } else { 0 }, r.up)
+            }
+            _ => (None, IE, false),
+        }
     } else {
         let v = f.st[k];
         if !v.is_finite() {
             (None, IE, false)
         } else {
             let r = round_int(f.rc(), v);
-            if r.abs() > 999_999_999_999_999_999.0 {
+            let res = Some((r.is_sign_negative(), r.abs() as u64));
+            if r.abs() > MAX_BCD as f64 {
                 (None, IE, false)
             } else if r == v {
-                (Some(r), 0, false)
+                (res, 0, false)
             } else {
-                (Some(r), PE, r.abs() > v.abs())
+                (res, PE, r.abs() > v.abs())
             }
         }
     };
     if f.store_blocked(fl) {
-        let f = &mut cpu.fpu;
-        if fl & super::SF != 0 {
-            f.underflow();
-        } else {
-            f.exc(fl);
-        }
-        return next(cpu, ops, i);
+        return store_suppressed(cpu, ops, i, ea, 10, fl);
     }
     let (m, se) = match res {
         None => (0xc000_0000_0000_0000u64, 0xffffu16),
-        Some(r) => {
-            let mut n = r.abs() as u64;
+        Some((neg, mag)) => {
+            let mut n = mag;
             let mut bytes = [0u8; 10];
             for b in bytes.iter_mut().take(9) {
                 let lo = n % 10;
@@ -542,7 +594,7 @@ fn fbstp(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
                 n /= 10;
                 *b = (hi as u8) << 4 | lo as u8;
             }
-            if r.is_sign_negative() {
+            if neg {
                 bytes[9] = 0x80;
             }
             let m = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));

@@ -500,3 +500,276 @@ fn fnstenv_fldenv() {
     assert_eq!(w(0x80), 0x0a7f, "masked after FNSTENV");
     assert_eq!(m.cpu.fpu.cw, 0x0a60, "FLDENV restored the control word");
 }
+
+// ---- exact 80-bit images (cpu::fpu) --------------------------------------------------
+
+fn t(k: u32) -> AsmMemoryOperand {
+    tword_ptr(DATA + 16 * k)
+}
+
+fn m80_bytes(vals: &[(u64, u16)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for &(m, se) in vals {
+        b.extend_from_slice(&m.to_le_bytes());
+        b.extend_from_slice(&se.to_le_bytes());
+        b.extend_from_slice(&[0; 6]);
+    }
+    b
+}
+
+fn read_m80(m: &Machine, k: u32) -> (u64, u16) {
+    let a = DATA + 16 * k;
+    (m.mem.read_u64(a).unwrap(), m.mem.read_u16(a + 8).unwrap())
+}
+
+/// FILD m64 / FISTP m64 copy every integer exactly (Delphi's Move copies strings
+/// through them): "TComponent"'s first eight bytes, the extremes, odd values just
+/// past 2^53, under every rounding control, and with FIST m64-sized FISTTP.
+#[test]
+fn fild_fistp_m64_round_trip() {
+    let vals: [i64; 8] = [
+        0x6d6f_4354_0000_abcd,
+        i64::from_le_bytes(*b"TCompone"),
+        i64::MAX,
+        i64::MIN,
+        i64::MIN + 1,
+        (1 << 53) + 1,
+        -(1 << 53) - 3,
+        0x7fff_ffff_ffff_fc01,
+    ];
+    for (n, &v) in vals.iter().enumerate() {
+        for rc in 0..4u16 {
+            let cw = 0x027f | rc << 10;
+            let mut data = v.to_le_bytes().to_vec();
+            data.extend_from_slice(&cw.to_le_bytes());
+            let (m, stop) = run_with(&data, |a| {
+                a.fldcw(word_ptr(DATA + 8))?;
+                a.fild(qword_ptr(DATA))?;
+                a.fld(st0)?;
+                a.fistp(qword_ptr(DATA + 16))?;
+                a.fisttp(qword_ptr(DATA + 24))
+            });
+            assert_eq!(stop, StopReason::Thunk(EXIT));
+            let got = m.mem.read_u64(DATA + 16).unwrap() as i64;
+            assert_eq!(got, v, "value {n} rc {rc}");
+            assert_eq!(m.mem.read_u64(DATA + 24).unwrap() as i64, v, "fisttp {n}");
+            assert_eq!(m.cpu.fpu.sw & (PE | IE), 0, "exact: no flags");
+            // The register keeps the image; FSTP m64 rounds it to nearest even.
+            assert_eq!(
+                m.cpu.fpu.raw != 0,
+                v.unsigned_abs() > 1 << 53 && v != i64::MIN
+            );
+        }
+    }
+    // The 10-byte Move of "TComponent": fild [eax]; fild [eax+ecx-8]; fistp
+    // [edx+ecx-8]; fistp [edx].
+    let mut data = b"TComponent".to_vec();
+    data.resize(32, 0);
+    let (m, stop) = run_with(&data, |a| {
+        a.mov(eax, DATA)?;
+        a.mov(edx, DATA + 16)?;
+        a.mov(ecx, 10)?;
+        a.fild(qword_ptr(eax))?;
+        a.fild(qword_ptr(eax + ecx - 8))?;
+        a.fistp(qword_ptr(edx + ecx - 8))?;
+        a.fistp(qword_ptr(edx))
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    let mut out = [0u8; 10];
+    m.mem.read_bytes(DATA + 16, &mut out).unwrap();
+    assert_eq!(&out, b"TComponent");
+}
+
+/// FIST/FISTP m32/m16 of a large FILD m64 integer: out of range (IE, indefinite);
+/// an FLD m80 value with a fraction below the double's precision rounds by RC from
+/// the exact value.
+#[test]
+fn integer_stores_from_images() {
+    let big = (1i64 << 62) + 1;
+    let (m, _) = run_with(&big.to_le_bytes(), |a| {
+        a.fild(qword_ptr(DATA))?;
+        a.fist(dword_ptr(DATA + 8))
+    });
+    assert_eq!(m.mem.read_u32(DATA + 8).unwrap(), 0x8000_0000);
+    assert_ne!(m.cpu.fpu.sw & IE, 0);
+    // 2^40 + 0.5 + 2^-20: above the tie, so nearest rounds up; a double holds
+    // neither the tie nor the excess together with 2^40.
+    let sig = (1u64 << 63) | (1 << 22) | 1;
+    let v = (sig, 16383 + 40);
+    for (rc, want, up) in [
+        (0u16, (1i64 << 40) + 1, true),
+        (1, 1 << 40, false),
+        (2, (1 << 40) + 1, true),
+        (3, 1 << 40, false),
+    ] {
+        let mut data = m80_bytes(&[v]);
+        data.extend_from_slice(&(0x027f | rc << 10).to_le_bytes());
+        let (m, _) = run_with(&data, |a| {
+            a.fldcw(word_ptr(DATA + 16))?;
+            a.fld(t(0))?;
+            a.fistp(qword_ptr(DATA + 32))
+        });
+        assert_eq!(m.mem.read_u64(DATA + 32).unwrap() as i64, want, "rc {rc}");
+        assert_ne!(m.cpu.fpu.sw & PE, 0);
+        assert_eq!(m.cpu.fpu.sw & C1 != 0, up, "rc {rc}: C1");
+    }
+}
+
+/// FLD m80 / FSTP m80 keep every encoding: more than 53 significant bits, beyond
+/// the double's exponent range, 80-bit denormals, pseudo-denormals, unnormals,
+/// pseudo-infinities, pseudo-NaNs, SNaN and QNaN payloads, MMX-style exponents. No
+/// exception is raised (SDM FLD/FSTP: m80 operands are not checked).
+#[test]
+fn fld_fstp_m80_round_trip() {
+    let vals = [
+        (0xd6f4_3540_0000_abcd, 0x403e), // 64 significant bits
+        (0x8000_0000_0000_0001, 0x3fff), // 1 + 2^-63
+        (0xffff_ffff_ffff_ffff, 0x7ffe), // largest finite
+        (0x8000_0000_0000_0000, 0x0001), // smallest normal
+        (0x0000_0000_0000_0001, 0x8000), // smallest denormal, negative
+        (0x8000_0000_0000_0001, 0x0000), // pseudo-denormal
+        (0x4000_0000_0000_0000, 0x3fff), // unnormal
+        (0x0000_0000_0000_0000, 0x1234), // pseudo-zero (unnormal)
+        (0x0000_0000_0000_0000, 0x7fff), // pseudo-infinity
+        (0x1234_0000_0000_0001, 0xffff), // pseudo-NaN
+        (0x8000_0000_0000_0001, 0x7fff), // SNaN, payload only in the low bits
+        (0xc000_0000_0000_0fff, 0xffff), // QNaN with a long payload
+        (0x8000_0000_0000_0000, 0xffff), // -infinity
+        (0x1122_3344_5566_7788, 0xffff), // an MMX value's encoding
+    ];
+    let data = m80_bytes(&vals);
+    let n = vals.len() as u32;
+    let (m, stop) = run_with(&data, |a| {
+        for k in 0..n {
+            a.fninit()?;
+            a.fld(t(k))?;
+            a.fstp(tword_ptr(DATA + 0x400 + 16 * k))?;
+        }
+        Ok(())
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    for (k, &v) in vals.iter().enumerate() {
+        assert_eq!(read_m80(&m, 0x40 + k as u32), v, "value {k}");
+    }
+    assert_eq!(m.cpu.fpu.sw & 0x3f, 0, "no exception");
+}
+
+/// The image follows the value through FLD ST(i), FXCH, FST/FSTP ST(i), FCMOVcc,
+/// FINCSTP/FDECSTP and FFREE; FCHS and FABS change only its sign bit.
+#[test]
+fn images_move_with_their_registers() {
+    let a80 = (0xd6f4_3540_0000_abcdu64, 0x403eu16);
+    let b80 = (0x8000_0000_0000_0001u64, 0x0000u16);
+    let data = m80_bytes(&[a80, b80]);
+    let (m, stop) = run_with(&data, |a| {
+        a.fld(t(0))?; // ST0 = A
+        a.fld(t(1))?; // ST0 = B, ST1 = A
+        a.fxch(st0, st1)?; // ST0 = A, ST1 = B
+        a.fld(st0)?; // A A B
+        a.fchs()?; // -A A B
+        a.fstp(t(2))?; // A B
+        a.fst(st2)?; // A B A
+        a.fabs()?; // |A| B A
+        a.fxch(st0, st2)?; // A B |A|
+        a.fstp(st1)?; // A |A|
+        a.fincstp()?;
+        a.fdecstp()?;
+        a.stc()?;
+        a.fcmovb(st0, st1)?; // |A| |A|
+        a.fstp(t(3))?;
+        a.fstp(t(4))
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    assert_eq!(read_m80(&m, 2), (a80.0, a80.1 | 0x8000));
+    assert_eq!(read_m80(&m, 3), a80);
+    assert_eq!(read_m80(&m, 4), a80);
+    // FCHS of a NaN image flips the sign only; FABS of an unnormal keeps it.
+    let nan = (0x8000_0000_0000_0001u64, 0x7fffu16);
+    let un = (0x4000_0000_0000_0000u64, 0xbfffu16);
+    let (m, _) = run_with(&m80_bytes(&[nan, un]), |a| {
+        a.fld(t(0))?;
+        a.fchs()?;
+        a.fstp(t(2))?;
+        a.fld(t(1))?;
+        a.fabs()?;
+        a.fstp(t(3))
+    });
+    assert_eq!(read_m80(&m, 2), (nan.0, 0xffff));
+    assert_eq!(read_m80(&m, 3), (un.0, 0x3fff));
+    assert_eq!(m.cpu.fpu.sw & IE, 0);
+}
+
+/// FSAVE/FRSTOR keep the images, including those of empty (popped) registers, and
+/// arithmetic on an image register drops it.
+#[test]
+fn fsave_frstor_keep_images() {
+    let a80 = (0xd6f4_3540_0000_abcdu64, 0x403eu16);
+    let b80 = (0x0000_0000_0000_0001u64, 0x8000u16);
+    let (m, stop) = run_with(&m80_bytes(&[a80, b80]), |a| {
+        a.fld(t(0))?;
+        a.fld(t(1))?;
+        a.fstp(st0)?; // B popped: R6 empty but still holds B
+        a.fnsave(ptr(DATA + 0x100))?;
+        a.frstor(ptr(DATA + 0x100))?;
+        a.fld1()?; // onto the empty R6: the image goes
+        a.fld(st1)?;
+        a.fstp(t(2))?;
+        a.fadd_2(st0, st1)?;
+        a.fstp(t(3))
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    // The saved image: ST0 = A (R7), ST7 = B (R6, empty).
+    let img = |k: u32| {
+        let o = DATA + 0x100 + 28 + 10 * k;
+        (m.mem.read_u64(o).unwrap(), m.mem.read_u16(o + 8).unwrap())
+    };
+    assert_eq!(img(0), a80);
+    assert_eq!(img(7), b80);
+    assert_eq!(read_m80(&m, 2), a80);
+    // A + 1 rounded in the f64 register: 53 significant bits.
+    let (sig, se) = read_m80(&m, 3);
+    assert_eq!((sig & 0x7ff, se), (0, a80.1));
+    // R7 (A) keeps its image, R5 too (the FLD ST(1) copy, popped by FSTP m80: a
+    // popped register keeps its contents); R6 lost B's to FLD1 and FADD.
+    assert_eq!(m.cpu.fpu.raw, 1 << 7 | 1 << 5);
+}
+
+/// Compares and FXAM look at the exact value: two integers a double cannot tell
+/// apart compare unequal, an unnormal is unsupported (IE, unordered; FXAM class 0),
+/// an 80-bit denormal raises DE.
+#[test]
+fn compares_use_images() {
+    let a = ((1i64 << 62) + 1).to_le_bytes();
+    let b = (1i64 << 62).to_le_bytes();
+    let data: Vec<u8> = a.iter().chain(b.iter()).copied().collect();
+    let (m, _) = run_with(&data, |x| {
+        x.fild(qword_ptr(DATA + 8))?;
+        x.fild(qword_ptr(DATA))?;
+        x.fcomi(st0, st1)
+    });
+    assert_eq!(m.cpu.eflags() & (CF | ZF | PF), 0, "A > B");
+    let (m, _) = run_with(&data, |x| {
+        x.fild(qword_ptr(DATA))?;
+        x.fcom(qword_ptr(DATA + 16)) // 0.0 (zeroed data): greater
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), 0);
+    let un = (0x4000_0000_0000_0000u64, 0x3fffu16);
+    let (m, _) = run_with(&m80_bytes(&[un]), |x| {
+        x.fld(t(0))?;
+        x.fxam()
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), 0, "FXAM: unsupported");
+    let (m, _) = run_with(&m80_bytes(&[un]), |x| {
+        x.fld(t(0))?;
+        x.ftst()
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), C0 | C2 | C3);
+    assert_ne!(m.cpu.fpu.sw & IE, 0);
+    let den = (0x0000_0000_0000_0001u64, 0x0000u16);
+    let (m, _) = run_with(&m80_bytes(&[den]), |x| {
+        x.fld(t(0))?;
+        x.ftst()
+    });
+    assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), 0, "tiny positive > 0");
+    assert_ne!(m.cpu.fpu.sw & DE, 0);
+}
