@@ -41,6 +41,7 @@ const PROGRAMS: &[&str] = &[
     "tierloops",
     "tierloops2",
     "verinfo",
+    "x87move",
 ];
 
 /// The Windows GUI programs in the same folder; tests/gui_programs.rs runs them.
@@ -482,4 +483,14 @@ fn verinfo_normal() {
 #[test]
 fn verinfo_deterministic() {
     guest_program("verinfo", Mode::Deterministic);
+}
+
+#[test]
+fn x87move_normal() {
+    guest_program("x87move", Mode::Normal);
+}
+
+#[test]
+fn x87move_deterministic() {
+    guest_program("x87move", Mode::Deterministic);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Independent check of the expected output of the portable guest programs.
 #
-# Builds cpuheavy, fpu, heap, tierloops and tierloops2 for Linux with gcc -m32 (x87 maths, like the
+# Builds cpuheavy, fpu, heap, tierloops, tierloops2 and x87move for Linux with gcc -m32 (x87 maths, like the
 # guest build), runs them, and compares their output with expected/:
 #   - lines starting with "[win] " are Windows-only (written from Windows
 #     documentation, see README.md) and are not produced natively, so they
@@ -18,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 status=0
-for name in cpuheavy fpu heap tierloops tierloops2; do
+for name in cpuheavy fpu heap tierloops tierloops2 x87move; do
     $CC -m32 -march=pentiumpro -mfpmath=387 -O2 -std=gnu11 -Wall -Wextra -o "$tmp/$name" "src/$name.c" -lm
     "$tmp/$name" | sed -E '/^\[e3\] /s/([eE][-+])([0-9]{2})\b/\10\2/g' > "$tmp/$name.native"
     grep -v '^\[win\] ' "expected/$name.stdout" > "$tmp/$name.expected"
