@@ -528,3 +528,24 @@ fn dialog_template_makes_working_controls() {
     assert!(super::dialog::is_dialog_message(&mut h.cx(), d, &m).unwrap_or(false));
     assert_eq!(lock_wm(&h.proc).focus, chk);
 }
+
+#[test]
+fn is_window_unicode_follows_the_window_procedure() {
+    let mut h = Harness::new();
+    let lg = setup(&mut h);
+    register(&mut h, &lg, "AnsiClass");
+    let w = create(
+        &mut h,
+        "AnsiClass",
+        WS_OVERLAPPEDWINDOW,
+        0,
+        (0, 0, 100, 100),
+    );
+    assert!(!window::IsWindowUnicode(&mut h.cx(), w));
+    let old = window::SetWindowLongW(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
+    assert_ne!(old, 0);
+    assert!(window::IsWindowUnicode(&mut h.cx(), w));
+    window::SetWindowLongA(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
+    assert!(!window::IsWindowUnicode(&mut h.cx(), w));
+    assert!(!window::IsWindowUnicode(&mut h.cx(), 0x1234));
+}

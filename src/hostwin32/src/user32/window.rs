@@ -1346,6 +1346,12 @@ pub fn IsWindowVisible(cx: &mut Ctx, hWnd: u32) -> bool {
     lock_wm(cx.proc).is_visible(hWnd)
 }
 
+/// Whether the window's procedure takes Unicode messages: set by the class it was
+/// created from (RegisterClassW) and by the last SetWindowLongA/W(GWL_WNDPROC).
+pub fn IsWindowUnicode(cx: &mut Ctx, hWnd: u32) -> bool {
+    lock_wm(cx.proc).win(hWnd).is_some_and(|w| w.unicode)
+}
+
 pub fn IsIconic(cx: &mut Ctx, hWnd: u32) -> bool {
     lock_wm(cx.proc)
         .win(hWnd)
@@ -2528,6 +2534,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetWindowLongA", GetWindowLongA),
         stdcall("GetWindowLongW", GetWindowLongW),
         stdcall("SetWindowLongA", SetWindowLongA),
+        stdcall("IsWindowUnicode", IsWindowUnicode),
         stdcall("SetWindowLongW", SetWindowLongW),
         stdcall("GetWindowWord", GetWindowWord),
         stdcall("SetWindowWord", SetWindowWord),
