@@ -9,6 +9,9 @@
 //! - `waveout_stream`: waveOut blocks through CALLBACK_FUNCTION, a looped header
 //!   at half volume through CALLBACK_EVENT, a paused and restarted header, window
 //!   and thread callbacks.
+//! - `playsnd`: PlaySound of a 44100 Hz stereo file (SND_SYNC), a 22050 Hz 8-bit
+//!   sine from memory (SND_ASYNC, purged after 100 ms), a looped 10 ms sound
+//!   stopped after 50 ms and a four-frame WAVE resource.
 //!
 //! Exactness: the 44100 Hz 16-bit paths must match bit for bit (stereo passes
 //! through; mono is duplicated); with a volume or pan the mixer's gain
@@ -290,6 +293,95 @@ fn waveout_stream_audio_matches_its_formulas_on_the_guest_clock() {
         );
     }
     assert_silent(&w, k5 + 4410 - n1, w.len(), "after the paused header");
+}
+
+/// A console program's dump: it runs until it exits (no `--frames`), so the
+/// deterministic run drains at its start and end only.
+fn run_console_with_audio(name: &str) -> Vec<(i16, i16)> {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("out.wav");
+    let args: Vec<String> = [
+        "--headless",
+        "--deterministic",
+        "--audio-dump",
+        wav.to_str().unwrap(),
+        &exe(name),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let r = winterp(&args);
+    check_stdout(name, &r);
+    let bytes = fs::read(&wav).unwrap_or_else(|e| panic!("{name}: no WAV written: {e}"));
+    parse_wav(&bytes)
+}
+
+#[test]
+fn playsound_plays_its_sounds_on_the_guest_clock() {
+    let w = run_console_with_audio("playsnd");
+
+    // 1: the file, 11025 frames of LCG(7), 44100 Hz 16-bit stereo: exact.
+    let k1 = first_sound(&w, 0);
+    let g = lcg(7, 2 * 11025);
+    for j in 0..11025 {
+        assert_eq!(w[k1 + j], (g[2 * j], g[2 * j + 1]), "file frame {j}");
+    }
+
+    // 2: SND_SYNC returned when the file ended, so the sine from memory starts
+    // right after it (the program only prints a line in between). 22050 Hz 8-bit
+    // mono, 128 + round(100 sin): resampled to 44100 Hz, amplitude 100 << 8.
+    let k2 = first_sound(&w, k1 + 11025);
+    assert!(
+        k2 - (k1 + 11025) < 50,
+        "the memory sound starts {} frames after the file ended",
+        k2 - (k1 + 11025)
+    );
+    let sine = |j: usize| 25600.0 * (2.0 * std::f64::consts::PI * 441.0 * j as f64 / RATE).sin();
+    let err_at = |start: usize| {
+        (2..4400)
+            .map(|j| {
+                let (l, r) = w[start + j];
+                (f64::from(l) - sine(j))
+                    .abs()
+                    .max((f64::from(r) - sine(j)).abs())
+            })
+            .fold(0.0, f64::max)
+    };
+    // Its first sample is 128 (silence), so the first sound is a frame later.
+    let (start, err) = (k2.saturating_sub(3)..=k2)
+        .map(|s| (s, err_at(s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert!(
+        err <= 400.0,
+        "resampled sine: best start {start} still {err:.0} LSB off"
+    );
+
+    // 3: purged after Sleep(100); the looped 441 frames of LCG(8) (mono, so the
+    // same on both channels) follow at once and repeat for 50 ms (2205 frames).
+    let g = lcg(8, 441);
+    let k3 = (start + 4400..w.len() - 441)
+        .find(|&k| (0..441).all(|j| w[k + j] == (g[j], g[j])))
+        .expect("the looped sound is in the dump");
+    assert!(
+        (4410..4410 + 50).contains(&(k3 - start)),
+        "the sine played {} frames, expected 100 ms (4410)",
+        k3 - start
+    );
+    let n = (0..w.len() - k3)
+        .take_while(|&j| w[k3 + j] == (g[j % 441], g[j % 441]))
+        .count();
+    assert!(
+        (2205..2205 + 50).contains(&n),
+        "the loop played {n} frames, expected 50 ms (2205)"
+    );
+
+    // 4: after it, silence and then the four frames of the WAVE resource.
+    let k4 = first_sound(&w, k3 + n);
+    for (j, v) in [1000, 2000, 3000, 4000].into_iter().enumerate() {
+        assert_eq!(w[k4 + j], (v, v), "resource frame {j}");
+    }
+    assert_silent(&w, k4 + 4, w.len(), "after the resource");
 }
 
 /// Lines of the programs' stdout that measure real time in OS-thread mode (where a

@@ -34,6 +34,7 @@ const PROGRAMS: &[&str] = &[
     "fpu",
     "heap",
     "hello",
+    "playsnd",
     "seh",
     "shellfolders",
     "sysexports",
@@ -473,6 +474,16 @@ fn cpuheavy_normal() {
 #[test]
 fn cpuheavy_deterministic() {
     guest_program("cpuheavy", Mode::Deterministic);
+}
+
+#[test]
+fn playsnd_normal() {
+    guest_program("playsnd", Mode::Normal);
+}
+
+#[test]
+fn playsnd_deterministic() {
+    guest_program("playsnd", Mode::Deterministic);
 }
 
 #[test]

@@ -30,6 +30,7 @@ console_libs() {
     case "$1" in
         comdplay) echo "-lole32 -ldplayx -lwinmm -ldxguid -luuid" ;;
         verinfo) echo "-lversion" ;;
+        playsnd) echo "-lwinmm" ;;
         shellfolders) echo "-lshell32 -lole32" ;;
     esac
 }
@@ -80,6 +81,8 @@ for src in src/*.c; do
             comdplay:ole32.dll|comdplay:dplayx.dll|comdplay:winmm.dll) continue ;;
             # verinfo tests the version resources.
             verinfo:version.dll) continue ;;
+            # playsnd tests WINMM's mmio and PlaySound.
+            playsnd:winmm.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
         esac

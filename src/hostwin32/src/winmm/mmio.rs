@@ -16,7 +16,8 @@
 //! The chunk functions follow the RIFF rules the SDK documents: a chunk is `ckid`,
 //! `cksize` and data padded to an even length; RIFF and LIST chunks start their data
 //! with a form/list type. mmioDescend leaves the position at the data (after the
-//! type for RIFF/LIST) and restores it when nothing is found; mmioAscend moves past
+//! type for RIFF/LIST); when nothing is found the SDK calls the position undefined,
+//! and winterp puts it back where the search started; mmioAscend moves past
 //! the chunk's padded end and, for a chunk mmioCreateChunk made (MMIO_DIRTY in its
 //! MMCKINFO), writes the size the data actually reached.
 

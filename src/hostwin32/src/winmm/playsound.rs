@@ -403,9 +403,12 @@ fn play(cx: &mut Ctx, pszSound: u32, hmod: u32, fdwSound: u32, wide: bool) -> Ap
     let st = state(cx.proc);
     let tid = cx.thread.tid;
     // A deterministic SND_SYNC call re-entered after its wait: keep waiting.
-    if cx.thread.sched.wait.is_some()
-        && let Some(v) = lock(&st.waiting).get(&tid).cloned()
-    {
+    let resumed = if cx.thread.sched.wait.is_some() {
+        lock(&st.waiting).get(&tid).cloned()
+    } else {
+        None
+    };
+    if let Some(v) = resumed {
         return Ok(wait_sync(cx, &st, v));
     }
     let now = crate::kernel32::time::micros(cx);
