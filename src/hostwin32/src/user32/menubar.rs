@@ -1730,6 +1730,7 @@ mod tests {
             flags,
             text: text.into(),
             submenu: 0,
+            data: 0,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod displaysettings;
 pub mod icon;
 pub mod input;
 pub mod menubar;
+pub mod menuinfo;
 pub mod msg;
 pub mod paint;
 pub mod present;
@@ -307,6 +308,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(input::exports());
     v.extend(res::exports());
     v.extend(menubar::exports());
+    v.extend(menuinfo::exports());
     v.extend(icon::exports());
     v.extend(dialog::exports());
     v.extend(controls::exports());

@@ -294,6 +294,7 @@ fn parse_menu_items(cx: &Ctx, b: &[u8], mut at: usize, depth: u32) -> Option<(Me
             flags: flags & !MF_END,
             text,
             submenu: 0,
+            data: 0,
         };
         if flags & MF_POPUP != 0 {
             let (sub, next) = parse_menu_items(cx, b, at, depth + 1)?;
@@ -329,6 +330,7 @@ fn parse_menuex_items(cx: &Ctx, b: &[u8], mut at: usize, depth: u32) -> Option<(
             flags: (ty & MF_SEPARATOR) | (state & (MF_CHECKED | MF_GRAYED | MF_DISABLED)),
             text,
             submenu: 0,
+            data: 0,
         };
         if flags & 1 != 0 {
             at += 4;
@@ -445,6 +447,7 @@ fn append_menu(
         flags: flags & ITEM_FLAGS,
         text,
         submenu: if flags & MF_POPUP != 0 { id } else { 0 },
+        data: 0,
     };
     match at {
         None => m.items.push(it),
@@ -519,7 +522,7 @@ pub fn InsertMenuW(
 }
 
 /// Finds an item by command (searching submenus) or position: (menu, index).
-fn find_item(
+pub(crate) fn find_item(
     wm: &super::wm::Wm,
     h: u32,
     item: u32,
@@ -814,6 +817,7 @@ pub fn GetSystemMenu(cx: &mut Ctx, hWnd: u32, _bRevert: bool) -> u32 {
             flags: MF_SEPARATOR,
             text: key,
             submenu: 0,
+            data: 0,
         }],
     };
     m.items.extend(items.iter().map(|(id, t)| MenuItem {
@@ -821,6 +825,7 @@ pub fn GetSystemMenu(cx: &mut Ctx, hWnd: u32, _bRevert: bool) -> u32 {
         flags: 0,
         text: t.to_string(),
         submenu: 0,
+        data: 0,
     }));
     new_menu(cx, m)
 }

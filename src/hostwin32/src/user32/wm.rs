@@ -273,6 +273,8 @@ pub struct MenuItem {
     pub flags: u32,
     pub text: String,
     pub submenu: u32,
+    /// The application's dwItemData (MENUITEMINFO's MIIM_DATA).
+    pub data: u32,
 }
 
 #[derive(Clone, Debug, Default)]
