@@ -1,4 +1,5 @@
-//! COMCTL32.dll: InitCommonControls(Ex). The common controls themselves (list views,
+//! COMCTL32.dll: InitCommonControls(Ex), window subclassing and the flat scroll bar
+//! functions (drawn as standard scroll bars, see [`crate::user32::scroll`]). The common controls themselves (list views,
 //! tree views, toolbars, ...) are not implemented: creating a window of one of their
 //! classes fails as an unknown class, and their functions are reported missing.
 
@@ -63,12 +64,14 @@ pub fn DefSubclassProc(
 }
 
 fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = crate::user32::scroll::flat_exports();
+    v.extend([
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
         stdcall("SetWindowSubclass", SetWindowSubclass).ordinal(410),
         stdcall("GetWindowSubclass", GetWindowSubclass).ordinal(411),
         stdcall("RemoveWindowSubclass", RemoveWindowSubclass).ordinal(412),
         stdcall("DefSubclassProc", DefSubclassProc).ordinal(413),
-    ]
+    ]);
+    v
 }

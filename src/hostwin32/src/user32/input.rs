@@ -291,11 +291,16 @@ fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x
     let Some(w) = wm.win(h) else { return };
     let inside = Rect::new(0, 0, w.client.width(), w.client.height()).contains(x, y);
     if !inside && wm.capture == 0 {
-        // Of the non-client area only the menu bar shows in the frame (captions and
-        // borders are the host window's). Windows asks the window with WM_NCHITTEST;
-        // with no guest thread at hand, DefWindowProc's answer is used.
-        if wm.nc_hit_test(h, p) == super::window::HTMENU {
-            nc_mouse(proc, wm, h, msg, p, time);
+        // Of the non-client area only the menu bar and the scroll bars show in the
+        // frame (captions and borders are the host window's). Windows asks the
+        // window with WM_NCHITTEST; with no guest thread at hand, DefWindowProc's
+        // answer is used.
+        let hit = wm.nc_hit_test(h, p);
+        if matches!(
+            hit,
+            super::window::HTMENU | super::scroll::HTHSCROLL | super::scroll::HTVSCROLL
+        ) {
+            nc_mouse(proc, wm, h, msg, p, time, hit);
         }
         return;
     }
@@ -338,8 +343,9 @@ fn mouse(proc: &Process, wm: &mut wm::Wm, msg: u32, p: (i32, i32), time: u64, _x
 }
 
 /// Queues the non-client twin of a mouse message (WM_NCMOUSEMOVE ...) for a point
-/// on window `h`'s menu bar: the hit-test code in wParam, the screen point in lParam.
-fn nc_mouse(proc: &Process, wm: &mut wm::Wm, h: u32, msg: u32, p: (i32, i32), time: u64) {
+/// on window `h`'s menu bar or scroll bars: the hit-test code in wParam, the screen
+/// point in lParam.
+fn nc_mouse(proc: &Process, wm: &mut wm::Wm, h: u32, msg: u32, p: (i32, i32), time: u64, hit: u32) {
     let message = match msg {
         WM_MOUSEMOVE..=WM_MBUTTONDBLCLK => msg - WM_MOUSEMOVE + WM_NCMOUSEMOVE,
         _ => return,
@@ -351,7 +357,7 @@ fn nc_mouse(proc: &Process, wm: &mut wm::Wm, h: u32, msg: u32, p: (i32, i32), ti
         Msg {
             hwnd: h,
             message,
-            wparam: super::window::HTMENU,
+            wparam: hit,
             lparam: lohi(p.0, p.1),
             time: time as u32,
             pt: p,

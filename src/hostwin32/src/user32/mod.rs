@@ -21,6 +21,7 @@ pub mod msg;
 pub mod paint;
 pub mod present;
 pub mod res;
+pub mod scroll;
 pub mod subclass;
 pub mod sysicons;
 pub mod window;
@@ -314,6 +315,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(controls::exports());
     v.extend(subclass::exports());
     v.extend(displaysettings::exports());
+    v.extend(scroll::exports());
     v
 }
 

@@ -33,6 +33,7 @@ pub fn frame_origin(wm: &super::wm::Wm, h: u32) -> (i32, i32) {
 pub fn compose_frame(proc: &Process) -> Option<Frame> {
     let mut wm = lock_wm(proc);
     super::menubar::paint_dirty_bars(&mut wm);
+    super::scroll::paint_all(&wm);
     let main = wm.main_window()?;
     let mw = wm.win(main)?;
     let fr = frame_rect(&wm, main);

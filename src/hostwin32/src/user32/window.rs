@@ -501,6 +501,7 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
                 subclass_orig: (0, false),
                 subclass_pos: Vec::new(),
                 need_size: false,
+                scroll: None,
             },
         );
         if child {
@@ -2361,6 +2362,10 @@ pub fn def_window_proc(
             // A press on the menu bar opens it (Windows: SC_MOUSEMENU with the point).
             if wp == HTMENU {
                 send(cx, hwnd, WM_SYSCOMMAND, SC_MOUSEMENU, lp, unicode)?;
+            }
+            if wp == super::scroll::HTHSCROLL || wp == super::scroll::HTVSCROLL {
+                let pt = ((lp & 0xffff) as i16 as i32, (lp >> 16) as i16 as i32);
+                super::scroll::click(cx, hwnd, wp, pt, unicode)?;
             }
             Ok(0)
         }

@@ -163,6 +163,9 @@ pub struct Window {
     /// An overlapped window gets its first WM_SIZE/WM_MOVE when it is first shown,
     /// not at creation (child and pop-up windows get them at creation).
     pub need_size: bool,
+    /// Scroll bar state, once a scroll bar function has set any (a window with
+    /// WS_HSCROLL / WS_VSCROLL and none set yet has the default bars).
+    pub scroll: Option<super::scroll::Bars>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -617,11 +620,20 @@ impl Wm {
         };
         let mut i = Wm::nc_insets(w.style, w.exstyle, false);
         i.top += self.menu_bar_height(h, width);
+        // Visible scroll bars lie inside the client edge, right of and below the
+        // client area.
+        if w.style & WS_VSCROLL != 0 {
+            i.right += super::scroll::BAR_SIZE;
+        }
+        if w.style & WS_HSCROLL != 0 {
+            i.bottom += super::scroll::BAR_SIZE;
+        }
         i
     }
 
     /// DefWindowProc's WM_NCHITTEST: what part of window `h` screen point `p` is on
-    /// (HTNOWHERE 0, HTCLIENT 1, HTCAPTION 2, HTMENU 5 or HTBORDER 18).
+    /// (HTNOWHERE 0, HTCLIENT 1, HTCAPTION 2, HTMENU 5, HTHSCROLL 6, HTVSCROLL 7 or
+    /// HTBORDER 18).
     pub fn nc_hit_test(&self, h: u32, p: (i32, i32)) -> u32 {
         let Some(w) = self.win(h) else { return 0 };
         let (ox, oy) = self.window_origin(h);
@@ -636,6 +648,9 @@ impl Wm {
             && bar.rect.contains(x, y)
         {
             return 5;
+        }
+        if let Some(ht) = super::scroll::hit_test(w, x, y) {
+            return ht;
         }
         let frame = Wm::nc_insets(w.style, 0, false);
         if w.style & WS_CAPTION == WS_CAPTION && y >= frame.left && y < frame.top {
