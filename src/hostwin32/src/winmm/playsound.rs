@@ -598,6 +598,56 @@ mod tests {
         );
     }
 
+    fn ret(o: ApiResult<Outcome>) -> u64 {
+        match o.unwrap() {
+            Outcome::Return(v) => v,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn one_sound_at_a_time_and_no_system_sounds() {
+        use crate::kernel32::misc::test_support::Harness;
+        let mut h = Harness::new();
+        let img = wav_image(MONO8, &[0x80; 11025]);
+        let p = h.scratch(0x4000);
+        h.proc.mem.write_bytes(p, &img).unwrap();
+        // A second of sound from memory plays asynchronously.
+        assert_eq!(
+            ret(PlaySoundA(&mut h.cx(), Ptr(p), 0, SND_MEMORY | SND_ASYNC)),
+            1
+        );
+        let st = state(&h.proc);
+        let v = lock(&st.current).clone().unwrap();
+        assert_eq!(v.end_us(), Some(v.start_us + 1_000_000));
+        // SND_NOSTOP yields to it.
+        let f = SND_MEMORY | SND_ASYNC | SND_NOSTOP;
+        assert_eq!(ret(PlaySoundA(&mut h.cx(), Ptr(p), 0, f)), 0);
+        assert!(Arc::ptr_eq(&v, lock(&st.current).as_ref().unwrap()));
+        // A system sound has nothing mapped: FALSE, and the sound playing stops.
+        let name = h.scratch(64);
+        h.put_cstr(name, "SystemAsterisk");
+        assert_eq!(
+            ret(PlaySoundA(&mut h.cx(), Ptr(name), 0, SND_ALIAS | SND_ASYNC)),
+            0
+        );
+        assert!(lock(&v.st).stopped_at.is_some());
+        assert!(lock(&st.current).is_none());
+        // A looped sound plays until PlaySound(NULL).
+        let f = SND_MEMORY | SND_ASYNC | SND_LOOP;
+        assert_eq!(ret(PlaySoundA(&mut h.cx(), Ptr(p), 0, f)), 1);
+        let v = lock(&st.current).clone().unwrap();
+        assert_eq!(v.end_us(), None);
+        assert_eq!(ret(PlaySoundA(&mut h.cx(), Ptr(0), 0, 0)), 1);
+        assert!(lock(&v.st).stopped_at.is_some());
+        // Not a WAV: FALSE.
+        h.proc.mem.write_bytes(p, b"RIFX").unwrap();
+        assert_eq!(
+            ret(PlaySoundA(&mut h.cx(), Ptr(p), 0, SND_MEMORY | SND_ASYNC)),
+            0
+        );
+    }
+
     #[test]
     fn a_cut_data_chunk_keeps_what_is_there() {
         let img = wav_image(MONO8, &[1, 2, 3, 4, 5]);
