@@ -29,6 +29,10 @@
 //!   `expected/menubar.click.script`: the menu messages of a click on the bar and on
 //!   an item of its menu, ending in WM_COMMAND, then of a TrackPopupMenu context menu,
 //!   as Wine sends them.
+//! - `scrollbar`: window scroll bars' state (SetScrollInfo clamping, SetScrollPos,
+//!   SetScrollRange, bars shown and hidden with the range, ShowScrollBar) and the
+//!   client area and WM_SIZE with and without them, sizes as "less SM_CXVSCROLL";
+//!   expected output from a run under Wine 8, in both modes.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -50,6 +54,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "msglog",
     "regsave",
     "rtstart",
+    "scrollbar",
     "timer",
 ];
 
@@ -109,6 +114,16 @@ fn timer_normal() {
 #[test]
 fn timer_deterministic() {
     stdout_program("timer", true);
+}
+
+#[test]
+fn scrollbar_normal() {
+    stdout_program("scrollbar", false);
+}
+
+#[test]
+fn scrollbar_deterministic() {
+    stdout_program("scrollbar", true);
 }
 
 #[test]
