@@ -549,3 +549,20 @@ fn is_window_unicode_follows_the_window_procedure() {
     assert!(!window::IsWindowUnicode(&mut h.cx(), w));
     assert!(!window::IsWindowUnicode(&mut h.cx(), 0x1234));
 }
+
+#[test]
+fn a_visible_window_of_no_size_is_not_the_main_window() {
+    // Delphi's TApplication: a visible 0x0 popup that owns the program's forms.
+    let mut h = Harness::new();
+    let lg = setup(&mut h);
+    register(&mut h, &lg, "TApplication");
+    let app = create(&mut h, "TApplication", WS_VISIBLE, 0, (0, 0, 0, 0));
+    let form = create(
+        &mut h,
+        "TApplication",
+        WS_OVERLAPPEDWINDOW | WS_VISIBLE,
+        app,
+        (10, 10, 200, 100),
+    );
+    assert_eq!(lock_wm(&h.proc).main_window(), Some(form));
+}

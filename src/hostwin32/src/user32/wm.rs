@@ -812,21 +812,18 @@ impl Wm {
         h
     }
 
-    /// The main window: the first visible, unowned top-level window created.
+    /// The main window: the first visible, unowned top-level window created. A
+    /// window of no size is nobody's main window, whatever its style says: Delphi's
+    /// TApplication keeps a visible 0x0 window that owns the real forms.
     pub fn main_window(&self) -> Option<u32> {
-        if self.main != 0
-            && self
-                .win(self.main)
-                .is_some_and(|w| w.style & WS_VISIBLE != 0)
-        {
+        let shown = |h: u32| {
+            self.win(h)
+                .is_some_and(|w| w.style & WS_VISIBLE != 0 && !w.rect.is_empty())
+        };
+        if self.main != 0 && shown(self.main) {
             return Some(self.main);
         }
-        let mut v: Vec<u32> = self
-            .top
-            .iter()
-            .copied()
-            .filter(|&h| self.win(h).is_some_and(|w| w.style & WS_VISIBLE != 0))
-            .collect();
+        let mut v: Vec<u32> = self.top.iter().copied().filter(|&h| shown(h)).collect();
         v.sort_unstable();
         v.iter()
             .copied()
