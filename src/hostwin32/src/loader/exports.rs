@@ -233,9 +233,11 @@ pub fn hle_export(proc: &Arc<Process>, dll: usize, name: &ExportName) -> Option<
         // A real export winterp does not implement: a thunk that behaves like its
         // import (a report naming it, or the stub with the right stack cleanup).
         // Variables cannot be faked with code: those stay unresolved. Neither do
-        // functions XP does not export: programs probe for those and take another
-        // path on NULL, as they do on the Windows winterp emulates.
-        let e = real.filter(|e| e.kind.is_code() && !e.not_in_xp)?;
+        // names XP does not export: programs probe for those and take another path
+        // on NULL, as they do on the Windows winterp emulates. (An ordinal is asked
+        // for on purpose, by a program built against that DLL: it gets the thunk.)
+        let by_name = matches!(name, ExportName::Name(_));
+        let e = real.filter(|e| e.kind.is_code() && !(by_name && e.not_in_xp))?;
         return Some(proc.missing_thunk(dll_name, e.name));
     };
     let addr = match proc.export_address(dll, k) {

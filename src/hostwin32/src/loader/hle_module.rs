@@ -95,7 +95,8 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
     if let Some(sys) = sys {
         let served: std::collections::HashSet<&str> = entries.iter().map(|x| x.0).collect();
         for e in &sys.exports {
-            if !e.kind.is_code() || e.noname || served.contains(e.name) {
+            // Names XP's DLL lacks stay out, as GetProcAddress does not find them.
+            if !e.kind.is_code() || e.noname || e.not_in_xp || served.contains(e.name) {
                 continue;
             }
             let ord = real_ordinal(e.name, &mut used);
