@@ -180,13 +180,30 @@ pub fn InsertMenuItemW(
     insert_item(cx, hmenu, item, fByPosition, lpmi.0, true)
 }
 
-fn locate(cx: &mut Ctx, hmenu: u32, item: u32, by_position: bool) -> Result<(u32, usize), u32> {
+/// The MENUITEMINFO at `lpmii` and the item it is about (the menu holding it, its
+/// index, a copy), or the error code Set/GetMenuItemInfo fail with.
+type Target = (Info, u32, usize, MenuItem);
+
+fn target(
+    cx: &mut Ctx,
+    hmenu: u32,
+    item: u32,
+    by_position: bool,
+    lpmii: u32,
+) -> ApiResult<Result<Target, u32>> {
+    let Some(info) = read_info(cx, lpmii)? else {
+        return Ok(Err(ERROR_INVALID_PARAMETER));
+    };
     let wm = lock_wm(cx.proc);
     if !wm.menus.contains_key(&hmenu) {
-        return Err(ERROR_INVALID_MENU_HANDLE);
+        return Ok(Err(ERROR_INVALID_MENU_HANDLE));
     }
     let flags = if by_position { 0x400 } else { 0 };
-    super::res::find_item(&wm, hmenu, item, flags, 0).ok_or(ERROR_MENU_ITEM_NOT_FOUND)
+    let Some((m, i)) = super::res::find_item(&wm, hmenu, item, flags, 0) else {
+        return Ok(Err(ERROR_MENU_ITEM_NOT_FOUND));
+    };
+    let it = wm.menus[&m].items[i].clone();
+    Ok(Ok((info, m, i, it)))
 }
 
 fn set_info(
@@ -197,15 +214,9 @@ fn set_info(
     lpmii: u32,
     unicode: bool,
 ) -> ApiResult<bool> {
-    let Some(info) = read_info(cx, lpmii)? else {
-        return fail(cx, ERROR_INVALID_PARAMETER);
-    };
-    let (m, i) = match locate(cx, hmenu, item, by_position) {
-        Ok(x) => x,
+    let (info, m, i, mut it) = match target(cx, hmenu, item, by_position, lpmii)? {
+        Ok(t) => t,
         Err(e) => return fail(cx, e),
-    };
-    let Some(mut it) = lock_wm(cx.proc).menus.get(&m).map(|mm| mm.items[i].clone()) else {
-        return fail(cx, ERROR_INVALID_MENU_HANDLE);
     };
     apply(cx, &info, &mut it, unicode)?;
     if let Some(mm) = lock_wm(cx.proc).menus.get_mut(&m)
@@ -244,15 +255,9 @@ fn get_info(
     lpmii: u32,
     unicode: bool,
 ) -> ApiResult<bool> {
-    let Some(info) = read_info(cx, lpmii)? else {
-        return fail(cx, ERROR_INVALID_PARAMETER);
-    };
-    let (m, i) = match locate(cx, hmenu, item, by_position) {
-        Ok(x) => x,
+    let (info, _, _, it) = match target(cx, hmenu, item, by_position, lpmii)? {
+        Ok(t) => t,
         Err(e) => return fail(cx, e),
-    };
-    let Some(it) = lock_wm(cx.proc).menus.get(&m).map(|mm| mm.items[i].clone()) else {
-        return fail(cx, ERROR_INVALID_MENU_HANDLE);
     };
     let mem = &cx.proc.mem;
     let p = info.at;
