@@ -68,6 +68,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
             dlls.push(hle::HleDll {
                 name: d.file_name,
                 exports: Vec::new,
+                attach: None,
             });
         }
     }

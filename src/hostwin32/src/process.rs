@@ -103,6 +103,9 @@ pub struct Process {
     pub thunks: RwLock<ThunkTable>,
     /// HLE DLLs: name and exports, in registration order.
     pub dlls: Vec<(&'static str, Vec<ApiDef>)>,
+    /// Each HLE DLL's attach routine (index as in `dlls`), run when its
+    /// pseudo-module is created.
+    pub dll_attach: Vec<Option<fn(&Process)>>,
     pub modules: RwLock<Vec<Module>>,
     /// Guest addresses of HLE data exports, by (dll index, export index).
     data_exports: Mutex<HashMap<(usize, usize), u32>>,
@@ -175,12 +178,14 @@ impl Process {
         .map_err(|e| ProcessError::Memory(e.to_string()))?;
         mem.write_bytes(thunks::THUNK_BASE, &vec![0xc3; thunks::THUNK_SIZE as usize])
             .map_err(|f| ProcessError::Memory(format!("{f:?}")))?;
+        let dll_attach = dlls.iter().map(|d| d.attach).collect();
         let dlls = dlls.iter().map(|d| (d.name, (d.exports)())).collect();
         Ok(Arc::new(Process {
             mem,
             vm: Mutex::new(vm),
             thunks: RwLock::new(ThunkTable::new()),
             dlls,
+            dll_attach,
             modules: RwLock::new(Vec::new()),
             data_exports: Mutex::new(HashMap::new()),
             config,

@@ -551,6 +551,7 @@ mod fake_k32 {
     pub const DLL: HleDll = HleDll {
         name: "KERNEL32.dll",
         exports,
+        attach: None,
     };
 }
 

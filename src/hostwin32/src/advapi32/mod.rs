@@ -15,6 +15,7 @@ use crate::hle::{ApiDef, HleDll};
 pub const DLL: HleDll = HleDll {
     name: "ADVAPI32.dll",
     exports,
+    attach: None,
 };
 
 fn exports() -> Vec<ApiDef> {

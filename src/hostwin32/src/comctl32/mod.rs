@@ -10,7 +10,20 @@ use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
     exports,
+    attach: Some(attach),
 };
+
+/// DLL_PROCESS_ATTACH: the window classes are registered when COMCTL32 is loaded,
+/// so a control created before (or without) InitCommonControls(Ex) still finds its
+/// class, as under the Windows and Wine builds programs were tested on.
+fn attach(proc: &crate::process::Process) {
+    crate::user32::hostclass::register(proc, DLL.name, &classes());
+}
+
+/// Every control class COMCTL32 implements, with its window procedure.
+fn classes() -> Vec<crate::user32::hostclass::HostClass> {
+    Vec::new()
+}
 
 /// Registers nothing: the classes it would register are not implemented, and
 /// programs that only call it for visual styles need nothing else.

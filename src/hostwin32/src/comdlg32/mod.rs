@@ -10,6 +10,7 @@ use crate::kernel32::string::{read_wide, write_wide};
 pub const DLL: HleDll = HleDll {
     name: "comdlg32.dll",
     exports,
+    attach: None,
 };
 
 /// No common dialog ever ran in this process, so none failed.

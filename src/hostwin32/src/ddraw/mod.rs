@@ -37,6 +37,7 @@ use std::sync::{Mutex, MutexGuard};
 pub const DLL: HleDll = HleDll {
     name: "ddraw.dll",
     exports,
+    attach: None,
 };
 
 pub const DD_OK: u32 = 0;

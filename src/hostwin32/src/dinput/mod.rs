@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub const DLL: HleDll = HleDll {
     name: "dinput.dll",
     exports,
+    attach: None,
 };
 
 const DLL_NAME: &str = "dinput.dll";

@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 pub const DLL: HleDll = HleDll {
     name: "dplayx.dll",
     exports,
+    attach: None,
 };
 
 const DLL_NAME: &str = "dplayx.dll";

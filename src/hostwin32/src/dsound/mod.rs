@@ -35,6 +35,7 @@ use voice::Buffer;
 pub const DLL: HleDll = HleDll {
     name: "dsound.dll",
     exports,
+    attach: None,
 };
 
 const fn dserr(code: u32) -> u32 {

@@ -35,6 +35,7 @@ pub use surface::{Rect, Surface, SurfaceRef};
 pub const DLL: HleDll = HleDll {
     name: "GDI32.dll",
     exports,
+    attach: None,
 };
 
 /// Where a window DC draws: a window's backing store seen through its client origin

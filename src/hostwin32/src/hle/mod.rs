@@ -199,4 +199,8 @@ impl ApiDef {
 pub struct HleDll {
     pub name: &'static str,
     pub exports: fn() -> Vec<ApiDef>,
+    /// Runs once when the DLL's pseudo-module is created (the DLL is imported or
+    /// loaded), as a real DLL's DLL_PROCESS_ATTACH would: e.g. COMCTL32 registers
+    /// its window classes here.
+    pub attach: Option<fn(&crate::process::Process)>,
 }

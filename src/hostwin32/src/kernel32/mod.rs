@@ -29,6 +29,7 @@ use crate::hle::{ApiDef, HleDll};
 pub const DLL: HleDll = HleDll {
     name: "KERNEL32.dll",
     exports,
+    attach: None,
 };
 
 fn exports() -> Vec<ApiDef> {

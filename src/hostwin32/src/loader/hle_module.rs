@@ -164,6 +164,9 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .push(module);
+    if let Some(attach) = proc.dll_attach.get(dll).copied().flatten() {
+        attach(proc);
+    }
     Ok(base)
 }
 

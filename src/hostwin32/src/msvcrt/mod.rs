@@ -33,6 +33,7 @@ use crate::hle::{ApiDef, HleDll};
 pub const DLL: HleDll = HleDll {
     name: "msvcrt.dll",
     exports,
+    attach: None,
 };
 
 fn exports() -> Vec<ApiDef> {

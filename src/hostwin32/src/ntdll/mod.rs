@@ -10,6 +10,7 @@ use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Ptr, stdcall};
 pub const DLL: HleDll = HleDll {
     name: "ntdll.dll",
     exports,
+    attach: None,
 };
 
 /// The C library functions ntdll exports that msvcrt implements.

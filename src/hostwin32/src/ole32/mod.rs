@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub const DLL: HleDll = HleDll {
     name: "ole32.dll",
     exports,
+    attach: None,
 };
 
 pub const DLL_NAME: &str = "ole32.dll";

@@ -14,6 +14,7 @@ use crate::kernel32::heap::process_heap;
 pub const DLL: HleDll = HleDll {
     name: "OLEAUT32.dll",
     exports,
+    attach: None,
 };
 
 pub const S_OK: u32 = 0;

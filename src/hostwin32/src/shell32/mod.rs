@@ -26,6 +26,7 @@ use crate::kernel32::string::{
 pub const DLL: HleDll = HleDll {
     name: "shell32.dll",
     exports,
+    attach: None,
 };
 
 /// winterp's display has no way to drop files onto a window, so the

@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 pub const DLL: HleDll = HleDll {
     name: "shlwapi.dll",
     exports,
+    attach: None,
 };
 
 const MAX_PATH: usize = 260;

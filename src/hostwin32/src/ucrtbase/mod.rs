@@ -19,6 +19,7 @@ use std::collections::HashSet;
 pub const DLL: HleDll = HleDll {
     name: "ucrtbase.dll",
     exports,
+    attach: None,
 };
 
 fn exports() -> Vec<ApiDef> {

@@ -13,6 +13,7 @@
 pub mod controls;
 pub mod dialog;
 pub mod displaysettings;
+pub mod hostclass;
 pub mod icon;
 pub mod input;
 pub mod menubar;
@@ -48,6 +49,7 @@ pub(crate) fn lock_wm(proc: &crate::process::Process) -> MutexGuard<'_, wm::Wm> 
 pub const DLL: HleDll = HleDll {
     name: "USER32.dll",
     exports,
+    attach: None,
 };
 
 /// Why a USER32 operation stopped early: an error, or the thread or process ending

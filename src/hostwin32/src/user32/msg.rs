@@ -212,6 +212,9 @@ pub fn call_proc(
     if let Some(b) = builtin_of(cx, f) {
         return run_builtin(cx, b, hwnd, msg, wp, lp, unicode);
     }
+    if let Some(p) = super::hostclass::host_proc_of(cx.proc, f) {
+        return p(cx, hwnd, msg, wp, lp, unicode);
+    }
     if f == 0 {
         return Ok(0);
     }

@@ -58,6 +58,7 @@ use std::io::Read;
 pub const DLL: HleDll = HleDll {
     name: "VERSION.dll",
     exports,
+    attach: None,
 };
 
 /// RT_VERSION, and the id every version resource has (VS_VERSION_INFO).

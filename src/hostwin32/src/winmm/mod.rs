@@ -18,6 +18,7 @@ pub mod wave_service;
 pub const DLL: HleDll = HleDll {
     name: "winmm.dll",
     exports,
+    attach: None,
 };
 
 /// Per-process winmm state, in [`crate::process::Process::winmm`].
