@@ -40,7 +40,14 @@ pub struct ProcessConfig {
     pub version: WinVersion,
     /// Stop after this many guest instructions (all threads).
     pub max_instructions: Option<u64>,
+    /// Message boxes press their default button after showing this many 60 Hz
+    /// ticks (headless runs and tests, where nobody answers); `None`: they wait
+    /// for input (the player, scripted input).
+    pub message_box_ticks: Option<u32>,
 }
+
+/// How long a message box shows before a headless run answers it: half a second.
+pub const DEFAULT_MESSAGE_BOX_TICKS: u32 = 30;
 
 impl ProcessConfig {
     pub fn new(program: PathBuf, guest_path: String) -> ProcessConfig {
@@ -54,6 +61,7 @@ impl ProcessConfig {
             trace_api: false,
             version: WinVersion::Win98,
             max_instructions: None,
+            message_box_ticks: Some(DEFAULT_MESSAGE_BOX_TICKS),
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod input;
 pub mod menubar;
 pub mod menuinfo;
 pub mod msg;
+pub mod msgbox;
 pub mod paint;
 pub mod present;
 pub mod res;
@@ -316,6 +317,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(dialog::exports());
     v.extend(controls::exports());
     v.extend(subclass::exports());
+    v.extend(msgbox::exports());
     v.extend(displaysettings::exports());
     v.extend(scroll::exports());
     v

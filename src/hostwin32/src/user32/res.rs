@@ -1,7 +1,7 @@
 //! Resources: strings, bitmaps, menus (their handles and items; the bar and pop-ups
 //! are drawn and tracked in [`super::menubar`]),
-//! accelerators; message boxes (through [`crate::host::Host::message_box`]) and
-//! wsprintf.
+//! accelerators; the MessageBox entry points (the box itself is
+//! [`super::msgbox`]) and wsprintf.
 
 use super::msg::*;
 use super::wm::{Accel, Menu, MenuItem, Msg, UserObj};
@@ -942,85 +942,126 @@ pub fn TranslateAcceleratorW(
 
 // ---- Message boxes ----------------------------------------------------------------------
 
-fn message_box(cx: &mut Ctx, text: u32, caption: u32, utype: u32, unicode: bool) -> ApiResult<u32> {
-    let t = super::read_str(cx, text, unicode)?;
-    let c = if caption == 0 {
+/// A MessageBox text or caption: a string, or (high word zero) the ID of a string
+/// resource of `inst` (MSGBOXPARAMS documents it; MessageBox gets the program's).
+fn box_string(cx: &mut Ctx, v: u32, inst: u32, unicode: bool) -> ApiResult<String> {
+    if v >> 16 != 0 {
+        return super::read_str(cx, v, unicode);
+    }
+    if v == 0 {
+        return Ok(String::new());
+    }
+    let (buf, esp) = super::stack_alloc(cx, 2 * 1024);
+    let r = load_string(cx, inst, v, buf, 1024, true).and_then(|_| super::read_str(cx, buf, true));
+    super::stack_free(cx, esp);
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn message_box(
+    cx: &mut Ctx,
+    owner: u32,
+    text: u32,
+    caption: u32,
+    utype: u32,
+    inst: u32,
+    unicode: bool,
+) -> ApiResult<Outcome> {
+    let text = box_string(cx, text, inst, unicode)?;
+    let caption = if caption == 0 {
         "Error".to_string()
     } else {
-        super::read_str(cx, caption, unicode)?
+        box_string(cx, caption, inst, unicode)?
     };
-    Ok(cx.proc.host.message_box(&c, &t, utype))
+    let spec = super::msgbox::Spec {
+        owner,
+        text,
+        caption,
+        style: utype,
+        ..Default::default()
+    };
+    fin(super::msgbox::show(cx, spec))
 }
 
 pub fn MessageBoxA(
     cx: &mut Ctx,
-    _hWnd: u32,
+    hWnd: u32,
     lpText: u32,
     lpCaption: u32,
     uType: u32,
-) -> ApiResult<u32> {
-    message_box(cx, lpText, lpCaption, uType, false)
+) -> ApiResult<Outcome> {
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, false)
 }
 pub fn MessageBoxW(
     cx: &mut Ctx,
-    _hWnd: u32,
+    hWnd: u32,
     lpText: u32,
     lpCaption: u32,
     uType: u32,
-) -> ApiResult<u32> {
-    message_box(cx, lpText, lpCaption, uType, true)
+) -> ApiResult<Outcome> {
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, true)
 }
 pub fn MessageBoxExA(
     cx: &mut Ctx,
-    _hWnd: u32,
+    hWnd: u32,
     lpText: u32,
     lpCaption: u32,
     uType: u32,
-    _lang: u32,
-) -> ApiResult<u32> {
-    message_box(cx, lpText, lpCaption, uType, false)
+    _wLanguageId: u32,
+) -> ApiResult<Outcome> {
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, false)
 }
 pub fn MessageBoxExW(
     cx: &mut Ctx,
-    _hWnd: u32,
+    hWnd: u32,
     lpText: u32,
     lpCaption: u32,
     uType: u32,
-    _lang: u32,
-) -> ApiResult<u32> {
-    message_box(cx, lpText, lpCaption, uType, true)
+    _wLanguageId: u32,
+) -> ApiResult<Outcome> {
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, true)
 }
 
-fn message_box_indirect(cx: &mut Ctx, p: Ptr, unicode: bool) -> ApiResult<u32> {
+/// MessageBoxIndirect: MSGBOXPARAMS (cbSize, hwndOwner, hInstance, lpszText,
+/// lpszCaption, dwStyle, lpszIcon, dwContextHelpId, lpfnMsgBoxCallback,
+/// dwLanguageId); text, caption and a MB_USERICON icon may be resource IDs of
+/// hInstance.
+fn message_box_indirect(cx: &mut Ctx, p: Ptr, unicode: bool) -> ApiResult<Outcome> {
     let m = &cx.proc.mem;
-    let text = m.read_u32(p.0 + 12)?;
-    let caption = m.read_u32(p.0 + 16)?;
-    let style = m.read_u32(p.0 + 20)?;
-    let inst = m.read_u32(p.0 + 8)?;
-    let read = |cx: &mut Ctx, v: u32| -> ApiResult<String> {
-        if v >> 16 == 0 && v != 0 {
-            let (buf, esp) = super::stack_alloc(cx, 1024);
-            let r = load_string(cx, inst, v, buf, 512, true)
-                .and_then(|_| super::read_str(cx, buf, true));
-            super::stack_free(cx, esp);
-            r
-        } else {
-            super::read_str(cx, v, unicode)
-        }
-    };
-    let t = read(cx, text)?;
-    let c = if caption == 0 {
+    let f = |k: u32| m.read_u32(p.0 + 4 * k);
+    let (owner, inst, text, caption, style) = (f(1)?, f(2)?, f(3)?, f(4)?, f(5)?);
+    let (icon_name, help_context, help_callback) = (f(6)?, f(7)?, f(8)?);
+    let text = box_string(cx, text, inst, unicode)?;
+    let caption = if caption == 0 {
         "Error".to_string()
     } else {
-        read(cx, caption)?
+        box_string(cx, caption, inst, unicode)?
     };
-    Ok(cx.proc.host.message_box(&c, &t, style))
+    let icon = if style & super::msgbox::MB_USERICON != 0 {
+        let name = if unicode { "LoadIconW" } else { "LoadIconA" };
+        match super::call_export(cx, "USER32.dll", name, &[inst, icon_name]) {
+            Ok(h) => h.unwrap_or(0),
+            Err(e) => return fin::<u32>(Err(e)),
+        }
+    } else {
+        0
+    };
+    let spec = super::msgbox::Spec {
+        owner,
+        text,
+        caption,
+        style,
+        icon,
+        help_context,
+        help_callback,
+    };
+    fin(super::msgbox::show(cx, spec))
 }
 
-pub fn MessageBoxIndirectA(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<u32> {
+pub fn MessageBoxIndirectA(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<Outcome> {
     message_box_indirect(cx, lpmbp, false)
 }
-pub fn MessageBoxIndirectW(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<u32> {
+pub fn MessageBoxIndirectW(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<Outcome> {
     message_box_indirect(cx, lpmbp, true)
 }
 
