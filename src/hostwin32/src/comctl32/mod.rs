@@ -7,6 +7,8 @@
 
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 
+pub mod imagelist;
+
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
     exports,
@@ -78,6 +80,7 @@ pub fn DefSubclassProc(
 
 fn exports() -> Vec<ApiDef> {
     let mut v = crate::user32::scroll::flat_exports();
+    v.extend(imagelist::exports());
     v.extend([
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
