@@ -33,6 +33,11 @@
 //!   SetScrollRange, bars shown and hidden with the range, ShowScrollBar) and the
 //!   client area and WM_SIZE with and without them, sizes as "less SM_CXVSCROLL";
 //!   expected output from a run under Wine 8, in both modes.
+//! - `msgbox`: MessageBox as a modal `#32770` dialog: an owner timer finds the box
+//!   with FindWindow, prints its text static and buttons (IDs, texts, focus) and
+//!   answers it by BM_CLICK, WM_CLOSE and a posted Enter; MessageBoxIndirect with
+//!   string resource IDs. Expected output from a run under Wine 8, except that an
+//!   MB_OK box closed with WM_CLOSE answers IDOK as Windows documents it (Wine: IDCANCEL).
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -52,6 +57,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "input_log",
     "menubar",
     "msglog",
+    "msgbox",
     "regsave",
     "rtstart",
     "scrollbar",
@@ -124,6 +130,16 @@ fn scrollbar_normal() {
 #[test]
 fn scrollbar_deterministic() {
     stdout_program("scrollbar", true);
+}
+
+#[test]
+fn msgbox_normal() {
+    stdout_program("msgbox", false);
+}
+
+#[test]
+fn msgbox_deterministic() {
+    stdout_program("msgbox", true);
 }
 
 #[test]
