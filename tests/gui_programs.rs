@@ -51,6 +51,7 @@ use winterp_hostwin32::display::Frame;
 
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
 const GUI_PROGRAMS: &[&str] = &[
+    "childid",
     "dialog",
     "gdi_draw",
     "iconinfo",
@@ -90,6 +91,11 @@ fn stdout_program(name: &str, deterministic: bool) {
         },
         tail(&got.stderr, 30)
     );
+}
+
+#[test]
+fn childid_normal() {
+    stdout_program("childid", false);
 }
 
 #[test]

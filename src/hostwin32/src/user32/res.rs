@@ -759,9 +759,12 @@ pub fn GetMenuStringW(
     menu_string(cx, hMenu, uIDItem, lpString, cchMax, flags, true)
 }
 
+/// A child window's menu slot holds its control ID, and GetMenu answers it (the
+/// result MSDN calls undefined; Wine's programs, e.g. oleview, keep a pointer there
+/// and read it back with GetMenu).
 pub fn GetMenu(cx: &mut Ctx, hWnd: u32) -> u32 {
     let wm = lock_wm(cx.proc);
-    wm.win(hWnd).filter(|w| w.parent == 0).map_or(0, |w| w.id)
+    wm.win(hWnd).map_or(0, |w| w.id)
 }
 
 /// SetMenu's work: the menu bar changes the client area.
