@@ -35,6 +35,8 @@ const PROGRAMS: &[&str] = &[
     "heap",
     "hello",
     "playsnd",
+    "procchild",
+    "procparent",
     "seh",
     "shellfolders",
     "sysexports",
@@ -484,6 +486,28 @@ fn playsnd_normal() {
 #[test]
 fn playsnd_deterministic() {
     guest_program("playsnd", Mode::Deterministic);
+}
+
+#[test]
+fn procchild_normal() {
+    guest_program("procchild", Mode::Normal);
+}
+
+#[test]
+fn procchild_deterministic() {
+    guest_program("procchild", Mode::Deterministic);
+}
+
+/// CreateProcess: the child is a second winterp process in the same sandbox and
+/// mode, its output between the parent's lines.
+#[test]
+fn procparent_normal() {
+    guest_program("procparent", Mode::Normal);
+}
+
+#[test]
+fn procparent_deterministic() {
+    guest_program("procparent", Mode::Deterministic);
 }
 
 #[test]

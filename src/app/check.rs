@@ -201,8 +201,12 @@ pub fn run(a: CheckArgs) -> Result<i32> {
         uop_census: false,
         track_progress: true,
         frames_are_ticks: true,
+        child: None,
     })?;
     print!("{}", run_text(&r, a.frames, &png));
+    for c in &r.children {
+        println!("  {}", c.line());
+    }
     if let Some(path) = &a.json {
         let p = &r.progress;
         json["run"] = serde_json::json!({
@@ -214,6 +218,16 @@ pub fn run(a: CheckArgs) -> Result<i32> {
             "first_unimplemented": r.first_unimplemented,
             "end": r.end.lines().next().unwrap_or(""),
             "screenshot": r.screenshot.then(|| png.display().to_string()),
+            "children": r.children.iter().map(|c| serde_json::json!({
+                "name": c.name,
+                "id": c.pid,
+                "first_window_tick": c.status.first_window,
+                "first_present_tick": c.status.first_present,
+                "presented": c.status.presented,
+                "first_unimplemented": c.status.unimplemented,
+                "end": c.status.end,
+                "exit_code": c.status.exit,
+            })).collect::<Vec<_>>(),
         });
         std::fs::write(path, json.to_string())
             .with_context(|| format!("cannot write {}", path.display()))?;

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use winterp_hostwin32::display::{self, Frame};
 use winterp_hostwin32::host::ConsoleHost;
+use winterp_hostwin32::kernel32::createprocess;
 use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
 use winterp_hostwin32::scheduler;
 use winterp_hostwin32::thread::ThreadEnd;
@@ -44,6 +45,8 @@ pub struct HeadlessArgs {
     /// presented N frames by then (`winterp check`: a program that presents at 2 Hz
     /// is judged by how long it keeps running).
     pub frames_are_ticks: bool,
+    /// This run is a child another run's CreateProcess started (`--child-spec`).
+    pub child: Option<crate::child::ChildLaunch>,
 }
 
 /// How far a run with `--frames` got (`winterp check`).
@@ -73,6 +76,46 @@ pub struct RunReport {
     pub first_unimplemented: Option<String>,
     /// The screenshot was written.
     pub screenshot: bool,
+    /// The processes the program started, with what they did.
+    pub children: Vec<ChildReport>,
+}
+
+/// A process the program started (CreateProcess) and what its run showed.
+pub struct ChildReport {
+    pub name: String,
+    pub pid: u32,
+    pub status: winterp_hostwin32::kernel32::createprocess::ChildStatus,
+}
+
+impl ChildReport {
+    /// "child process WORDPAD.EXE (id 0x14d0): first window at tick 12, ...".
+    pub fn line(&self) -> String {
+        let s = &self.status;
+        let mut parts = vec![match s.first_window {
+            Some(t) => format!("first window at tick {t}"),
+            None => "no window".to_string(),
+        }];
+        if let Some(t) = s.first_present {
+            parts.push(format!("first presented frame at tick {t}"));
+        }
+        if let Some(n) = s.presented {
+            parts.push(format!("{n} frames presented"));
+        }
+        if let Some(u) = &s.unimplemented {
+            parts.push(format!("first unimplemented {u}"));
+        }
+        match (&s.end, s.exit) {
+            (Some(e), _) => parts.push(e.clone()),
+            (None, Some(c)) => parts.push(format!("exited with code {c:#x}")),
+            (None, None) => parts.push("still running".to_string()),
+        }
+        format!(
+            "child process {} (id {:#x}): {}",
+            self.name,
+            self.pid,
+            parts.join(", ")
+        )
+    }
 }
 
 /// `--tier-at FRAME:NAME=on|off`: once frame `frame` has been shown, the process-wide
@@ -120,7 +163,12 @@ pub fn run(a: HeadlessArgs) -> Result<i32> {
 }
 
 /// Runs the program and says how it ended.
-pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
+pub fn run_report(mut a: HeadlessArgs) -> Result<RunReport> {
+    // A child reports what its run showed to its parent, so it follows its progress.
+    if let Some(c) = &a.child {
+        a.track_progress = true;
+        a.frames_are_ticks |= c.frames_are_ticks;
+    }
     let frames = FrameRun::new(&a)?;
     let progress = frames.as_ref().map(|f| f.progress.clone());
     let program = a
@@ -134,26 +182,52 @@ pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
     config.version = a.winver.into();
+    if let Some(c) = &a.child {
+        config.guest_path = c.guest_path.clone();
+        config.env = c.env.clone();
+        config.child = Some(c.child_of());
+    }
     let guest_dir = config
         .guest_path
         .rsplit_once('\\')
         .map(|(d, _)| d.to_string())
         .unwrap_or_default();
-    let host = Arc::new(ConsoleHost::default());
+    let host = Arc::new(ConsoleHost::with_launcher(crate::child::launcher(
+        crate::child::Mode {
+            headless: true,
+            deterministic: a.deterministic,
+            frames: a.frames,
+            frames_are_ticks: a.frames_are_ticks,
+            winver: clap::ValueEnum::to_possible_value(&a.winver).map(|v| v.get_name().to_string()),
+            stub_unimplemented: a.stub_unimplemented,
+            trace_api: a.trace_api,
+            max_instructions: a.max_instructions,
+        },
+    )));
     let (proc, mut main) = winterp_hostwin32::startup::prepare(config, host)
         .with_context(|| format!("cannot load {}", program.display()))?;
     let program_dir = program
         .parent()
         .map(|p| p.to_path_buf())
         .unwrap_or_default();
-    let vfs = Vfs::new(VfsConfig {
-        program_dir: program_dir.clone(),
-        guest_dir,
-        overlay_dir: overlay_dir(&program)?,
-        allow_writes_to_original: false,
-    })
-    .context("cannot set up the program's file system")?;
+    // A child shares its parent's sandbox (its image may lie anywhere in it).
+    let vfs_config = match &a.child {
+        Some(c) => c.vfs_config(),
+        None => VfsConfig {
+            program_dir: program_dir.clone(),
+            guest_dir,
+            overlay_dir: overlay_dir(&program)?,
+            allow_writes_to_original: false,
+        },
+    };
+    let vfs = Vfs::new(vfs_config).context("cannot set up the program's file system")?;
+    if let Some(c) = &a.child {
+        vfs.set_current_dir(&c.current_dir)
+            .with_context(|| format!("cannot enter {}", c.current_dir))?;
+    }
     let _ = proc.vfs.set(Arc::new(vfs));
+    // CREATE_SUSPENDED: not even DLL initialisation runs before ResumeThread.
+    createprocess::hold_until_resumed(&proc);
     winterp_hostwin32::startup::initialize(&proc, &mut main)
         .with_context(|| format!("cannot start {}", program.display()))?;
     let captured = frames.as_ref().map(|f| f.captured.clone());
@@ -182,6 +256,8 @@ pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
     if let Some(t) = ticker {
         let _ = t.join();
     }
+    // The run reports what its children did, and none outlives it.
+    createprocess::wait_children(&proc);
     if let Some(t) = audio_pump {
         let _ = t.join();
     }
@@ -228,6 +304,14 @@ pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
         progress: progress.map(|p| lock(&p).clone()).unwrap_or_default(),
         first_unimplemented: lock(&proc.counters.first_unimplemented).clone(),
         screenshot: false,
+        children: createprocess::children(&proc)
+            .iter()
+            .map(|c| ChildReport {
+                name: c.name.clone(),
+                pid: c.pid,
+                status: c.status(),
+            })
+            .collect(),
     };
     if let Some(path) = &a.screenshot {
         let frame = captured.and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).take());
@@ -246,7 +330,33 @@ pub fn run_report(a: HeadlessArgs) -> Result<RunReport> {
             }
         }
     }
+    report_to_parent(&proc, &report);
     Ok(report)
+}
+
+/// A child's run summary, for its parent's report (`winterp check`).
+fn report_to_parent(proc: &Process, r: &RunReport) {
+    use createprocess::ChildEvent as E;
+    if proc.config.child.is_none() {
+        return;
+    }
+    let p = &r.progress;
+    let mut events = Vec::new();
+    events.extend(p.first_window.map(E::FirstWindow));
+    events.extend(p.first_present.map(E::FirstPresent));
+    if p.presented > 0 {
+        events.push(E::Presented(p.presented));
+    }
+    events.extend(r.first_unimplemented.clone().map(E::Unimplemented));
+    events.push(E::End(if p.reached {
+        "reached its last frame".to_string()
+    } else {
+        r.end.lines().next().unwrap_or("").to_string()
+    }));
+    events.push(E::Exit(r.code as u32));
+    for ev in &events {
+        createprocess::report(proc, ev);
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -6,6 +6,7 @@
 mod audio_pump;
 mod bench_cmd;
 mod check;
+mod child;
 mod demo;
 mod gui;
 mod headless;
@@ -84,6 +85,10 @@ struct Cli {
     /// entries. Also in the --stats JSON as `uop_census`.
     #[arg(long)]
     uop_census: bool,
+    /// Set by a parent winterp whose guest called CreateProcess: what the child
+    /// process is told (JSON, read once and removed).
+    #[arg(long, value_name = "FILE.json", hide = true)]
+    child_spec: Option<std::path::PathBuf>,
     /// The Windows program to run.
     program: Option<std::path::PathBuf>,
     /// Arguments passed to the program.
@@ -175,6 +180,11 @@ fn main() -> Result<()> {
                     uop_census: cli.uop_census,
                     track_progress: false,
                     frames_are_ticks: false,
+                    child: cli
+                        .child_spec
+                        .as_deref()
+                        .map(child::ChildLaunch::load)
+                        .transpose()?,
                 })?;
                 std::process::exit(code);
             }

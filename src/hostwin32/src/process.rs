@@ -40,6 +40,8 @@ pub struct ProcessConfig {
     pub version: WinVersion,
     /// Stop after this many guest instructions (all threads).
     pub max_instructions: Option<u64>,
+    /// Set when another process's CreateProcess started this one.
+    pub child: Option<crate::kernel32::createprocess::ChildOf>,
     /// Message boxes press their default button after showing this many 60 Hz
     /// ticks (headless runs and tests, where nobody answers); `None`: they wait
     /// for input (the player, scripted input).
@@ -61,6 +63,7 @@ impl ProcessConfig {
             trace_api: false,
             version: WinVersion::Win98,
             max_instructions: None,
+            child: None,
             message_box_ticks: Some(DEFAULT_MESSAGE_BOX_TICKS),
         }
     }

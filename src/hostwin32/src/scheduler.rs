@@ -75,6 +75,9 @@ pub const MAX_SUSPEND: u32 = 127;
 /// serves to stop the other threads: [`run_process`] returns the crash report or the
 /// limit, and the runner reports that.
 pub const ABNORMAL_EXIT: u32 = 1;
+/// Deterministic mode: how long the scheduler sleeps at most, while every thread
+/// waits for another process, before it looks again.
+const EXTERNAL_POLL: Duration = Duration::from_millis(20);
 /// Host stack for guest threads' host threads (nested guest calls recurse on it).
 const HOST_STACK: usize = 16 << 20;
 
@@ -120,6 +123,12 @@ pub trait Waitable {
     /// Wakes host threads sleeping on a private condition variable of this object
     /// (the process is ending or a thread was terminated).
     fn wake_all(&self) {}
+    /// Signalled from outside the process (another OS process ending): in
+    /// deterministic mode a wait for it blocks the host thread for real instead of
+    /// counting as a deadlock.
+    fn external(&self) -> bool {
+        false
+    }
     /// For deadlock reports ("Event (auto-reset, not signalled)").
     fn describe(&self) -> String;
 }
@@ -876,6 +885,9 @@ enum Pick {
     },
     /// Nothing can run before the virtual clock reaches this.
     Idle(u64),
+    /// Nothing can run until an external object is signalled (another OS process)
+    /// or the virtual clock reaches the value given.
+    Block(Option<u64>),
     Deadlock(String),
 }
 
@@ -934,6 +946,18 @@ fn det_loop(proc: &Arc<Process>, me: Option<&GuestThread>) -> Result<(), ThreadE
                 s.idle.fetch_add(at - now, Ordering::Relaxed);
                 s.clock.store(at, Ordering::Relaxed);
             }
+            Pick::Block(until) => {
+                // Real time passes on the virtual clock while every thread waits
+                // for another process, so timeouts and refresh ticks keep their
+                // meaning; a signal wakes the dispatcher condition variable.
+                let start = Instant::now();
+                let k = s.lock();
+                drop(k.wait(&s.cond, Some(EXTERNAL_POLL)));
+                let passed = start.elapsed().as_micros() as u64 * INSNS_PER_MS / 1000;
+                let to = until.map_or(now + passed, |d| d.min(now + passed)).max(now);
+                s.idle.fetch_add(to - now, Ordering::Relaxed);
+                s.clock.store(to, Ordering::Relaxed);
+            }
             Pick::Deadlock(report) => {
                 let end = ThreadEnd::Crashed(report);
                 s.set_outcome(end.clone());
@@ -959,6 +983,7 @@ fn pick(proc: &Process, me: Option<&GuestThread>, now: u64) -> Pick {
             .is_some_and(|o| Arc::ptr_eq(o, &e.obj))
     };
     let mut earliest: Option<u64> = None;
+    let mut external = false;
     for j in 0..n {
         let i = (first + j) % n;
         let e = &ts[i];
@@ -980,14 +1005,20 @@ fn pick(proc: &Process, me: Option<&GuestThread>, now: u64) -> Pick {
                     started: e.started,
                 };
             }
-            Ready::At(d) => earliest = Some(earliest.map_or(d, |x| x.min(d))),
-            Ready::Never => {}
+            Ready::At(d) => {
+                external |= waits_external(t);
+                earliest = Some(earliest.map_or(d, |x| x.min(d)));
+            }
+            Ready::Never => external |= waits_external(t),
         }
     }
     let earliest = match (earliest, next_tick(proc)) {
         (Some(d), Some(t)) => Some(d.min(t)),
         (d, t) => d.or(t),
     };
+    if external {
+        return Pick::Block(earliest.map(|d| d.max(now)));
+    }
     match earliest {
         Some(d) => Pick::Idle(d.max(now)),
         None => Pick::Deadlock(deadlock_report(proc, &ts, me)),
@@ -1018,6 +1049,15 @@ fn readiness(proc: &Process, obj: &ThreadObj, t: &GuestThread, now: u64) -> Read
         Some(d) => Ready::At(d),
         None => Ready::Never,
     }
+}
+
+/// Whether `t` waits for an object another OS process signals.
+fn waits_external(t: &GuestThread) -> bool {
+    t.sched.wait.as_ref().is_some_and(|w| {
+        w.objs
+            .iter()
+            .any(|o| o.as_waitable().is_some_and(|x| x.external()))
+    })
 }
 
 fn satisfiable(k: &Locked, w: &WaitSpec, tid: u32) -> bool {
@@ -1189,6 +1229,11 @@ fn wait_end_all(k: &Locked, objs: &[Arc<dyn KernelObject>], tid: u32) {
 /// (return it from the API unchanged), or ExitProcess/ExitThread when the process is
 /// ending or the thread was terminated while waiting.
 pub fn wait_for(cx: &mut Ctx, objs: Vec<Arc<dyn KernelObject>>, all: bool, ms: u32) -> Outcome {
+    // A thread waiting on its message queue is idle for the parent's
+    // WaitForInputIdle (USER32 waits only when no message is pending).
+    if cx.proc.config.child.is_some() && objs.iter().any(|o| o.type_name() == "MessageQueue") {
+        crate::kernel32::createprocess::note_input_idle(cx.proc);
+    }
     if cx.proc.config.deterministic {
         det_wait(cx, objs, all, ms)
     } else {

@@ -272,7 +272,7 @@ fn create_thread(proc: &Arc<Process>, reserve: u32) -> Result<GuestThread, LoadE
             (teb::SELF, teb),
             (
                 teb::PROCESS_ID,
-                crate::kernel32::process::DEFAULT_PROCESS_ID,
+                crate::kernel32::createprocess::own_process_id(proc),
             ),
             (teb::THREAD_ID, tid),
             (teb::PEB, peb),

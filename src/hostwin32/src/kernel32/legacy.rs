@@ -8,7 +8,6 @@
 use super::file::{CreateFileA, ReadFile, SetFilePointer, WriteFile};
 use super::misc::{CloseHandle, err};
 use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
-use crate::objects::CURRENT_PROCESS;
 use crate::teb::set_last_error;
 use winterp_core::cpu::ESP;
 
@@ -113,7 +112,7 @@ const PRIORITY_CLASSES: [u32; 6] = [0x40, 0x20, 0x80, 0x100, 0x4000, 0x8000];
 /// threads keep their own scheduling (a game asking for HIGH gains nothing from
 /// starving the emulator's other threads).
 pub fn SetPriorityClass(cx: &mut Ctx, hProcess: u32, dwPriorityClass: u32) -> ApiResult<bool> {
-    if !is_own_process(hProcess) {
+    if !is_own_process(cx, hProcess) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }
@@ -129,7 +128,7 @@ pub fn SetPriorityClass(cx: &mut Ctx, hProcess: u32, dwPriorityClass: u32) -> Ap
 }
 
 pub fn GetPriorityClass(cx: &mut Ctx, hProcess: u32) -> ApiResult<u32> {
-    if !is_own_process(hProcess) {
+    if !is_own_process(cx, hProcess) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(0);
     }
@@ -141,19 +140,20 @@ pub fn GetPriorityClass(cx: &mut Ctx, hProcess: u32) -> ApiResult<u32> {
     Ok(if c == 0 { NORMAL_PRIORITY_CLASS } else { c })
 }
 
-fn is_own_process(h: u32) -> bool {
-    h == CURRENT_PROCESS
+/// GetCurrentProcess's pseudo-handle or an OpenProcess handle of this process.
+fn is_own_process(cx: &Ctx, h: u32) -> bool {
+    super::createprocess::is_own_process(cx.proc, h)
 }
 
 /// Guest code writes are tracked by the executor itself (every write into
 /// translated code retires it), so there is no cache to flush.
 pub fn FlushInstructionCache(
-    _cx: &mut Ctx,
+    cx: &mut Ctx,
     hProcess: u32,
     _lpBaseAddress: Ptr,
     _dwSize: u32,
 ) -> bool {
-    is_own_process(hProcess)
+    is_own_process(cx, hProcess)
 }
 
 pub fn exports() -> Vec<ApiDef> {

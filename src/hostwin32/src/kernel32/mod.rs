@@ -3,6 +3,7 @@
 
 pub mod atom;
 pub mod console;
+pub mod createprocess;
 mod delayload;
 mod exception;
 pub mod file;
@@ -36,6 +37,7 @@ fn exports() -> Vec<ApiDef> {
     let mut v = Vec::new();
     for part in [
         process::exports,
+        createprocess::exports,
         module::exports,
         memory::exports,
         heap::exports,

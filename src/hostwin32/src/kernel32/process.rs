@@ -105,6 +105,10 @@ pub fn quote_arg(a: &str) -> String {
 /// The command line the guest sees: its program path (quoted when it has spaces,
 /// as Explorer and cmd.exe start programs) and the arguments.
 pub fn command_line(proc: &Process) -> String {
+    // A process CreateProcess started sees exactly the line its parent gave.
+    if let Some(c) = &proc.config.child {
+        return c.command_line.clone();
+    }
     let prog = &proc.config.guest_path;
     let mut s = if prog.contains([' ', '\t']) {
         format!("\"{prog}\"")
@@ -448,8 +452,11 @@ fn startup_info(cx: &mut Ctx, p: u32, desktop: u32, title: u32) -> ApiResult<()>
     put(0, 68);
     put(8, desktop);
     put(12, title);
-    // STARTF_USESTDHANDLES: the handles below are the standard ones.
-    put(44, 0x100);
+    // STARTF_USESTDHANDLES: the handles below are the standard ones; a process
+    // started with STARTF_USESHOWWINDOW keeps its parent's wShowWindow.
+    let show = cx.proc.config.child.as_ref().and_then(|c| c.show_window);
+    put(44, 0x100 | show.map_or(0, |_| 1));
+    put(48, show.map_or(0, u32::from));
     put(56, i);
     put(60, o);
     put(64, e);
@@ -473,20 +480,30 @@ pub fn ExitProcess(_cx: &mut Ctx, uExitCode: u32) -> Outcome {
     Outcome::ExitProcess(uExitCode)
 }
 
+/// This process ends at once; a child is killed and ends with `uExitCode` (one
+/// that has ended already gives ERROR_ACCESS_DENIED, as on Windows).
 pub fn TerminateProcess(cx: &mut Ctx, hProcess: u32, uExitCode: u32) -> ApiResult<Outcome> {
-    if hProcess == CURRENT_PROCESS {
+    if super::createprocess::is_own_process(cx.proc, hProcess) {
         return Ok(Outcome::ExitProcess(uExitCode));
     }
-    set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+    let e = match super::createprocess::terminate_child(cx.proc, hProcess, uExitCode) {
+        Some(true) => return Ok(Outcome::Return(1)),
+        Some(false) => err::ERROR_ACCESS_DENIED,
+        None => err::ERROR_INVALID_HANDLE,
+    };
+    set_last_error(cx, e)?;
     Ok(Outcome::Return(0))
 }
 
 pub fn GetExitCodeProcess(cx: &mut Ctx, hProcess: u32, lpExitCode: Ptr) -> ApiResult<bool> {
-    if hProcess != CURRENT_PROCESS {
+    let code = if super::createprocess::is_own_process(cx.proc, hProcess) {
+        cx.proc.exited().unwrap_or(STILL_ACTIVE)
+    } else if let Some(c) = super::createprocess::child_exit_code(cx.proc, hProcess) {
+        c
+    } else {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
-    }
-    let code = cx.proc.exited().unwrap_or(STILL_ACTIVE);
+    };
     cx.proc.mem.write_u32(lpExitCode.0, code)?;
     Ok(true)
 }
@@ -502,7 +519,7 @@ pub fn GetCurrentThread(_cx: &mut Ctx) -> u32 {
 pub fn process_id(cx: &Ctx) -> u32 {
     match cx.proc.mem.read_u32(cx.thread.teb + teb::PROCESS_ID) {
         Ok(pid) if pid != 0 => pid,
-        _ => DEFAULT_PROCESS_ID,
+        _ => super::createprocess::own_process_id(cx.proc),
     }
 }
 
@@ -767,7 +784,7 @@ pub fn GetProcessAffinityMask(
     lpProcessAffinityMask: Ptr,
     lpSystemAffinityMask: Ptr,
 ) -> ApiResult<bool> {
-    if hProcess != CURRENT_PROCESS {
+    if !super::createprocess::is_own_process(cx.proc, hProcess) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }
@@ -786,7 +803,7 @@ pub fn SetProcessAffinityMask(
     hProcess: u32,
     dwProcessAffinityMask: u32,
 ) -> ApiResult<bool> {
-    if hProcess != CURRENT_PROCESS {
+    if !super::createprocess::is_own_process(cx.proc, hProcess) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }
@@ -828,7 +845,7 @@ pub fn GetProcessTimes(
     lpKernelTime: Ptr,
     lpUserTime: Ptr,
 ) -> ApiResult<bool> {
-    if hProcess != CURRENT_PROCESS {
+    if !super::createprocess::is_own_process(cx.proc, hProcess) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }

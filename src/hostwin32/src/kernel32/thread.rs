@@ -93,6 +93,9 @@ pub fn SuspendThread(cx: &mut Ctx, hThread: u32) -> ApiResult<u32> {
 }
 
 pub fn ResumeThread(cx: &mut Ctx, hThread: u32) -> ApiResult<u32> {
+    if let Some(n) = super::createprocess::resume_child_thread(cx.proc, hThread) {
+        return Ok(n);
+    }
     let Some(t) = thread(cx, hThread)? else {
         return Ok(u32::MAX);
     };

@@ -304,6 +304,10 @@ fn exports() -> Vec<ApiDef> {
         stdcall("CharPrevExA", CharPrevExA),
         // USER32's, not KERNEL32's, on every Windows version.
         stdcall("SetLastErrorEx", crate::kernel32::process::SetLastErrorEx),
+        stdcall(
+            "WaitForInputIdle",
+            crate::kernel32::createprocess::WaitForInputIdle,
+        ),
     ]);
     v.extend(window::exports());
     v.extend(msg::exports());

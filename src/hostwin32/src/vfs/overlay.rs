@@ -177,6 +177,11 @@ impl Layers {
         &self.program_root
     }
 
+    /// Writes inside the guest directory go to the program folder itself.
+    pub fn direct(&self) -> bool {
+        self.direct
+    }
+
     pub(super) fn root_path(&self, root: Root) -> &Path {
         match root {
             Root::Overlay => &self.overlay_root,

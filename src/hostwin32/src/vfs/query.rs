@@ -192,6 +192,38 @@ impl Vfs {
         self.entry_metadata(&st.side, &f.key, e, &f.shown)
     }
 
+    /// The host file whose bytes the guest sees at `path`, with the path's full guest
+    /// form in the directory's spelling: CreateProcess hands it to a new emulator
+    /// process, which loads the image from there. Directories and devices give
+    /// ERROR_ACCESS_DENIED, as CreateProcess reports them.
+    pub fn host_file(&self, path: &str) -> Result<(String, PathBuf), VfsError> {
+        let st = self.lock();
+        if let Target::Root = self.target(&st.cwd, path)? {
+            return Err(VfsError::AccessDenied(path.to_string()));
+        }
+        let f = self.find(&st.side, &st.cwd, path, VfsError::AccessDenied)?;
+        let e = f
+            .walk
+            .entry
+            .as_ref()
+            .ok_or_else(|| VfsError::FileNotFound(f.shown.clone()))?;
+        match e.visible_file() {
+            Some(h) => Ok((f.visible(self.drive), h.path.clone())),
+            None => Err(VfsError::AccessDenied(f.shown.clone())),
+        }
+    }
+
+    /// The configuration this file system was made with (host folders canonical): a
+    /// child process started by CreateProcess shares the sandbox.
+    pub fn config(&self) -> VfsConfig {
+        VfsConfig {
+            program_dir: self.layers.program_root().to_path_buf(),
+            guest_dir: self.guest_dir.display(),
+            overlay_dir: self.overlay_dir.clone(),
+            allow_writes_to_original: self.layers.direct(),
+        }
+    }
+
     /// GetFileAttributes.
     pub fn get_attributes(&self, path: &str) -> Result<u32, VfsError> {
         Ok(self.metadata(path)?.attributes)
