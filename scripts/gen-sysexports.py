@@ -42,6 +42,7 @@ SPEC_DLLS = [
     "comdlg32", "version", "msacm32", "imm32", "wsock32", "ws2_32", "msvcrt", "crtdll",
     "msvfw32", "avifil32", "glu32", "imagehlp", "shlwapi", "ntdll", "ucrtbase", "lz32",
     "mpr", "d3drm", "d3dxof", "riched32", "rpcrt4", "wininet", "urlmon", "winspool.drv",
+    "msi",
 ]
 # From mingw-w64's import libraries (stdcall decorations give the argument bytes).
 IMPLIB_DLLS = {"opengl32": "libopengl32.a"}

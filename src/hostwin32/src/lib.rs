@@ -18,6 +18,7 @@ pub mod inspect;
 pub mod kernel32;
 pub mod keys;
 pub mod loader;
+pub mod msi;
 pub mod msvcrt;
 pub mod ntdll;
 pub mod objects;
@@ -62,6 +63,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         ole32::DLL,
         dplayx::DLL,
         version::DLL,
+        msi::DLL,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {

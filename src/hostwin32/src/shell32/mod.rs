@@ -137,24 +137,34 @@ pub fn about_text(app: &str, other: Option<&str>, version: (u32, u32, u32)) -> (
     (title, text)
 }
 
-/// A constant wide string in guest memory (interned: a modal box's call may be
-/// repeated while it waits, and must not allocate each time).
-fn guest_wide(cx: &mut Ctx, s: &str) -> ApiResult<u32> {
-    // intern appends one NUL byte; the UTF-16 bytes plus one more make two.
-    let mut b: Vec<u8> = s.encode_utf16().flat_map(u16::to_le_bytes).collect();
-    b.push(0);
-    crate::msvcrt::state::intern(cx.proc, &b)
-}
-
-/// ShellAbout shown as a modal USER32 message box with the same title, text and
-/// OK button (the custom icon is not drawn).
-fn shell_about(cx: &mut Ctx, hWnd: u32, app: String, other: Option<String>) -> ApiResult<Outcome> {
+/// ShellAbout: a modal dialog captioned "About <app>" (or the part of `szApp` before
+/// `#`) with the program's icon (the Windows logo without one), the product and
+/// version lines and `szOtherStuff`, answered with OK; USER32's message box
+/// dialog lays it out and runs it.
+fn shell_about(
+    cx: &mut Ctx,
+    hWnd: u32,
+    app: String,
+    other: Option<String>,
+    hIcon: u32,
+) -> ApiResult<Outcome> {
     let (major, minor, build, _, _) = crate::kernel32::process::version_of(cx.proc.config.version);
     let (title, text) = about_text(&app, other.as_deref(), (major, minor, build));
-    let t = guest_wide(cx, &title)?;
-    let m = guest_wide(cx, &text)?;
-    match crate::ucrtbase::call_export(cx, "user32.dll", "MessageBoxW", &[hWnd, m, t, 0])? {
-        // MessageBox gives IDOK; ShellAbout reports TRUE.
+    let icon = if hIcon != 0 {
+        hIcon
+    } else {
+        // IDI_WINLOGO.
+        crate::ucrtbase::call_export_ret(cx, "user32.dll", "LoadIconW", &[0, 32517])?
+    };
+    let spec = crate::user32::msgbox::Spec {
+        owner: hWnd,
+        text,
+        caption: title,
+        icon,
+        ..Default::default()
+    };
+    // The box answers IDOK; ShellAbout reports TRUE.
+    match crate::user32::fin(crate::user32::msgbox::show(cx, spec))? {
         Outcome::Return(_) => Ok(Outcome::Return(1)),
         o => Ok(o),
     }
@@ -165,7 +175,7 @@ fn ShellAboutW(
     hWnd: u32,
     szApp: WStrPtr,
     szOtherStuff: WStrPtr,
-    _hIcon: u32,
+    hIcon: u32,
 ) -> ApiResult<Outcome> {
     let app = if szApp.0 == 0 {
         String::new()
@@ -177,7 +187,7 @@ fn ShellAboutW(
     } else {
         Some(read_wstr(cx.proc, szOtherStuff.0)?)
     };
-    shell_about(cx, hWnd, app, other)
+    shell_about(cx, hWnd, app, other, hIcon)
 }
 
 fn ShellAboutA(
@@ -185,7 +195,7 @@ fn ShellAboutA(
     hWnd: u32,
     szApp: CStrPtr,
     szOtherStuff: CStrPtr,
-    _hIcon: u32,
+    hIcon: u32,
 ) -> ApiResult<Outcome> {
     let app = if szApp.0 == 0 {
         String::new()
@@ -197,7 +207,7 @@ fn ShellAboutA(
     } else {
         Some(read_ansi(cx.proc, szOtherStuff.0)?)
     };
-    shell_about(cx, hWnd, app, other)
+    shell_about(cx, hWnd, app, other, hIcon)
 }
 
 fn exports() -> Vec<ApiDef> {
