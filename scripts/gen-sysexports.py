@@ -19,8 +19,9 @@ or data; ARGBYTES is the bytes the callee pops for stdcall/thiscall/fastcall, th
 of the fixed arguments for cdecl/varargs (the caller pops them), `-` when unknown;
 FLAGS is `-` or a comma-separated list of `noname` (exported by ordinal only) and
 `notxp`: the DLL is one scripts/sysexports-xp.tsv covers and Windows XP/Server 2003's
-copy does not export the name (added later, or Windows 9x's own), so GetProcAddress
-on the emulated Windows does not find it unless winterp implements it.
+copy does not export the name (added later, or Windows 9x's own), or the DLL does not
+exist on XP at all (POST_XP_DLLS), so GetProcAddress on the emulated Windows does not
+find it unless winterp implements it.
 """
 
 import argparse
@@ -43,7 +44,12 @@ SPEC_DLLS = [
     "msvfw32", "avifil32", "glu32", "imagehlp", "shlwapi", "ntdll", "ucrtbase", "lz32",
     "mpr", "d3drm", "d3dxof", "riched32", "rpcrt4", "wininet", "urlmon", "winspool.drv",
     "msi",
+    "shcore",
 ]
+# DLLs Windows XP does not have at all (every export is marked notxp). Wine's own
+# programs import them (regedit takes CommandLineToArgvW from shcore, as Windows 8
+# and later link it), so they are in the table to be served where winterp can.
+POST_XP_DLLS = {"shcore"}
 # From mingw-w64's import libraries (stdcall decorations give the argument bytes).
 IMPLIB_DLLS = {"opengl32": "libopengl32.a"}
 MINGW_LIB = "/usr/i686-w64-mingw32/lib"
@@ -189,7 +195,7 @@ def main():
     xp = xp_exports(os.path.join(root, "scripts/sysexports-xp.tsv"))
     marked = 0
     for k, r in enumerate(rows):
-        if r[0] in xp and r[2] not in xp[r[0]]:
+        if r[0] in POST_XP_DLLS or (r[0] in xp and r[2] not in xp[r[0]]):
             flags = [f for f in r[5].split(",") if f != "-"] + ["notxp"]
             rows[k] = r[:5] + (",".join(flags),)
             marked += 1

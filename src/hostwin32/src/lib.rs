@@ -27,6 +27,7 @@ pub mod oleaut32;
 pub mod process;
 pub mod scheduler;
 pub mod seh;
+pub mod shcore;
 pub mod shell32;
 pub mod shlwapi;
 pub mod sound;
@@ -54,6 +55,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         ntdll::DLL,
         shlwapi::DLL,
         shell32::DLL,
+        shcore::DLL,
         comdlg32::DLL,
         comctl32::DLL,
         winmm::DLL,
