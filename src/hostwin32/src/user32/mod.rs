@@ -11,6 +11,7 @@
 #![allow(non_snake_case)]
 
 pub mod controls;
+pub mod deferpos;
 pub mod dialog;
 pub mod displaysettings;
 pub mod hostclass;
@@ -321,6 +322,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(dialog::exports());
     v.extend(controls::exports());
     v.extend(subclass::exports());
+    v.extend(deferpos::exports());
     v.extend(msgbox::exports());
     v.extend(displaysettings::exports());
     v.extend(scroll::exports());
