@@ -38,6 +38,10 @@
 //!   answers it by BM_CLICK, WM_CLOSE and a posted Enter; MessageBoxIndirect with
 //!   string resource IDs. Expected output from a run under Wine 8, except that an
 //!   MB_OK box closed with WM_CLOSE answers IDOK as Windows documents it (Wine: IDCANCEL).
+//! - `mdi`: an MDI frame with two children maximized, restored, cascaded, tiled,
+//!   cycled, destroyed and created at CW_USEDEFAULT: the children's rectangles, the
+//!   active child, the frame's title and menu bar item count, the window menu and
+//!   the children's WM_MDIACTIVATE/WM_CHILDACTIVATE; expected output from Wine 8.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -56,6 +60,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "gdi_draw",
     "iconinfo",
     "input_log",
+    "mdi",
     "menubar",
     "msglog",
     "msgbox",
@@ -136,6 +141,16 @@ fn scrollbar_normal() {
 #[test]
 fn scrollbar_deterministic() {
     stdout_program("scrollbar", true);
+}
+
+#[test]
+fn mdi_normal() {
+    stdout_program("mdi", false);
+}
+
+#[test]
+fn mdi_deterministic() {
+    stdout_program("mdi", true);
 }
 
 #[test]

@@ -168,6 +168,9 @@ pub fn label(text: &str) -> Label {
 
 /// Why an item cannot be laid out here (its size comes from the program).
 fn unsupported(it: &MenuItem) -> Option<&'static str> {
+    if super::mdi::bar_button(it).is_some() {
+        return None;
+    }
     if it.flags & MF_OWNERDRAW != 0 {
         Some("owner-drawn menu item (WM_MEASUREITEM)")
     } else if it.flags & MF_BITMAP != 0 {
@@ -189,6 +192,9 @@ pub struct BarLayout {
 
 /// The width of a bar item.
 pub fn bar_item_width(f: &MenuFont, it: &MenuItem) -> i32 {
+    if let Some(b) = super::mdi::bar_button(it) {
+        return super::mdi::bar_button_width(b);
+    }
     if it.flags & MF_SEPARATOR != 0 || unsupported(it).is_some() || it.text.is_empty() {
         return 0;
     }
@@ -504,6 +510,10 @@ fn paint_bar(wm: &Wm, h: u32) {
                 continue;
             }
             let hilite = sel == Some(i);
+            if let Some(b) = super::mdi::bar_button(it) {
+                super::mdi::draw_bar_button(r, b, *rc, hilite);
+                continue;
+            }
             if hilite {
                 // BDR_SUNKENOUTER around the open item.
                 let (sh, hi) = (

@@ -17,6 +17,7 @@ pub mod displaysettings;
 pub mod hostclass;
 pub mod icon;
 pub mod input;
+pub mod mdi;
 pub mod menubar;
 pub mod menuinfo;
 pub mod msg;
@@ -326,6 +327,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(msgbox::exports());
     v.extend(displaysettings::exports());
     v.extend(scroll::exports());
+    v.extend(mdi::exports());
     v
 }
 

@@ -111,7 +111,7 @@ const ERROR_INVALID_THREAD_ID: u32 = 1444;
 /// The built-in procedure a window-procedure address stands for, if any (a USER32
 /// thunk, or the marker a system class holds before the thunk exists).
 pub fn builtin_of(cx: &Ctx, addr: u32) -> Option<Builtin> {
-    const ALL: [Builtin; 9] = [
+    const ALL: [Builtin; 10] = [
         Builtin::DefWindow,
         Builtin::DefDlg,
         Builtin::Button,
@@ -121,6 +121,7 @@ pub fn builtin_of(cx: &Ctx, addr: u32) -> Option<Builtin> {
         Builtin::ComboBox,
         Builtin::ScrollBar,
         Builtin::Subclass,
+        Builtin::MdiClient,
     ];
     if addr & 0xffff_fff0 == 0x8000_0000 {
         return ALL.get((addr & 0xf) as usize).copied();
@@ -180,6 +181,7 @@ fn run_builtin(
         Builtin::ComboBox => super::controls::combo_proc(cx, hwnd, msg, wp, lp, unicode),
         Builtin::ScrollBar => super::window::def_window_proc(cx, hwnd, msg, wp, lp, unicode),
         Builtin::Subclass => super::subclass::dispatch(cx, hwnd, msg, wp, lp, unicode),
+        Builtin::MdiClient => super::mdi::client_proc(cx, hwnd, msg, wp, lp, unicode),
     }
 }
 

@@ -81,6 +81,9 @@ fn draw_child_frame(cx: &mut Ctx, hwnd: u32) -> UR<()> {
         gp::frame_rect(cx.proc, hdc, r, 0)?;
     }
     gdi32::release_window_dc(cx.proc, hdc);
+    if ex & super::mdi::WS_EX_MDICHILD != 0 {
+        super::mdi::draw_child_caption(cx, hwnd);
+    }
     Ok(())
 }
 

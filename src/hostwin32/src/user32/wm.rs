@@ -54,6 +54,7 @@ pub enum Builtin {
     ComboBox,
     ScrollBar,
     Subclass,
+    MdiClient,
 }
 
 impl Builtin {
@@ -68,6 +69,7 @@ impl Builtin {
             Builtin::ComboBox => "ComboBoxWndProc",
             Builtin::ScrollBar => "ScrollBarWndProc",
             Builtin::Subclass => "SubclassWndProc",
+            Builtin::MdiClient => "__winterp_MDIClientWndProc",
         }
     }
 }
@@ -392,6 +394,9 @@ impl Wm {
             ("ScrollBar", Builtin::ScrollBar, 0x0084, 0x0003 | CS_DBLCLKS),
             ("ComboBox", Builtin::ComboBox, 0x0085, 0x0003 | CS_DBLCLKS),
             ("#32770", Builtin::DefDlg, 0x8002, 0x0008),
+            // A string atom on Windows; one below the string range here, so the
+            // atoms programs register keep their values.
+            ("MDIClient", Builtin::MdiClient, 0xbfff, 0),
         ];
         for (name, b, atom, style) in sys {
             self.classes.push(Some(Class {
@@ -407,7 +412,12 @@ impl Wm {
                 icon: 0,
                 icon_sm: 0,
                 cursor: 0,
-                background: if b == Builtin::DefDlg { 16 } else { 0 },
+                background: match b {
+                    Builtin::DefDlg => 16,
+                    // COLOR_APPWORKSPACE + 1.
+                    Builtin::MdiClient => 13,
+                    _ => 0,
+                },
                 menu_name: 0,
                 system: true,
             }));
