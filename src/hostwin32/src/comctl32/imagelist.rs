@@ -1155,3 +1155,70 @@ mod tests {
         assert_eq!(&s[28 + bmp_len..30 + bmp_len], b"BM");
     }
 }
+
+/// Draws the opaque pixels of image `i` at (x, y) in one colour (0x00RRGGBB): what
+/// a toolbar's disabled button is made of.
+pub fn draw_solid(
+    proc: &Process,
+    himl: u32,
+    i: i32,
+    hdc: u32,
+    x: i32,
+    y: i32,
+    rgb: u32,
+) -> ApiResult<bool> {
+    let Some(l) = get(proc, himl) else {
+        return Ok(false);
+    };
+    let Some(im) = usize::try_from(i).ok().and_then(|i| l.images.get(i)) else {
+        return Ok(false);
+    };
+    let Some(d) = dc::resolve(proc, hdc) else {
+        return Ok(false);
+    };
+    let (dl, dt) = d.to_dev(x, y);
+    let src = Source {
+        w: l.cx,
+        h: l.cy,
+        px: vec![rgb; im.px.len()],
+        mono: false,
+        bk: 0,
+    };
+    // Pixels of the light grey face stay transparent, like the mask's.
+    let face = cr_to_rgb(crate::gdi32::paint::sys_color(
+        crate::gdi32::paint::COLOR_BTNFACE,
+    ));
+    let m = Source {
+        w: l.cx,
+        h: l.cy,
+        px: im
+            .px
+            .iter()
+            .zip(&im.transparent)
+            .map(|(&p, &t)| {
+                if t || (!l.masked() && p == face) {
+                    0xff_ffff
+                } else {
+                    0
+                }
+            })
+            .collect(),
+        mono: true,
+        bk: 0xff_ffff,
+    };
+    let mask = Mask {
+        bits: &m,
+        x: 0,
+        y: 0,
+        background: 0xcc,
+    };
+    bitmap::blit_masked(
+        proc,
+        &d,
+        (dl, dt, l.cx, l.cy),
+        Some((&src, (0, 0, l.cx, l.cy))),
+        0xaa,
+        Some(mask),
+    )?;
+    Ok(true)
+}

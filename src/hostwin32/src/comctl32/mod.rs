@@ -7,7 +7,14 @@
 
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 
+pub mod ccommon;
+pub mod glyphs;
 pub mod imagelist;
+pub mod progress;
+pub mod statusbar;
+pub mod toolbar;
+pub mod tooltip;
+pub mod updown;
 
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
@@ -24,7 +31,9 @@ fn attach(proc: &crate::process::Process) {
 
 /// Every control class COMCTL32 implements, with its window procedure.
 fn classes() -> Vec<crate::user32::hostclass::HostClass> {
-    Vec::new()
+    let mut v = Vec::new();
+    v.extend(ccommon::classes());
+    v
 }
 
 /// Registers nothing: the classes it would register are not implemented, and
@@ -80,7 +89,7 @@ pub fn DefSubclassProc(
 
 fn exports() -> Vec<ApiDef> {
     let mut v = crate::user32::scroll::flat_exports();
-    v.extend(imagelist::exports());
+    v.extend(ccommon::exports());
     v.extend([
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
