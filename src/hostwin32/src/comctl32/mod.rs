@@ -19,6 +19,8 @@ pub mod updown;
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
     exports,
+pub mod tab;
+pub mod treeview;
     attach: Some(attach),
 };
 
@@ -37,6 +39,8 @@ fn classes() -> Vec<crate::user32::hostclass::HostClass> {
 }
 
 /// Registers nothing: the classes it would register are not implemented, and
+    v.extend(header::views_classes());
+    v.push(treeview::class());
 /// programs that only call it for visual styles need nothing else.
 pub fn InitCommonControls(_cx: &mut Ctx) {}
 
@@ -94,6 +98,8 @@ fn exports() -> Vec<ApiDef> {
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
         stdcall("SetWindowSubclass", SetWindowSubclass).ordinal(410),
+    v.extend(header::views_exports());
+    v.push(treeview::export());
         stdcall("GetWindowSubclass", GetWindowSubclass).ordinal(411),
         stdcall("RemoveWindowSubclass", RemoveWindowSubclass).ordinal(412),
         stdcall("DefSubclassProc", DefSubclassProc).ordinal(413),
