@@ -19,7 +19,6 @@ pub mod updown;
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
     exports,
-pub mod tab;
 pub mod treeview;
     attach: Some(attach),
 };
@@ -39,7 +38,6 @@ fn classes() -> Vec<crate::user32::hostclass::HostClass> {
 }
 
 /// Registers nothing: the classes it would register are not implemented, and
-    v.extend(header::views_classes());
     v.push(treeview::class());
 /// programs that only call it for visual styles need nothing else.
 pub fn InitCommonControls(_cx: &mut Ctx) {}
@@ -98,7 +96,6 @@ fn exports() -> Vec<ApiDef> {
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
         stdcall("SetWindowSubclass", SetWindowSubclass).ordinal(410),
-    v.extend(header::views_exports());
     v.push(treeview::export());
         stdcall("GetWindowSubclass", GetWindowSubclass).ordinal(411),
         stdcall("RemoveWindowSubclass", RemoveWindowSubclass).ordinal(412),
