@@ -14,12 +14,12 @@ pub mod progress;
 pub mod statusbar;
 pub mod toolbar;
 pub mod tooltip;
+pub mod treeview;
 pub mod updown;
 
 pub const DLL: HleDll = HleDll {
     name: "COMCTL32.dll",
     exports,
-pub mod treeview;
     attach: Some(attach),
 };
 
@@ -34,11 +34,11 @@ fn attach(proc: &crate::process::Process) {
 fn classes() -> Vec<crate::user32::hostclass::HostClass> {
     let mut v = Vec::new();
     v.extend(ccommon::classes());
+    v.push(treeview::class());
     v
 }
 
 /// Registers nothing: the classes it would register are not implemented, and
-    v.push(treeview::class());
 /// programs that only call it for visual styles need nothing else.
 pub fn InitCommonControls(_cx: &mut Ctx) {}
 
@@ -92,11 +92,11 @@ pub fn DefSubclassProc(
 fn exports() -> Vec<ApiDef> {
     let mut v = crate::user32::scroll::flat_exports();
     v.extend(ccommon::exports());
+    v.push(treeview::export());
     v.extend([
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
         stdcall("InitCommonControlsEx", InitCommonControlsEx),
         stdcall("SetWindowSubclass", SetWindowSubclass).ordinal(410),
-    v.push(treeview::export());
         stdcall("GetWindowSubclass", GetWindowSubclass).ordinal(411),
         stdcall("RemoveWindowSubclass", RemoveWindowSubclass).ordinal(412),
         stdcall("DefSubclassProc", DefSubclassProc).ordinal(413),
