@@ -201,6 +201,7 @@ pub fn run(a: CheckArgs) -> Result<i32> {
         uop_census: false,
         track_progress: true,
         frames_are_ticks: true,
+        message_box_ticks: Some(winterp_hostwin32::process::DEFAULT_MESSAGE_BOX_TICKS),
         child: None,
     })?;
     print!("{}", run_text(&r, a.frames, &png));

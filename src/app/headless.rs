@@ -45,6 +45,9 @@ pub struct HeadlessArgs {
     /// presented N frames by then (`winterp check`: a program that presents at 2 Hz
     /// is judged by how long it keeps running).
     pub frames_are_ticks: bool,
+    /// Message boxes press their default button after showing this many refresh
+    /// ticks (`--message-box-ticks`); `None`: only input answers them.
+    pub message_box_ticks: Option<u32>,
     /// This run is a child another run's CreateProcess started (`--child-spec`).
     pub child: Option<crate::child::ChildLaunch>,
 }
@@ -182,6 +185,7 @@ pub fn run_report(mut a: HeadlessArgs) -> Result<RunReport> {
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
     config.version = a.winver.into();
+    config.message_box_ticks = a.message_box_ticks;
     if let Some(c) = &a.child {
         config.guest_path = c.guest_path.clone();
         config.env = c.env.clone();

@@ -85,6 +85,11 @@ struct Cli {
     /// entries. Also in the --stats JSON as `uop_census`.
     #[arg(long)]
     uop_census: bool,
+    /// Headless: a message box presses its default button after it has shown for N
+    /// refresh ticks (default 30, half a second) and prints itself and the answer to
+    /// stderr; `off` leaves it to --input.
+    #[arg(long, value_name = "N|off")]
+    message_box_ticks: Option<String>,
     /// Set by a parent winterp whose guest called CreateProcess: what the child
     /// process is told (JSON, read once and removed).
     #[arg(long, value_name = "FILE.json", hide = true)]
@@ -180,6 +185,7 @@ fn main() -> Result<()> {
                     uop_census: cli.uop_census,
                     track_progress: false,
                     frames_are_ticks: false,
+                    message_box_ticks: parse_message_box_ticks(cli.message_box_ticks.as_deref())?,
                     child: cli
                         .child_spec
                         .as_deref()
@@ -191,6 +197,20 @@ fn main() -> Result<()> {
             None => anyhow::bail!(
                 "no program given. Usage: winterp --headless PROGRAM.EXE [ARGS...] \
                  (or winterp [PROGRAM.EXE] for the player, winterp bench)"
+            ),
+        },
+    }
+}
+
+/// `--message-box-ticks N|off`.
+fn parse_message_box_ticks(arg: Option<&str>) -> Result<Option<u32>> {
+    match arg {
+        None => Ok(Some(winterp_hostwin32::process::DEFAULT_MESSAGE_BOX_TICKS)),
+        Some("off") => Ok(None),
+        Some(n) => match n.parse::<u32>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => anyhow::bail!(
+                "--message-box-ticks wants a number of ticks (1 or more) or off, got {n:?}"
             ),
         },
     }

@@ -285,11 +285,6 @@ impl App {
             return;
         }
         s.set_paused(false);
-        // Any message box the guest is waiting in is dismissed, so WM_CLOSE can run.
-        if let Some(req) = self.ui.message_box.take() {
-            let id = session::message_box_dismissed(req.utype);
-            req.answer(id);
-        }
         self.release_all_input();
         if let Some(s) = &self.session {
             s.send(InputEvent::Close);
@@ -319,7 +314,13 @@ impl App {
         };
         let ended = self.session.as_ref().is_none_or(|s| s.ending().is_some());
         let now = Instant::now();
-        if self.ui.message_box.is_some() && c.ended_at.is_none() {
+        if c.ended_at.is_none()
+            && self
+                .session
+                .as_ref()
+                .and_then(|s| s.proc())
+                .is_some_and(|p| winterp_hostwin32::user32::msgbox::showing(p))
+        {
             // The program asks something while closing ("Save changes?"): the user
             // gets the grace time after answering.
             c.asked_at = now;
@@ -329,11 +330,6 @@ impl App {
                 if let Some(s) = &self.session {
                     log::info!("the program did not close within {CLOSE_GRACE:?}; ending it");
                     s.end_now();
-                }
-                // A box still up would keep its guest thread waiting for ever.
-                if let Some(req) = self.ui.message_box.take() {
-                    let id = session::message_box_dismissed(req.utype);
-                    req.answer(id);
                 }
                 c.ended_at = Some(now);
                 false
@@ -366,7 +362,6 @@ impl App {
         self.reported = true;
         let name = self.program_name().unwrap_or_default();
         self.release_all_input();
-        self.ui.message_box = None;
         match ending {
             Ending::Exited(code) => {
                 if self.quit_with_program {
@@ -529,11 +524,6 @@ impl App {
                     self.store_program_settings(None);
                 }
                 SaveProgramSettings(ps) => self.store_program_settings(Some(ps)),
-                AnswerMessageBox(id) => {
-                    if let Some(req) = self.ui.message_box.take() {
-                        req.answer(id);
-                    }
-                }
             }
         }
     }
@@ -562,7 +552,6 @@ impl App {
 
     fn guest_accepts_input(&self) -> bool {
         self.closing.is_none()
-            && self.ui.message_box.is_none()
             && self
                 .session
                 .as_ref()
@@ -922,15 +911,6 @@ impl App {
                 Ok(p) => self.ui.toast(format!("Screenshot saved: {}", p.display())),
                 Err(e) => self.ui.problem("Screenshot", e),
             }
-        }
-        if self.ui.message_box.is_none()
-            && let Some(req) = self
-                .session
-                .as_ref()
-                .and_then(|s| s.shared.host.take_dialog())
-        {
-            self.release_all_input();
-            self.ui.message_box = Some(req);
         }
     }
 

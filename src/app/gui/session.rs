@@ -8,14 +8,12 @@
 //! slices (so input lands at a reproducible point) and paces the run to real time.
 //! What the UI reads is behind locks held only for a pointer swap.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use winterp_hostwin32::display::{self, Frame, InputEvent};
-use winterp_hostwin32::host::{Host, message_box_buttons};
+use winterp_hostwin32::host::Host;
 use winterp_hostwin32::process::{Process, ProcessConfig, WinVersion};
 use winterp_hostwin32::scheduler::{self, ThreadObj};
 use winterp_hostwin32::thread::ThreadEnd;
@@ -53,98 +51,21 @@ pub enum Ending {
     LoadFailed(String),
 }
 
-/// MessageBox from a guest thread, waiting for the user.
-pub struct MessageBoxRequest {
-    pub caption: String,
-    pub text: String,
-    pub utype: u32,
-    reply: SyncSender<u32>,
-}
-
-impl MessageBoxRequest {
-    pub fn answer(self, id: u32) {
-        // The guest thread may have gone (process ended); nobody to tell then.
-        let _ = self.reply.send(id);
-    }
-}
-
-/// MessageBox return values used here.
-pub const IDCANCEL: u32 = 2;
-#[cfg(test)]
-const IDNO: u32 = 7;
-
-/// The button a message box of type `utype` answers with for Enter: its
-/// MB_DEFBUTTONn (bits 8-11), else the first.
-pub fn message_box_default(utype: u32) -> u32 {
-    let buttons = message_box_buttons(utype);
-    buttons
-        .get(((utype >> 8) & 0xf) as usize)
-        .or(buttons.first())
-        .map_or(1, |b| b.0)
-}
-
-/// What a message box returns when it goes away without a click (Esc, the title
-/// bar's x, or the program is ending): Cancel if it has one, as on Windows; else its
-/// default button.
-pub fn message_box_dismissed(utype: u32) -> u32 {
-    if message_box_buttons(utype).iter().any(|b| b.0 == IDCANCEL) {
-        IDCANCEL
-    } else {
-        message_box_default(utype)
-    }
-}
-
 /// Keeps the last part of the guest's console output for the debug overlay.
 const CONSOLE_KEEP: usize = 16 * 1024;
 
 /// The [`Host`] of a program run in the player.
 pub struct GuiHost {
     start: Instant,
-    dialogs: Mutex<VecDeque<MessageBoxRequest>>,
-    /// The UI is gone or dropped the session: message boxes answer at once.
-    closed: AtomicBool,
     pub console: Mutex<String>,
-    wake: Waker,
 }
 
 impl GuiHost {
-    fn new(wake: Waker) -> GuiHost {
+    fn new() -> GuiHost {
         GuiHost {
             start: Instant::now(),
-            dialogs: Mutex::new(VecDeque::new()),
-            closed: AtomicBool::new(false),
             console: Mutex::new(String::new()),
-            wake,
         }
-    }
-
-    /// Shows a modal message box in the player and blocks the calling guest thread
-    /// (never the UI thread) until the user answers.
-    pub fn show_message_box(&self, caption: &str, text: &str, utype: u32) -> u32 {
-        if self.closed.load(Ordering::SeqCst) {
-            return message_box_dismissed(utype);
-        }
-        let (tx, rx) = sync_channel(1);
-        lock(&self.dialogs).push_back(MessageBoxRequest {
-            caption: caption.to_string(),
-            text: text.to_string(),
-            utype,
-            reply: tx,
-        });
-        (self.wake)();
-        // A dropped request (session closed) is a dismissal.
-        rx.recv().unwrap_or_else(|_| message_box_dismissed(utype))
-    }
-
-    /// The next message box the UI should show.
-    pub fn take_dialog(&self) -> Option<MessageBoxRequest> {
-        lock(&self.dialogs).pop_front()
-    }
-
-    /// Answers every pending message box and all future ones with their dismissal.
-    fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        lock(&self.dialogs).clear();
     }
 
     fn keep_console(&self, bytes: &[u8]) {
@@ -180,9 +101,6 @@ impl Host for GuiHost {
     }
     fn micros(&self) -> u64 {
         self.start.elapsed().as_micros() as u64
-    }
-    fn message_box(&self, caption: &str, text: &str, utype: u32) -> u32 {
-        self.show_message_box(caption, text, utype)
     }
 }
 
@@ -248,7 +166,7 @@ impl Session {
     pub fn start(launch: Launch, wake: Waker) -> Session {
         let shared = Arc::new(Shared {
             proc: OnceLock::new(),
-            host: Arc::new(GuiHost::new(wake.clone())),
+            host: Arc::new(GuiHost::new()),
             deterministic: launch.deterministic,
             frame: Mutex::new(None),
             frames: AtomicU64::new(0),
@@ -279,7 +197,6 @@ impl Session {
                 }
                 s.stop.store(true, Ordering::SeqCst);
                 *lock(&s.ending) = Some(ending);
-                s.host.close();
                 wake();
             });
         let guest_thread = match spawned {
@@ -345,7 +262,6 @@ impl Session {
     /// Ends the process now (threads stop at their next block boundary or wait).
     pub fn end_now(&self) {
         self.set_paused(false);
-        self.shared.host.close();
         if let Some(p) = self.proc() {
             scheduler::end_process(p, 0);
         }
@@ -357,7 +273,6 @@ impl Drop for Session {
         // The UI dropped a program that may still run (player quitting): stop it
         // without waiting for its threads.
         self.shared.stop.store(true, Ordering::SeqCst);
-        self.shared.host.close();
         if self.ending().is_none() {
             self.end_now();
         }
@@ -377,6 +292,8 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
     config.trace_api = l.trace_api;
     config.stub_unimplemented = l.stub_unimplemented;
     config.version = l.winver;
+    // Message boxes are guest windows the user answers in the frame.
+    config.message_box_ticks = None;
     let guest_dir = config
         .guest_path
         .rsplit_once('\\')
@@ -519,53 +436,5 @@ impl Pacer {
             // racing to catch up.
             self.start = now - TICK * (k as u32);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn message_boxes_answer_enter_and_esc_like_windows() {
-        // MB_YESNO | MB_ICONQUESTION | MB_DEFBUTTON2: Enter is No (7); no Cancel, so
-        // a dismissal is the default button too.
-        assert_eq!(message_box_default(0x4 | 0x20 | 0x100), 7);
-        assert_eq!(message_box_dismissed(0x4 | 0x20 | 0x100), 7);
-        // MB_YESNOCANCEL: Enter is Yes (6), Esc is Cancel (2).
-        assert_eq!(message_box_default(0x3), 6);
-        assert_eq!(message_box_dismissed(0x3), IDCANCEL);
-        // MB_OK with a stop icon: OK (1) either way.
-        assert_eq!(message_box_default(0x10), 1);
-        assert_eq!(message_box_dismissed(0x10), 1);
-        // MB_DEFBUTTON3 on a two-button box falls back to the first button.
-        assert_eq!(message_box_default(0x1 | 0x200), 1);
-    }
-
-    #[test]
-    fn a_closed_host_answers_message_boxes_without_the_ui() {
-        let host = GuiHost::new(Arc::new(|| {}));
-        host.close();
-        assert_eq!(host.show_message_box("c", "t", 0x1), IDCANCEL);
-        assert!(host.take_dialog().is_none());
-    }
-
-    #[test]
-    fn a_message_box_blocks_until_the_ui_answers() {
-        let host = Arc::new(GuiHost::new(Arc::new(|| {})));
-        let h = host.clone();
-        let guest = std::thread::spawn(move || h.show_message_box("Title", "Save?", 0x3));
-        let req = loop {
-            if let Some(r) = host.take_dialog() {
-                break r;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        };
-        assert_eq!(
-            (req.caption.as_str(), req.text.as_str()),
-            ("Title", "Save?")
-        );
-        req.answer(IDNO);
-        assert_eq!(guest.join().unwrap(), IDNO);
     }
 }

@@ -1,13 +1,11 @@
 //! What egui draws over and around the guest: the menu bar, the welcome and
-//! "no window yet" screens, program settings, message boxes, problem reports, toasts
+//! "no window yet" screens, program settings, problem reports, toasts
 //! and the debug overlay. Drawing only records [`Action`]s; the app carries them out
 //! after the pass.
 
-use super::session::{IDCANCEL, MessageBoxRequest, message_box_default, message_box_dismissed};
 use crate::settings::{ProgramSettings, Scale, WinVer};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use winterp_hostwin32::host::message_box_buttons;
 
 pub enum Action {
     Open,
@@ -20,7 +18,6 @@ pub enum Action {
     ToggleFullscreen,
     SetScale(Scale),
     SaveProgramSettings(ProgramSettings),
-    AnswerMessageBox(u32),
 }
 
 /// A problem shown in its own window until dismissed.
@@ -73,7 +70,6 @@ pub struct Ui {
     pub problems: Vec<Problem>,
     next_problem: u64,
     pub toasts: Vec<Toast>,
-    pub message_box: Option<MessageBoxRequest>,
     pub recent: Vec<PathBuf>,
     pub adapter: String,
     pub stats: Stats,
@@ -92,7 +88,6 @@ impl Ui {
             problems: Vec::new(),
             next_problem: 0,
             toasts: Vec::new(),
-            message_box: None,
             recent: Vec::new(),
             adapter: String::new(),
             stats: Stats::default(),
@@ -140,7 +135,6 @@ impl Ui {
             });
         });
         self.program_settings_window(ctx, program, &mut actions);
-        self.message_box_window(ctx, &mut actions);
         self.problem_windows(ctx);
         if self.show_debug {
             self.debug_window(ctx, program, &mut actions);
@@ -408,65 +402,6 @@ impl Ui {
         if !open || close {
             self.show_program_settings = false;
             self.editing = None;
-        }
-    }
-
-    fn message_box_window(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let Some(req) = &self.message_box else { return };
-        let buttons = message_box_buttons(req.utype);
-        // MB_ICONHAND / QUESTION / EXCLAMATION / ASTERISK, in plain text (the UI font
-        // has no icon glyphs).
-        let icon = match req.utype & 0xF0 {
-            0x10 => "[x] ",
-            0x20 => "[?] ",
-            0x30 => "[!] ",
-            0x40 => "[i] ",
-            _ => "",
-        };
-        // Windows lets the title bar's x (and Esc) close a box only when it has Cancel
-        // or is a plain OK box.
-        let closable = buttons.iter().any(|b| b.0 == IDCANCEL) || buttons.len() == 1;
-        let default = message_box_default(req.utype);
-        let mut open = true;
-        let title = if req.caption.is_empty() {
-            "Error"
-        } else {
-            req.caption.as_str()
-        };
-        let mut window = egui::Window::new(title)
-            .id(egui::Id::unique("guest message box"))
-            .collapsible(false)
-            .resizable(false)
-            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
-        if closable {
-            window = window.open(&mut open);
-        }
-        window.show(ctx, |ui| {
-            ui.label(format!("{icon}{}", req.text));
-            ui.add_space(8.0);
-            ui.horizontal(|ui| {
-                for (id, label) in &buttons {
-                    let text = if *id == default {
-                        egui::RichText::new(*label).strong()
-                    } else {
-                        egui::RichText::new(*label)
-                    };
-                    if ui.button(text).clicked() {
-                        actions.push(Action::AnswerMessageBox(*id));
-                    }
-                }
-            });
-        });
-        let (enter, esc) = ctx.input(|i| {
-            (
-                i.key_pressed(egui::Key::Enter),
-                i.key_pressed(egui::Key::Escape),
-            )
-        });
-        if enter {
-            actions.push(Action::AnswerMessageBox(default));
-        } else if !open || (esc && closable) {
-            actions.push(Action::AnswerMessageBox(message_box_dismissed(req.utype)));
         }
     }
 

@@ -32,46 +32,6 @@ pub trait Host: Send + Sync {
             format!("this host cannot start processes ({})", spec.guest_path),
         ))
     }
-    /// A modal message box (MessageBox): returns the ID of the button chosen. The
-    /// default prints the box to standard error and chooses the default button
-    /// (MB_DEFBUTTONn), so headless runs continue; the player shows a dialog.
-    fn message_box(&self, caption: &str, text: &str, utype: u32) -> u32 {
-        let buttons = message_box_buttons(utype);
-        let names: Vec<&str> = buttons.iter().map(|b| b.1).collect();
-        let pick = buttons
-            .get(((utype >> 8) & 0xf) as usize)
-            .or(buttons.first())
-            .map_or(1, |b| b.0);
-        let s = format!(
-            "winterp: message box \"{caption}\": {text} [{}] -> {}\n",
-            names.join(", "),
-            buttons.iter().find(|b| b.0 == pick).map_or("OK", |b| b.1)
-        );
-        self.stderr(s.as_bytes());
-        pick
-    }
-}
-
-/// The buttons (ID, label) of a MessageBox type (MB_OK .. MB_CANCELTRYCONTINUE).
-pub fn message_box_buttons(utype: u32) -> Vec<(u32, &'static str)> {
-    const OK: (u32, &str) = (1, "OK");
-    const CANCEL: (u32, &str) = (2, "Cancel");
-    const ABORT: (u32, &str) = (3, "Abort");
-    const RETRY: (u32, &str) = (4, "Retry");
-    const IGNORE: (u32, &str) = (5, "Ignore");
-    const YES: (u32, &str) = (6, "Yes");
-    const NO: (u32, &str) = (7, "No");
-    const TRY: (u32, &str) = (10, "Try Again");
-    const CONTINUE: (u32, &str) = (11, "Continue");
-    match utype & 0xf {
-        1 => vec![OK, CANCEL],
-        2 => vec![ABORT, RETRY, IGNORE],
-        3 => vec![YES, NO, CANCEL],
-        4 => vec![YES, NO],
-        5 => vec![RETRY, CANCEL],
-        6 => vec![CANCEL, TRY, CONTINUE],
-        _ => vec![OK],
-    }
 }
 
 /// What a host that can start child processes runs for CreateProcess.

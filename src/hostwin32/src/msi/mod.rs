@@ -276,6 +276,44 @@ pub fn MsiMessageBoxA(
     )
 }
 
+/// msi.dll's string table: string 10 is the usage text msiexec shows (its `%s` is
+/// the version MsiGetFileVersion gives for msi.dll). Written from the documented
+/// Windows Installer command-line options.
+pub fn string_resource(id: u32) -> Option<&'static str> {
+    match id {
+        10 => Some(USAGE),
+        _ => None,
+    }
+}
+
+const USAGE: &str = "Windows Installer. V %s\n\n\
+msiexec /Option <Required Parameter> [Optional Parameter]\n\n\
+Install Options\n\
+\t</package | /i> <Product.msi>\n\
+\t\tInstalls or configures a product\n\
+\t/a <Product.msi>\n\
+\t\tAdministrative install - Installs a product on the network\n\
+\t/j<u|m> <Product.msi> [/t <Transform List>] [/g <Language ID>]\n\
+\t\tAdvertises a product - m to all users, u to current user\n\
+\t</uninstall | /x> <Product.msi | ProductCode>\n\
+\t\tUninstalls the product\n\
+Display Options\n\
+\t/quiet\n\t\tQuiet mode, no user interaction\n\
+\t/passive\n\t\tUnattended mode - progress bar only\n\
+\t/q[n|b|r|f]\n\t\tSets user interface level\n\
+Restart Options\n\
+\t/norestart\n\t\tDo not restart after the installation is complete\n\
+\t/promptrestart\n\t\tPrompts the user for restart if necessary\n\
+\t/forcerestart\n\t\tAlways restart the computer after installation\n\
+Logging Options\n\
+\t/l[i|w|e|a|r|u|c|m|o|p|v|x|+|!|*] <LogFile>\n\
+Update Options\n\
+\t/update <Update1.msp>[;Update2.msp]\n\t\tApplies update(s)\n\
+Repair Options\n\
+\t/f[p|e|c|m|s|o|d|a|u|v] <Product.msi | ProductCode>\n\t\tRepairs a product\n\
+Setting Public Properties\n\
+\t[PROPERTY=PropertyValue]\n";
+
 fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("MsiSetInternalUI", MsiSetInternalUI),

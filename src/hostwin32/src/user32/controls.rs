@@ -396,8 +396,14 @@ pub fn static_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> U
                     fill(cx, hdc, r, sys_color_rgb(15))?;
                     gp::draw_edge_ex(cx.proc, hdc, r, gp::EDGE_ETCHED, gp::BF_RECT)?;
                 }
-                3 | 0xe => {
-                    // Icons and bitmaps are not drawn.
+                3 => {
+                    // SS_ICON: the icon at the system icon size (DI_NORMAL | DI_DEFAULTSIZE).
+                    if let Some(img) = super::icon::icon_image(cx.proc, i.ctl.image) {
+                        super::icon::draw_icon(cx.proc, hdc, 0, 0, &img, 0, 0, 0, 0xb)?;
+                    }
+                }
+                0xe => {
+                    // Bitmaps are not drawn.
                 }
                 _ => {
                     fill(cx, hdc, r, sys_color_rgb(15))?;

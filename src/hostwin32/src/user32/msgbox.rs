@@ -157,6 +157,14 @@ fn with_boxes<R>(cx: &Ctx, f: impl FnOnce(&mut Boxes) -> R) -> R {
     f(&mut g)
 }
 
+/// Whether a message box is showing in the process (the player gives a closing
+/// program time while it asks its user something).
+pub fn showing(proc: &crate::process::Process) -> bool {
+    let b = proc.slot::<Mutex<Boxes>>();
+    let g = b.lock().unwrap_or_else(|e| e.into_inner());
+    !g.by_key.is_empty()
+}
+
 fn spec_of(cx: &Ctx, hdlg: u32) -> Option<Spec> {
     with_boxes(cx, |b| {
         let k = b.by_hwnd.get(&hdlg)?;

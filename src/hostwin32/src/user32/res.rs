@@ -84,6 +84,9 @@ pub fn wstr_at(b: &[u8], o: usize) -> Option<(String, usize)> {
 /// String `id` from the string table of module `h` (address of its characters and
 /// length in UTF-16 units).
 fn string_res(cx: &Ctx, h: u32, id: u32) -> ApiResult<Option<(u32, u32)>> {
+    if let Some(s) = hle_string(cx, h, id)? {
+        return Ok(Some(s));
+    }
     let block = NameOrId::Id(((id >> 4) + 1) as u16);
     let Some((addr, size)) = resource_addr(cx, h, RT_STRING, &block) else {
         return Ok(None);
@@ -105,6 +108,26 @@ fn string_res(cx: &Ctx, h: u32, id: u32) -> ApiResult<Option<(u32, u32)>> {
         return Ok(None);
     }
     Ok(Some((at + 2, n)))
+}
+
+/// A string of an HLE DLL that carries a string table of its own (msi.dll: the
+/// usage text msiexec loads from it), in guest memory like a module's resource.
+fn hle_string(cx: &Ctx, h: u32, id: u32) -> ApiResult<Option<(u32, u32)>> {
+    let Some(dll) = crate::loader::hle_module::dll_of(cx.proc, h) else {
+        return Ok(None);
+    };
+    let text = match cx.proc.dlls[dll].0 {
+        n if n.eq_ignore_ascii_case("msi.dll") => crate::msi::string_resource(id),
+        _ => None,
+    };
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let mut b: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    // intern appends one NUL byte; one more makes the UTF-16 terminator.
+    b.push(0);
+    let addr = crate::msvcrt::state::intern(cx.proc, &b)?;
+    Ok(Some((addr, text.encode_utf16().count() as u32)))
 }
 
 fn load_string(cx: &mut Ctx, h: u32, id: u32, buf: u32, cap: i32, unicode: bool) -> ApiResult<i32> {
