@@ -1,6 +1,6 @@
 //! shell32.dll: drag-and-drop of files (HDROP) and the About box here; the
 //! special folders ([`folders`]) and the item ID lists they hand out ([`pidl`]),
-//! CommandLineToArgvW ([`cmdline`]), ShellExecute and FindExecutable
+//! CommandLineToArgvW ([`cmdline`]), Control_RunDLL and the Control Panel ([`control`]), ShellExecute and FindExecutable
 //! ([`execute`]), SHGetFileInfo's names and attributes ([`fileinfo`]), and
 //! ExtractIcon ([`icons`]). Other dialogs (the folder browser, file operations)
 //! are not provided, and report themselves as not implemented by name when
@@ -9,6 +9,7 @@
 #![allow(non_snake_case)]
 
 pub mod cmdline;
+pub mod control;
 pub mod execute;
 pub mod fileinfo;
 pub mod folders;
@@ -222,6 +223,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(folders::exports());
     v.extend(pidl::exports());
     v.extend(cmdline::exports());
+    v.extend(control::exports());
     v.extend(execute::exports());
     v.extend(fileinfo::exports());
     v.extend(icons::exports());

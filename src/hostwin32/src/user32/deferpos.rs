@@ -2,8 +2,8 @@
 //! calls gathered under an HDWP and carried out together at the end (programs lay
 //! out their child windows this way on WM_SIZE, e.g. regedit's tree and list).
 
-use super::{fin, UR};
-use crate::hle::{stdcall, ApiDef, ApiResult, Ctx, Outcome};
+use super::{UR, fin};
+use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, stdcall};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
