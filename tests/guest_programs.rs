@@ -28,6 +28,7 @@ use std::time::Duration;
 /// step with the folder.
 const PROGRAMS: &[&str] = &[
     "comdplay",
+    "cplrun",
     "cpuheavy",
     "crash",
     "files",
@@ -426,6 +427,16 @@ fn seh_normal() {
 #[test]
 fn seh_deterministic() {
     guest_program("seh", Mode::Deterministic);
+}
+
+#[test]
+fn cplrun_normal() {
+    guest_program("cplrun", Mode::Normal);
+}
+
+#[test]
+fn cplrun_deterministic() {
+    guest_program("cplrun", Mode::Deterministic);
 }
 
 #[test]

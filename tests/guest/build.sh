@@ -102,5 +102,24 @@ for src in src/*.c; do
             /^$/ { if (dll != "") dll = "" }'
     } >> imports.txt.new
 done
+# Control Panel applets (DLLs with a CPlApplet export, undecorated by --kill-at)
+# for the programs that drive them through Control_RunDLL: src/cpl/NAME.c (and
+# NAME.rc) into bin/NAME.cpl, importing only KERNEL32, USER32 and msvcrt.
+for src in src/cpl/*.c; do
+    name=$(basename "$src" .c)
+    echo "building bin/$name.cpl"
+    res=
+    if [ -f "src/cpl/$name.rc" ]; then
+        (cd src/cpl && $WINDRES -O coff -o "$tmp/$name.cpl.res.o" "$name.rc")
+        res="$tmp/$name.cpl.res.o"
+    fi
+    $CC $CFLAGS -shared -o "bin/$name.cpl" "$src" $res $LDFLAGS -Wl,--kill-at
+    for dll in $($OBJDUMP -p "bin/$name.cpl" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u); do
+        case "$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
+            kernel32.dll|user32.dll|msvcrt.dll) ;;
+            *) echo "error: bin/$name.cpl imports $dll" >&2; status=1 ;;
+        esac
+    done
+done
 mv imports.txt.new imports.txt
 exit $status
