@@ -33,6 +33,11 @@
 //!   SetScrollRange, bars shown and hidden with the range, ShowScrollBar) and the
 //!   client area and WM_SIZE with and without them, sizes as "less SM_CXVSCROLL";
 //!   expected output from a run under Wine 8, in both modes.
+//! - `comctl_views`: COMCTL32's tab control, header, report-view list view and a
+//!   modeless property sheet of two in-memory pages: returned values, item
+//!   rectangles (font-dependent sizes relative to the text metrics) and the
+//!   notifications the parents and pages receive; expected output from a run under
+//!   Wine 8, in both modes.
 //! - `msgbox`: MessageBox as a modal `#32770` dialog: an owner timer finds the box
 //!   with FindWindow, prints its text static and buttons (IDs, texts, focus) and
 //!   answers it by BM_CLICK, WM_CLOSE and a posted Enter; MessageBoxIndirect with
@@ -56,6 +61,7 @@ use winterp_hostwin32::display::Frame;
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
 const GUI_PROGRAMS: &[&str] = &[
     "childid",
+    "comctl_views",
     "dialog",
     "gdi_draw",
     "iconinfo",
@@ -131,6 +137,16 @@ fn timer_normal() {
 #[test]
 fn timer_deterministic() {
     stdout_program("timer", true);
+}
+
+#[test]
+fn comctl_views_normal() {
+    stdout_program("comctl_views", false);
+}
+
+#[test]
+fn comctl_views_deterministic() {
+    stdout_program("comctl_views", true);
 }
 
 #[test]
@@ -662,6 +678,7 @@ fn every_gui_program_is_built_and_tested() {
         "menubar.click.script",
         "menubar.click.stdout",
         "iconinfo.stdout",
+        "comctl_views.stdout",
         "input_log.script",
         "input_log.320.stdout",
         "input_log.640.stdout",

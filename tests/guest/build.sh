@@ -24,7 +24,7 @@ LDFLAGS="-Wl,--no-insert-timestamp"
 # and multimedia DLLs (import libraries a program does not use add no import).
 # A src/NAME.rc next to one is compiled with windres and linked in (after
 # src/NAME.py, if there is one, wrote the files it names).
-GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm"
+GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm -lcomctl32"
 # Console programs that test one more area import its DLLs too.
 console_libs() {
     case "$1" in
@@ -83,6 +83,8 @@ for src in src/*.c; do
             verinfo:version.dll) continue ;;
             # playsnd tests WINMM's mmio and PlaySound.
             playsnd:winmm.dll) continue ;;
+            # comctl_views tests COMCTL32's list view, header, tab control and property sheets.
+            comctl_views:comctl32.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
         esac

@@ -9,9 +9,13 @@ use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 
 pub mod ccommon;
 pub mod glyphs;
+pub mod header;
 pub mod imagelist;
+pub mod listview;
 pub mod progress;
+pub mod propsheet;
 pub mod statusbar;
+pub mod tab;
 pub mod toolbar;
 pub mod tooltip;
 pub mod treeview;
@@ -34,6 +38,7 @@ fn attach(proc: &crate::process::Process) {
 fn classes() -> Vec<crate::user32::hostclass::HostClass> {
     let mut v = Vec::new();
     v.extend(ccommon::classes());
+    v.extend(header::views_classes());
     v.push(treeview::class());
     v
 }
@@ -92,6 +97,7 @@ pub fn DefSubclassProc(
 fn exports() -> Vec<ApiDef> {
     let mut v = crate::user32::scroll::flat_exports();
     v.extend(ccommon::exports());
+    v.extend(header::views_exports());
     v.push(treeview::export());
     v.extend([
         stdcall("InitCommonControls", InitCommonControls).ordinal(17),
