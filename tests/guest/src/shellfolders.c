@@ -2,12 +2,16 @@
  * the special folders (SHGetFolderPathA/W, SHGetSpecialFolderPathA,
  * SHGetSpecialFolderLocation + SHGetPathFromIDListA and the ways to free an ID
  * list), ShellExecute(Ex)A and FindExecutableA on files without a handler, and
- * SHGetFileInfoA's names and attributes.
+ * SHGetFileInfoA's names and attributes; the shell namespace: SHGetDesktopFolder,
+ * IShellFolder's ParseDisplayName, BindToObject, EnumObjects (IEnumIDList's Next,
+ * Reset, Skip), CompareIDs, GetAttributesOf and GetDisplayNameOf over a folder the
+ * program makes.
  *
  * Folder paths differ between Windows versions and Wine, so only what every
  * Windows NT layout agrees on is printed: the result codes, the lower-cased
  * last component of each path, and how the folders relate (the Windows folder
  * is GetWindowsDirectory's, the desktop is in the profile ...). */
+#define COBJMACROS
 #include <windows.h>
 #include <shlobj.h>
 #include <shellapi.h>
@@ -301,6 +305,126 @@ static void file_info(void)
     DeleteFileA("shellfolders.qqq");
 }
 
+/* IID_IShellFolder, spelled out (the program links no uuid library). */
+static const GUID iid_shellfolder = {0x000214E6, 0, 0, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+
+/* A STRRET as text, whichever form the folder chose; frees the string it owns. */
+static void strret_text(STRRET *sr, LPCITEMIDLIST pidl, char *out, int n)
+{
+    out[0] = 0;
+    if (sr->uType == STRRET_WSTR) {
+        WideCharToMultiByte(CP_ACP, 0, sr->pOleStr, -1, out, n, NULL, NULL);
+        CoTaskMemFree(sr->pOleStr);
+    } else if (sr->uType == STRRET_CSTR) {
+        lstrcpynA(out, sr->cStr, n);
+    } else if (sr->uType == STRRET_OFFSET) {
+        lstrcpynA(out, (const char *)pidl + sr->uOffset, n);
+    }
+}
+
+static void name_of(IShellFolder *f, LPCITEMIDLIST pidl, DWORD flags, char *out, int n)
+{
+    STRRET sr;
+    HRESULT hr = IShellFolder_GetDisplayNameOf(f, pidl, flags, &sr);
+    if (FAILED(hr))
+        snprintf(out, n, "(failed %08lx)", hr);
+    else
+        strret_text(&sr, pidl, out, n);
+}
+
+static void namespace(void)
+{
+    IShellFolder *desk = NULL, *folder = NULL;
+    IEnumIDList *en = NULL;
+    LPITEMIDLIST pidl = NULL, items[8], missing = NULL;
+    WCHAR wpath[MAX_PATH], wmissing[MAX_PATH];
+    char path[MAX_PATH], text[MAX_PATH];
+    ULONG eaten = 0, got = 0, attrs;
+    (void)eaten;
+    HRESULT hr;
+    HANDLE f;
+    int n = 0;
+
+    printf("-- the shell namespace\n");
+    CreateDirectoryA("shns", NULL);
+    CreateDirectoryA("shns\\sub", NULL);
+    f = CreateFileA("shns\\b.txt", GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    CloseHandle(f);
+    f = CreateFileA("shns\\A.txt", GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    CloseHandle(f);
+    GetFullPathNameA("shns", MAX_PATH, path, NULL);
+    MultiByteToWideChar(CP_ACP, 0, path, -1, wpath, MAX_PATH);
+
+    hr = SHGetDesktopFolder(&desk);
+    printf("SHGetDesktopFolder: %08lx\n", hr);
+    if (FAILED(hr))
+        return;
+    attrs = SFGAO_FOLDER | SFGAO_FILESYSTEM;
+    hr = IShellFolder_ParseDisplayName(desk, NULL, NULL, wpath, &eaten, &pidl, &attrs);
+    /* The attributes asked for; a folder may set more (Wine sets them all). */
+    printf("ParseDisplayName: %08lx, attributes %08lx\n", hr,
+           attrs & (SFGAO_FOLDER | SFGAO_FILESYSTEM));
+    lstrcpyW(wmissing, wpath);
+    lstrcatW(wmissing, L"\\nothing-here");
+    hr = IShellFolder_ParseDisplayName(desk, NULL, NULL, wmissing, NULL, &missing, NULL);
+    printf("ParseDisplayName of a missing file: %08lx, list %s\n", hr, missing ? "set" : "NULL");
+    name_of(desk, pidl, SHGDN_FORPARSING, text, sizeof text);
+    printf("GetDisplayNameOf(FORPARSING) is the path: %d\n", lstrcmpiA(text, path) == 0);
+    name_of(desk, pidl, SHGDN_INFOLDER, text, sizeof text);
+    printf("GetDisplayNameOf(INFOLDER): \"%s\"\n", text);
+
+    hr = IShellFolder_BindToObject(desk, pidl, NULL, &iid_shellfolder, (void **)&folder);
+    printf("BindToObject: %08lx\n", hr);
+    if (FAILED(hr))
+        return;
+    hr = IShellFolder_EnumObjects(folder, NULL, SHCONTF_FOLDERS | SHCONTF_NONFOLDERS, &en);
+    printf("EnumObjects: %08lx\n", hr);
+    if (FAILED(hr))
+        return;
+    while (n < 8 && IEnumIDList_Next(en, 1, &items[n], &got) == S_OK && got == 1)
+        n++;
+    hr = IEnumIDList_Next(en, 1, &items[7], &got);
+    printf("items %d; Next past the end: %08lx, fetched %lu\n", n, hr, got);
+    /* Sorted by CompareIDs on the name column. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            hr = IShellFolder_CompareIDs(folder, 0, items[j - 1], items[j]);
+            if ((short)HRESULT_CODE(hr) <= 0)
+                break;
+            LPITEMIDLIST t = items[j];
+            items[j] = items[j - 1];
+            items[j - 1] = t;
+        }
+    for (int i = 0; i < n; i++) {
+        LPCITEMIDLIST one = items[i];
+        attrs = SFGAO_FOLDER | SFGAO_FILESYSTEM;
+        IShellFolder_GetAttributesOf(folder, 1, &one, &attrs);
+        /* For parsing: the name with its extension, whatever Explorer's setting. */
+        name_of(folder, one, SHGDN_INFOLDER | SHGDN_FORPARSING, text, sizeof text);
+        printf("  \"%s\" attributes %08lx\n", text, attrs & (SFGAO_FOLDER | SFGAO_FILESYSTEM));
+    }
+    if (n >= 3) {
+        hr = IShellFolder_CompareIDs(folder, 0, items[0], items[0]);
+        printf("CompareIDs of an item with itself: %08lx\n", hr);
+        hr = IEnumIDList_Reset(en);
+        printf("Reset: %08lx\n", hr);
+        hr = IEnumIDList_Skip(en, 2);
+        printf("Skip(2): %08lx\n", hr);
+        hr = IEnumIDList_Skip(en, 5);
+        printf("Skip(5) with one left: %08lx\n", hr);
+    }
+    for (int i = 0; i < n; i++)
+        CoTaskMemFree(items[i]);
+    IEnumIDList_Release(en);
+    IShellFolder_Release(folder);
+    CoTaskMemFree(pidl);
+    IShellFolder_Release(desk);
+    DeleteFileA("shns\\A.txt");
+    DeleteFileA("shns\\b.txt");
+    RemoveDirectoryA("shns\\sub");
+    RemoveDirectoryA("shns");
+}
+
 int main(void)
 {
     command_lines();
@@ -308,5 +432,6 @@ int main(void)
     locations();
     execute();
     file_info();
+    namespace();
     return 0;
 }

@@ -2,8 +2,9 @@
 //! special folders ([`folders`]) and the item ID lists they hand out ([`pidl`]),
 //! CommandLineToArgvW ([`cmdline`]), Control_RunDLL and the Control Panel ([`control`]), ShellExecute and FindExecutable
 //! ([`execute`]), SHGetFileInfo's names and attributes ([`fileinfo`]), and
-//! ExtractIcon ([`icons`]). Other dialogs (the folder browser, file operations)
-//! are not provided, and report themselves as not implemented by name when
+//! ExtractIcon ([`icons`]), and the shell namespace's IShellFolder objects from
+//! SHGetDesktopFolder ([`shellfolder`]). Other dialogs (the folder browser, file
+//! operations) are not provided, and report themselves as not implemented by name when
 //! called.
 
 #![allow(non_snake_case)]
@@ -15,6 +16,7 @@ pub mod fileinfo;
 pub mod folders;
 pub mod icons;
 pub mod pidl;
+pub mod shellfolder;
 
 use crate::hle::{
     ApiDef, ApiError, ApiResult, CStrPtr, Ctx, HleDll, Outcome, Ptr, WStrPtr, stdcall,
@@ -227,6 +229,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(execute::exports());
     v.extend(fileinfo::exports());
     v.extend(icons::exports());
+    v.extend(shellfolder::exports());
     v
 }
 

@@ -17,6 +17,10 @@
 //!
 //!   followed by the ending `u16` 0.
 //!
+//! Since every item carries the whole path, a list of several of these items (a
+//! program appends an item IShellFolder::EnumObjects gave to its folder's list,
+//! as ILCombine does) names what its last item names.
+//!
 //! Every list lives in one block of the task allocator (CoTaskMemAlloc), which
 //! is the shell's allocator too: ILFree, SHFree, CoTaskMemFree and the IMalloc of
 //! SHGetMalloc all free it.
@@ -67,15 +71,22 @@ pub fn encode(item: &Item) -> Vec<u8> {
     out
 }
 
-/// Reads back a list [`encode`] made: `None` for anything else.
+/// Reads back a list [`encode`] made, or several of its items in a row (the
+/// last one counts): `None` for anything else.
 pub fn decode(list: &[u8]) -> Option<Item> {
     let cb = u16::from_le_bytes([*list.first()?, *list.get(1)?]) as usize;
     if cb == 0 {
         return Some(Item::Desktop);
     }
-    let item = list.get(2..cb)?;
-    if list.get(cb..cb + 2)? != [0, 0] || item.get(..4)? != TAG {
+    if cb < 2 {
         return None;
+    }
+    let item = list.get(2..cb)?;
+    if item.get(..4)? != TAG {
+        return None;
+    }
+    if list.get(cb..cb + 2)? != [0, 0] {
+        return decode(&list[cb..]);
     }
     let body = &item[4..];
     match *body.first()? {
@@ -119,8 +130,9 @@ fn list_size(cx: &Ctx, p: u32) -> ApiResult<u32> {
 
 /// What the list at `p` names; `None` when it is not one of winterp's.
 pub fn read(cx: &Ctx, p: u32) -> ApiResult<Option<Item>> {
-    // Past a path of MAX_PATH characters it cannot be one of winterp's lists.
-    let limit = (2 + 4 + 1 + 2 * MAX_PATH + 2) as u32;
+    // Past some levels of items of MAX_PATH characters each it cannot be one of
+    // winterp's lists.
+    let limit = (64 * (2 + 4 + 1 + 2 * MAX_PATH) + 2) as u32;
     let size = list_size(cx, p)?;
     if size > limit {
         return Ok(None);
@@ -290,11 +302,20 @@ mod tests {
     }
 
     #[test]
-    fn foreign_lists_are_not_read() {
-        // A two-item list, a list without the tag, and truncated bytes.
+    fn a_combined_list_names_its_last_item() {
         let mut two = encode(&Item::Virtual(0x11));
         two.truncate(two.len() - 2);
-        two.extend_from_slice(&encode(&Item::Virtual(0x12)));
+        two.extend_from_slice(&encode(&Item::Path("C:\\A".into())));
+        assert_eq!(decode(&two), Some(Item::Path("C:\\A".into())));
+    }
+
+    #[test]
+    fn foreign_lists_are_not_read() {
+        // A list without the tag, one whose second item is foreign, and truncated
+        // bytes.
+        let mut two = encode(&Item::Virtual(0x11));
+        two.truncate(two.len() - 2);
+        two.extend_from_slice(&[6, 0, b'x', b'y', b'z', b'w', 0, 0]);
         assert_eq!(decode(&two), None);
         assert_eq!(decode(&[6, 0, b'x', b'y', b'z', b'w', 0, 0]), None);
         assert_eq!(decode(&[20, 0, b'w']), None);
