@@ -375,3 +375,48 @@ fn ddraw_iface_windowed_frame() {
         &wrong[..wrong.len().min(10)]
     );
 }
+
+/// DirectDraw overlays (`ddraw_overlay`): the HRESULTs the documentation gives for
+/// each step (`expected/ddraw_overlay.stdout`; Wine has no overlay support to
+/// compare with), and the presented frame: the overlay's left half (red) stretched
+/// 2x at (150, 150), its right half (blue, the source key) transparent over the
+/// green primary, and the second overlay (refused) nowhere.
+#[test]
+fn ddraw_overlay_shows_over_the_primary() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("overlay.png");
+    let run = winterp(&[
+        "--headless".into(),
+        "--deterministic".into(),
+        "--frames".into(),
+        "10".into(),
+        "--screenshot".into(),
+        png.display().to_string(),
+        exe("ddraw_overlay").display().to_string(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", tail(&run.stderr, 30));
+    let want = fs::read_to_string(expected("ddraw_overlay.stdout")).unwrap();
+    assert_eq!(run.stdout, want);
+    let f = winterp_video::png_file::read(&png).unwrap();
+    assert_eq!((f.width, f.height), (320, 240));
+    let mut wrong = Vec::new();
+    for y in 0..240u32 {
+        for x in 0..320u32 {
+            let want = if (150..214).contains(&x) && (150..214).contains(&y) {
+                0xff0000
+            } else {
+                0x00ff00
+            };
+            let got = f.pixels[(y * 320 + x) as usize];
+            if got != want {
+                wrong.push(format!("({x}, {y}): {got:06x}, expected {want:06x}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong pixels: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(10)]
+    );
+}

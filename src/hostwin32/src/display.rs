@@ -166,10 +166,16 @@ impl Display {
 /// The guest's current picture, or `None` while it shows nothing (no visible window).
 pub fn current_frame(proc: &Process) -> Option<Frame> {
     // Exclusive full-screen DirectDraw shows its primary surface instead of windows.
-    if let Some(f) = crate::ddraw::present::fullscreen_frame(proc) {
+    // DirectDraw overlays are laid over the screen at scan-out, after everything.
+    if let Some(mut f) = crate::ddraw::present::fullscreen_frame(proc) {
+        crate::ddraw::overlay::composite(proc, &mut f, (0, 0));
         return Some(f);
     }
-    crate::user32::present::compose_frame(proc)
+    let mut f = crate::user32::present::compose_frame(proc)?;
+    if let Some(origin) = crate::user32::present::frame_screen_origin(proc) {
+        crate::ddraw::overlay::composite(proc, &mut f, origin);
+    }
+    Some(f)
 }
 
 /// How many frames the guest has presented through DirectDraw (Flip, or a blit into

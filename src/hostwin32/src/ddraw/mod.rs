@@ -23,6 +23,7 @@ pub mod format;
 pub mod iface;
 pub mod object;
 pub mod ops;
+pub mod overlay;
 pub mod palette;
 pub mod present;
 pub mod surface;

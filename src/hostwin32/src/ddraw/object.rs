@@ -368,6 +368,18 @@ pub const DDCAPS_COLORKEY: u32 = 0x0040_0000;
 pub const DDCAPS_PALETTE: u32 = 0x8000;
 pub const DDCAPS_CANCLIP: u32 = 0x2000_0000;
 pub const DDCAPS_CANCLIPSTRETCHED: u32 = 0x4000_0000;
+pub const DDCAPS_OVERLAY: u32 = 0x800;
+pub const DDCAPS_OVERLAYCANTCLIP: u32 = 0x1000;
+pub const DDCAPS_OVERLAYSTRETCH: u32 = 0x4000;
+pub const DDCKEYCAPS_DESTOVERLAY: u32 = 0x10;
+pub const DDCKEYCAPS_SRCOVERLAY: u32 = 0x2000;
+pub const DDFXCAPS_OVERLAYSTRETCHX: u32 = 0x0080_0000;
+pub const DDFXCAPS_OVERLAYSTRETCHY: u32 = 0x0200_0000;
+/// Overlay stretch factors, x1000: any shrink or growth up to 32 times (the
+/// compositor scales by nearest pixel, so there is no hardware limit to report
+/// beyond a sane bound).
+pub const MIN_OVERLAY_STRETCH: u32 = 1;
+pub const MAX_OVERLAY_STRETCH: u32 = 32_000;
 pub const DDCAPS2_WIDESURFACES: u32 = 0x1000;
 pub const DDCKEYCAPS_DESTBLT: u32 = 0x2;
 pub const DDCKEYCAPS_SRCBLT: u32 = 0x200;
@@ -382,7 +394,7 @@ pub const DDPCAPS_PRIMARYSURFACE: u32 = 0x10;
 pub const VIDEO_MEMORY: u32 = 8 << 20;
 
 /// Fills a DDCAPS of its own dwSize (316 for DirectX 3, 364 for 5, 380 for 6/7).
-fn write_caps(proc: &Process, at: u32, free: u32) -> DdResult<()> {
+fn write_caps(proc: &Process, at: u32, free: u32, visible_overlays: u32) -> DdResult<()> {
     let size = proc.mem.read_u32(at)?;
     if !(316..=380).contains(&size) {
         return fail(DDERR_INVALIDPARAMS);
@@ -395,28 +407,41 @@ fn write_caps(proc: &Process, at: u32, free: u32) -> DdResult<()> {
         | DDCAPS_COLORKEY
         | DDCAPS_PALETTE
         | DDCAPS_CANCLIP
-        | DDCAPS_CANCLIPSTRETCHED;
+        | DDCAPS_CANCLIPSTRETCHED
+        | DDCAPS_OVERLAY
+        | DDCAPS_OVERLAYCANTCLIP
+        | DDCAPS_OVERLAYSTRETCH;
     proc.mem.write_u32(at + 4, caps)?;
     proc.mem.write_u32(at + 8, DDCAPS2_WIDESURFACES)?;
-    proc.mem
-        .write_u32(at + 12, DDCKEYCAPS_DESTBLT | DDCKEYCAPS_SRCBLT)?;
+    proc.mem.write_u32(
+        at + 12,
+        DDCKEYCAPS_DESTBLT | DDCKEYCAPS_SRCBLT | DDCKEYCAPS_DESTOVERLAY | DDCKEYCAPS_SRCOVERLAY,
+    )?;
     proc.mem.write_u32(
         at + 16,
         DDFXCAPS_BLTMIRRORLEFTRIGHT
             | DDFXCAPS_BLTMIRRORUPDOWN
             | DDFXCAPS_BLTSTRETCHX
-            | DDFXCAPS_BLTSTRETCHY,
+            | DDFXCAPS_BLTSTRETCHY
+            | DDFXCAPS_OVERLAYSTRETCHX
+            | DDFXCAPS_OVERLAYSTRETCHY,
     )?;
     proc.mem
         .write_u32(at + 24, DDPCAPS_8BIT | DDPCAPS_PRIMARYSURFACE)?;
     proc.mem.write_u32(at + 60, VIDEO_MEMORY)?;
     proc.mem.write_u32(at + 64, free)?;
+    proc.mem
+        .write_u32(at + 68, super::overlay::MAX_VISIBLE as u32)?;
+    proc.mem.write_u32(at + 72, visible_overlays)?;
+    proc.mem.write_u32(at + 136, MIN_OVERLAY_STRETCH)?;
+    proc.mem.write_u32(at + 140, MAX_OVERLAY_STRETCH)?;
     // ddsCaps: the surface kinds there are.
     let scaps = super::surface::DDSCAPS_BACKBUFFER
         | super::surface::DDSCAPS_COMPLEX
         | super::surface::DDSCAPS_FLIP
         | super::surface::DDSCAPS_FRONTBUFFER
         | super::surface::DDSCAPS_OFFSCREENPLAIN
+        | super::surface::DDSCAPS_OVERLAY
         | super::surface::DDSCAPS_PALETTE
         | super::surface::DDSCAPS_PRIMARYSURFACE
         | super::surface::DDSCAPS_SYSTEMMEMORY
@@ -430,19 +455,22 @@ fn write_caps(proc: &Process, at: u32, free: u32) -> DdResult<()> {
 }
 
 fn GetCaps(cx: &mut Ctx, this: u32, lpDDDriverCaps: Ptr, lpDDHELCaps: Ptr) -> ApiResult<u32> {
-    let free = {
+    let (free, visible) = {
         let g = cx.proc.ddraw.lock();
         if this_ddraw(&g, this).is_err() {
             return Ok(DDERR_INVALIDOBJECT);
         }
-        super::surface::free_video_memory(&g)
+        (
+            super::surface::free_video_memory(&g),
+            super::overlay::visible_count(&g) as u32,
+        )
     };
     if lpDDDriverCaps.is_null() && lpDDHELCaps.is_null() {
         return Ok(DDERR_INVALIDPARAMS);
     }
     for p in [lpDDDriverCaps, lpDDHELCaps] {
         if !p.is_null()
-            && let Err(e) = write_caps(cx.proc, p.0, free)
+            && let Err(e) = write_caps(cx.proc, p.0, free, visible)
         {
             return hr(Err(e));
         }

@@ -488,6 +488,9 @@ pub fn Flip(
     }
     if g.primary == Some(chain[0]) {
         super::present::present(cx.proc, g, None)?;
+    } else if super::overlay::is_visible_overlay(&g, chain[0]) {
+        drop(g);
+        super::overlay::shown_changed(cx.proc);
     }
     ret(DD_OK)
 }

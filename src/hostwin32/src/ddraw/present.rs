@@ -60,7 +60,10 @@ pub fn present(
     if g.fullscreen() {
         g.latest = Some(frame.clone());
         drop(g);
-        display::note_present(proc, &frame);
+        // What the screen shows: the primary with the overlays laid over it.
+        let mut shown = frame;
+        super::overlay::composite(proc, &mut shown, (0, 0));
+        display::note_present(proc, &shown);
         return Ok(());
     }
     let hwnd = s

@@ -23,7 +23,9 @@ pub const DDSD_PITCH: u32 = 0x8;
 pub const DDSD_BACKBUFFERCOUNT: u32 = 0x20;
 pub const DDSD_LPSURFACE: u32 = 0x800;
 pub const DDSD_PIXELFORMAT: u32 = 0x1000;
+pub const DDSD_CKDESTOVERLAY: u32 = 0x2000;
 pub const DDSD_CKDESTBLT: u32 = 0x4000;
+pub const DDSD_CKSRCOVERLAY: u32 = 0x8000;
 pub const DDSD_CKSRCBLT: u32 = 0x10000;
 pub const DDSD_REFRESHRATE: u32 = 0x40000;
 
@@ -32,6 +34,7 @@ pub const DDSCAPS_COMPLEX: u32 = 0x8;
 pub const DDSCAPS_FLIP: u32 = 0x10;
 pub const DDSCAPS_FRONTBUFFER: u32 = 0x20;
 pub const DDSCAPS_OFFSCREENPLAIN: u32 = 0x40;
+pub const DDSCAPS_OVERLAY: u32 = 0x80;
 pub const DDSCAPS_PALETTE: u32 = 0x100;
 pub const DDSCAPS_PRIMARYSURFACE: u32 = 0x200;
 pub const DDSCAPS_SYSTEMMEMORY: u32 = 0x800;
@@ -68,6 +71,12 @@ pub struct Surf {
     pub alloc: u32,
     pub ck_src: Option<(u32, u32)>,
     pub ck_dst: Option<(u32, u32)>,
+    /// Overlay colour keys: transparent values of an overlay surface, and the
+    /// values of a primary surface where overlays show.
+    pub ck_src_overlay: Option<(u32, u32)>,
+    pub ck_dst_overlay: Option<(u32, u32)>,
+    /// An overlay surface's place on the screen, once UpdateOverlay gave it one.
+    pub overlay: Option<super::overlay::Placement>,
     /// Palette and clipper objects attached (each holds one reference on the
     /// interface pointer stored here).
     pub palette: Option<(u32, u32)>,
@@ -169,6 +178,10 @@ pub fn create(cx: &mut Ctx, ddraw: u32, kind: Kind, desc: u32, out: Ptr) -> DdRe
         if primary && caps & DDSCAPS_FLIP != 0 && !g.fullscreen() {
             return fail(DDERR_NOEXCLUSIVEMODE);
         }
+        // An overlay is shown over the primary surface, never as it.
+        if primary && caps & DDSCAPS_OVERLAY != 0 {
+            return fail(DDERR_INVALIDCAPS);
+        }
     }
     if caps & (DDSCAPS_ZBUFFER | DDSCAPS_TEXTURE | DDSCAPS_3DDEVICE | DDSCAPS_MIPMAP) != 0 {
         return Err(DdErr::Api(ApiError::UnimplementedCase(format!(
@@ -225,6 +238,16 @@ pub fn create(cx: &mut Ctx, ddraw: u32, kind: Kind, desc: u32, out: Ptr) -> DdRe
     } else {
         None
     };
+    let ck_dst_overlay = if flags & DDSD_CKDESTOVERLAY != 0 {
+        Some(keys(40)?)
+    } else {
+        None
+    };
+    let ck_src_overlay = if flags & DDSD_CKSRCOVERLAY != 0 {
+        Some(keys(56)?)
+    } else {
+        None
+    };
     // Surfaces live in video memory unless the program asks for system memory.
     caps |= if caps & DDSCAPS_SYSTEMMEMORY != 0 {
         0
@@ -265,6 +288,9 @@ pub fn create(cx: &mut Ctx, ddraw: u32, kind: Kind, desc: u32, out: Ptr) -> DdRe
                 alloc: bits,
                 ck_src,
                 ck_dst,
+                ck_src_overlay,
+                ck_dst_overlay,
+                overlay: None,
                 palette: None,
                 clipper: None,
                 chain: Vec::new(),
@@ -358,6 +384,16 @@ fn write_desc(proc: &Process, at: u32, s: &Surf, lp_surface: u32) -> DdResult<()
         flags |= DDSD_CKSRCBLT;
         proc.mem.write_u32(at + 64, lo)?;
         proc.mem.write_u32(at + 68, hi)?;
+    }
+    if let Some((lo, hi)) = s.ck_dst_overlay {
+        flags |= DDSD_CKDESTOVERLAY;
+        proc.mem.write_u32(at + 40, lo)?;
+        proc.mem.write_u32(at + 44, hi)?;
+    }
+    if let Some((lo, hi)) = s.ck_src_overlay {
+        flags |= DDSD_CKSRCOVERLAY;
+        proc.mem.write_u32(at + 56, lo)?;
+        proc.mem.write_u32(at + 60, hi)?;
     }
     proc.mem.write_u32(at + 4, flags)?;
     proc.mem.write_u32(at + 8, s.height)?;
@@ -469,11 +505,6 @@ fn SetColorKey(cx: &mut Ctx, this: u32, dwFlags: u32, lpDDColorKey: Ptr) -> ApiR
     let mut g = cx.proc.ddraw.lock();
     hr((|| {
         let (_, id) = this_surface(&g, this)?;
-        if dwFlags & (DDCKEY_DESTOVERLAY | DDCKEY_SRCOVERLAY) != 0 {
-            return Err(DdErr::Api(ApiError::UnimplementedCase(
-                "IDirectDrawSurface::SetColorKey for overlays".into(),
-            )));
-        }
         let key = if lpDDColorKey.is_null() {
             None
         } else {
@@ -493,9 +524,11 @@ fn SetColorKey(cx: &mut Ctx, this: u32, dwFlags: u32, lpDDColorKey: Ptr) -> ApiR
             .surfaces
             .get_mut(&id)
             .ok_or(DdErr::Hr(DDERR_INVALIDOBJECT))?;
-        match dwFlags & (DDCKEY_SRCBLT | DDCKEY_DESTBLT) {
+        match dwFlags & (DDCKEY_SRCBLT | DDCKEY_DESTBLT | DDCKEY_SRCOVERLAY | DDCKEY_DESTOVERLAY) {
             DDCKEY_SRCBLT => s.ck_src = key,
             DDCKEY_DESTBLT => s.ck_dst = key,
+            DDCKEY_SRCOVERLAY => s.ck_src_overlay = key,
+            DDCKEY_DESTOVERLAY => s.ck_dst_overlay = key,
             _ => return fail(DDERR_INVALIDPARAMS),
         }
         Ok(())
@@ -510,7 +543,8 @@ fn GetColorKey(cx: &mut Ctx, this: u32, dwFlags: u32, lpDDColorKey: Ptr) -> ApiR
         let key = match dwFlags {
             DDCKEY_SRCBLT => s.ck_src,
             DDCKEY_DESTBLT => s.ck_dst,
-            DDCKEY_SRCOVERLAY | DDCKEY_DESTOVERLAY => None,
+            DDCKEY_SRCOVERLAY => s.ck_src_overlay,
+            DDCKEY_DESTOVERLAY => s.ck_dst_overlay,
             _ => return fail(DDERR_INVALIDPARAMS),
         };
         let (lo, hi) = key.ok_or(DdErr::Hr(DDERR_NOCOLORKEY))?;
@@ -908,6 +942,9 @@ pub fn exports() -> Vec<ApiDef> {
                 PageLock => PageLock,
                 PageUnlock => PageLock,
                 GetUniquenessValue => GetUniquenessValue,
+                UpdateOverlay => super::overlay::UpdateOverlay,
+                SetOverlayPosition => super::overlay::SetOverlayPosition,
+                GetOverlayPosition => super::overlay::GetOverlayPosition,
                 ChangeUniquenessValue => ChangeUniquenessValue,
                 ;
                 AddAttachedSurface(1),
@@ -915,9 +952,6 @@ pub fn exports() -> Vec<ApiDef> {
                 BltBatch(3),
                 DeleteAttachedSurface(2),
                 EnumOverlayZOrders(3),
-                GetOverlayPosition(2),
-                SetOverlayPosition(2),
-                UpdateOverlay(5),
                 UpdateOverlayDisplay(1),
                 UpdateOverlayZOrder(2),
                 SetSurfaceDesc(2),

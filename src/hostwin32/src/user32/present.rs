@@ -26,6 +26,13 @@ pub fn frame_origin(wm: &super::wm::Wm, h: u32) -> (i32, i32) {
     (x + r.left, y + r.top)
 }
 
+/// The screen point of the top-left pixel of the frame [`compose_frame`] makes.
+pub fn frame_screen_origin(proc: &Process) -> Option<(i32, i32)> {
+    let wm = lock_wm(proc);
+    let main = wm.main_window()?;
+    Some(frame_origin(&wm, main))
+}
+
 /// The main window's client area and menu bar (the first visible top-level window
 /// of the process), with the process's other visible top-level windows (dialogs,
 /// message boxes) and open menus composed on top where they overlap it; `None`
