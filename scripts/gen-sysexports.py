@@ -42,7 +42,7 @@ SPEC_DLLS = [
     "dinput8", "dplayx", "dplay", "ole32", "oleaut32", "olepro32", "shell32", "comctl32",
     "comdlg32", "version", "msacm32", "imm32", "wsock32", "ws2_32", "msvcrt", "crtdll",
     "msvfw32", "avifil32", "glu32", "imagehlp", "shlwapi", "ntdll", "ucrtbase", "lz32",
-    "mpr", "d3drm", "d3dxof", "riched32", "rpcrt4", "wininet", "urlmon", "winspool.drv",
+    "mpr", "d3drm", "d3dxof", "riched20", "riched32", "rpcrt4", "wininet", "urlmon", "winspool.drv",
     "msi",
     "shcore",
 ]

@@ -25,6 +25,7 @@ pub mod objects;
 pub mod ole32;
 pub mod oleaut32;
 pub mod process;
+pub mod riched20;
 pub mod scheduler;
 pub mod seh;
 pub mod shcore;
@@ -66,6 +67,8 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         dplayx::DLL,
         version::DLL,
         msi::DLL,
+        riched20::DLL,
+        riched20::DLL32,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {
