@@ -33,6 +33,14 @@
 //!   SetScrollRange, bars shown and hidden with the range, ShowScrollBar) and the
 //!   client area and WM_SIZE with and without them, sizes as "less SM_CXVSCROLL";
 //!   expected output from a run under Wine 8, in both modes.
+//! - `mapmode`: mapping modes (extents each mode sets, LPtoDP/DPtoLP rounding, the
+//!   MM_ISOTROPIC adjustment, the world transform), shapes, blits and clipping drawn in
+//!   logical units into a DIB section, and a Windows and an enhanced metafile recorded
+//!   and played back; expected output from a run under Wine 8.
+//! - `treeview`: COMCTL32's tree view: insertion order, navigation, indent,
+//!   expansion and selection with the parent's notifications, item rectangles (relative
+//!   to item height and indent), hit testing, sorting and deletion; expected output
+//!   from Wine 8, in both modes.
 //! - `comctl_views`: COMCTL32's tab control, header, report-view list view and a
 //!   modeless property sheet of two in-memory pages: returned values, item
 //!   rectangles (font-dependent sizes relative to the text metrics) and the
@@ -74,6 +82,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "rtstart",
     "scrollbar",
     "timer",
+    "treeview",
 ];
 
 // ---- programs with an expected stdout ------------------------------------------
@@ -140,6 +149,16 @@ fn timer_deterministic() {
 }
 
 #[test]
+fn mapmode_normal() {
+    stdout_program("mapmode", false);
+}
+
+#[test]
+fn mapmode_deterministic() {
+    stdout_program("mapmode", true);
+}
+
+#[test]
 fn comctl_views_normal() {
     stdout_program("comctl_views", false);
 }
@@ -147,6 +166,16 @@ fn comctl_views_normal() {
 #[test]
 fn comctl_views_deterministic() {
     stdout_program("comctl_views", true);
+}
+
+#[test]
+fn treeview_normal() {
+    stdout_program("treeview", false);
+}
+
+#[test]
+fn treeview_deterministic() {
+    stdout_program("treeview", true);
 }
 
 #[test]
@@ -679,6 +708,8 @@ fn every_gui_program_is_built_and_tested() {
         "menubar.click.stdout",
         "iconinfo.stdout",
         "comctl_views.stdout",
+        "treeview.stdout",
+        "mapmode.stdout",
         "input_log.script",
         "input_log.320.stdout",
         "input_log.640.stdout",

@@ -620,12 +620,17 @@ pub fn blit_masked(
     if dw == 0 || dh == 0 {
         return Ok(());
     }
-    let r = Rect::new(
-        dx.min(dx + dw),
-        dy.min(dy + dh),
-        dx.max(dx + dw),
-        dy.max(dy + dh),
-    );
+    // A negative extent runs back from the origin pixel, which it covers: x 3 with
+    // width -3 is x 1..=3 (Windows' rule for mirrored blits).
+    let span = |o: i32, n: i32| {
+        if n < 0 {
+            (o + n + 1, o + 1)
+        } else {
+            (o, o + n)
+        }
+    };
+    let ((l, rr), (t, b)) = (span(dx, dw), span(dy, dh));
+    let r = Rect::new(l, t, rr, b);
     let uses_p = raster::rop_uses_pattern(code)
         || mask
             .as_ref()
@@ -733,8 +738,7 @@ pub fn stretch_blt(
         return Ok(false);
     };
     let code = rop_code(rop);
-    let (dl, dt) = d.to_dev(dst.0, dst.1);
-    let ddst = (dl, dt, dst.2, dst.3);
+    let ddst = d.extent_to_dev(dst.0, dst.1, dst.2, dst.3);
     if !raster::rop_uses_source(code) {
         blit(proc, &d, ddst, None, code)?;
         return Ok(true);
@@ -742,20 +746,20 @@ pub fn stretch_blt(
     let Some(s) = dc::resolve(proc, hdcSrc) else {
         return Ok(false);
     };
-    let (sl, st) = s.to_dev(src.0, src.1);
+    let (sl, st, sw, sh) = s.extent_to_dev(src.0, src.1, src.2, src.3);
     let sr = Rect::new(
-        sl.min(sl + src.2),
-        st.min(st + src.3),
-        sl.max(sl + src.2),
-        st.max(st + src.3),
+        sl.min(sl + sw),
+        st.min(st + sh),
+        sl.max(sl + sw),
+        st.max(st + sh),
     );
     let source = source_from_dc(proc, &s, sr)?;
     // The Source's origin is the rectangle's corner; keep the signs for mirroring.
     let rel = (
-        if src.2 < 0 { -src.2 } else { 0 },
-        if src.3 < 0 { -src.3 } else { 0 },
-        src.2,
-        src.3,
+        if sw < 0 { -sw } else { 0 },
+        if sh < 0 { -sh } else { 0 },
+        sw,
+        sh,
     );
     blit(proc, &d, ddst, Some((&source, rel)), code)?;
     Ok(true)
@@ -885,6 +889,8 @@ fn set_dibits_to_device(cx: &mut Ctx, a: &[u32]) -> ApiResult<u32> {
     };
     let (src, f) = dib_source(cx.proc, hdc, bits, bmi, usage, start, lines)?;
     let top = dib_src_top(&f, ys, h);
+    // The destination is a logical point but the size is in device pixels: the
+    // bits are copied one to one.
     let (dl, dt) = d.to_dev(xd, yd);
     blit(
         cx.proc,
@@ -921,7 +927,7 @@ fn stretch_dibits(cx: &mut Ctx, a: &[u32]) -> ApiResult<u32> {
         return Ok(0);
     };
     let code = rop_code(rop);
-    let (dl, dt) = d.to_dev(xd, yd);
+    let (dl, dt, wd, hd) = d.extent_to_dev(xd, yd, wd, hd);
     if !raster::rop_uses_source(code) || bits == 0 {
         blit(cx.proc, &d, (dl, dt, wd, hd), None, code)?;
         return Ok(hd.unsigned_abs());

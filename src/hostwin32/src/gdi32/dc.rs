@@ -24,6 +24,8 @@ pub enum DcKind {
     Memory,
     /// CreateDC("DISPLAY"): the whole screen.
     Screen,
+    /// A metafile DC: it records (see [`super::metafile`]) and has nothing to draw on.
+    Meta,
 }
 
 /// The attributes SaveDC saves and RestoreDC restores.
@@ -45,6 +47,11 @@ pub struct Attrs {
     pub pos: (i32, i32),
     pub vp_org: (i32, i32),
     pub win_org: (i32, i32),
+    pub vp_ext: (i32, i32),
+    pub win_ext: (i32, i32),
+    pub graphics_mode: u32,
+    /// The world transform (GM_ADVANCED), applied before the page transform.
+    pub world: super::mapping::Xform,
     pub brush_org: (i32, i32),
     /// The clip region in device coordinates (None: the whole target).
     pub clip: Option<Vec<Rect>>,
@@ -81,6 +88,10 @@ impl Default for Attrs {
             pos: (0, 0),
             vp_org: (0, 0),
             win_org: (0, 0),
+            vp_ext: (1, 1),
+            win_ext: (1, 1),
+            graphics_mode: super::mapping::GM_COMPATIBLE,
+            world: super::mapping::Xform::IDENTITY,
             brush_org: (0, 0),
             clip: None,
             char_extra: 0,
@@ -128,18 +139,86 @@ pub struct DrawCtx {
 }
 
 impl DrawCtx {
-    /// Logical to device coordinates (MM_TEXT: a translation).
+    /// Logical to device coordinates through the DC's mapping (see [`super::mapping`]).
     pub fn to_dev(&self, x: i32, y: i32) -> (i32, i32) {
-        (
-            x - self.a.win_org.0 + self.a.vp_org.0,
-            y - self.a.win_org.1 + self.a.vp_org.1,
-        )
+        super::mapping::lp_to_dp(&self.a, x, y)
     }
 
+    /// Device to logical coordinates (a non-invertible transform leaves them).
+    pub fn to_log(&self, x: i32, y: i32) -> (i32, i32) {
+        super::mapping::dp_to_lp(&self.a, x, y).unwrap_or((x, y))
+    }
+
+    /// A logical rectangle in device coordinates. An axis the mapping flips (y up in
+    /// the metric modes) is put back in order, so a rectangle that is well ordered in
+    /// logical units is well ordered on the device; one that is empty stays empty.
     pub fn rect_to_dev(&self, r: Rect) -> Rect {
-        let (l, t) = self.to_dev(r.left, r.top);
-        let (rr, b) = self.to_dev(r.right, r.bottom);
+        let (mut l, mut t) = self.to_dev(r.left, r.top);
+        let (mut rr, mut b) = self.to_dev(r.right, r.bottom);
+        let m = super::mapping::matrix(&self.a);
+        if m.m11 < 0.0 {
+            std::mem::swap(&mut l, &mut rr);
+        }
+        if m.m22 < 0.0 {
+            std::mem::swap(&mut t, &mut b);
+        }
         Rect::new(l, t, rr, b)
+    }
+
+    /// A device rectangle's corners in logical coordinates, not reordered (GetClipBox
+    /// answers top > bottom where y points up, as Windows does).
+    pub fn rect_to_log(&self, r: Rect) -> Rect {
+        let (l, t) = self.to_log(r.left, r.top);
+        let (rr, b) = self.to_log(r.right, r.bottom);
+        Rect::new(l, t, rr, b)
+    }
+
+    /// A logical rectangle filled the way PatBlt fills it (FillRect, InvertRect and
+    /// FrameRect are PatBlts): from the left/top corner towards the right/bottom one,
+    /// the corner's pixel included and the far edge excluded, so where the device
+    /// coordinates run backwards it covers `far+1 ..= near`. Under a plain
+    /// translation the rectangle is taken as it is (winterp's own controls rely on an
+    /// inverted rectangle filling nothing there).
+    pub fn fill_rect_to_dev(&self, r: Rect) -> Rect {
+        if super::mapping::is_translation(&self.a) {
+            return self.rect_to_dev(r);
+        }
+        let (mut l, mut t) = self.to_dev(r.left, r.top);
+        let (mut rr, mut b) = self.to_dev(r.right, r.bottom);
+        if rr < l {
+            (l, rr) = (rr + 1, l + 1);
+        }
+        if b < t {
+            (t, b) = (b + 1, t + 1);
+        }
+        Rect::new(l, t, rr, b)
+    }
+
+    /// A logical rectangle given as origin and signed size, as a device origin and
+    /// signed size (blit destinations: a flipped axis gives a negative size).
+    pub fn extent_to_dev(&self, x: i32, y: i32, w: i32, h: i32) -> (i32, i32, i32, i32) {
+        if super::mapping::is_translation(&self.a) {
+            let (dx, dy) = self.to_dev(x, y);
+            return (dx, dy, w, h);
+        }
+        let (l, t) = self.to_dev(x, y);
+        let (r, b) = self.to_dev(x.wrapping_add(w), y.wrapping_add(h));
+        (l, t, r - l, b - t)
+    }
+
+    /// A logical width (along x) in device units.
+    pub fn width_to_dev(&self, w: i32) -> i32 {
+        super::mapping::width_to_dev(&self.a, w)
+    }
+
+    /// A device width in logical units.
+    pub fn width_to_log(&self, w: i32) -> i32 {
+        super::mapping::width_to_log(&self.a, w)
+    }
+
+    /// A device height in logical units.
+    pub fn height_to_log(&self, h: i32) -> i32 {
+        super::mapping::height_to_log(&self.a, h)
     }
 
     /// A COLORREF in this DC as a pixel (0x00RRGGBB): PALETTEINDEX values look the
@@ -196,6 +275,10 @@ pub fn resolve(proc: &Process, hdc: u32) -> Option<DrawCtx> {
             Some(Obj::Bitmap(bm)) => (bitmap_target(bm), bm.mono()),
             _ => return None,
         },
+        DcKind::Meta => {
+            log::warn!("drawing on metafile DC {hdc:#x} by a call that is not recorded");
+            return None;
+        }
         DcKind::Screen => {
             let s = screen_surface(proc, &mut g);
             let m = proc.display.mode();
@@ -220,13 +303,25 @@ pub fn resolve(proc: &Process, hdc: u32) -> Option<DrawCtx> {
     if a.pen == stock(DC_PEN) {
         pen.color = a.dc_pen;
     }
+    // Pen widths are logical (width 0 is always one pixel); fonts the program created
+    // have logical heights, the stock fonts are device fonts and keep their size.
+    if pen.width > 0 {
+        pen.width = super::mapping::width_to_dev(&a, pen.width);
+    }
     let brush = if a.brush == stock(DC_BRUSH) {
         Brush::Solid(a.dc_brush)
     } else {
         objects::brush_of(&g, a.brush).unwrap_or(Brush::Solid(0xff_ffff))
     };
     let font = match g.objs.get(&a.font) {
-        Some(Obj::Font(f)) => f.clone(),
+        Some(Obj::Font(f)) => {
+            let mut f = f.clone();
+            if a.font >= super::FIRST_HANDLE && !super::mapping::is_translation(&a) {
+                f.height = super::mapping::height_to_dev(&a, f.height);
+                f.width = super::mapping::width_to_dev(&a, f.width);
+            }
+            f
+        }
         _ => LogFont::simple(16, 700, 0x22, "System"),
     };
     let palette = match g.objs.get(&a.palette) {
@@ -682,19 +777,6 @@ pub fn GetTextCharacterExtra(cx: &mut Ctx, hdc: u32) -> u32 {
     with_attrs(cx.proc, hdc, |a| a.char_extra as u32).unwrap_or(0x8000_0000)
 }
 
-pub fn SetMapMode(cx: &mut Ctx, hdc: u32, mode: u32) -> ApiResult<u32> {
-    if mode != MM_TEXT {
-        return Err(ApiError::UnimplementedCase(format!(
-            "SetMapMode with mapping mode {mode} (only MM_TEXT)"
-        )));
-    }
-    Ok(with_attrs(cx.proc, hdc, |a| std::mem::replace(&mut a.map_mode, mode)).unwrap_or(0))
-}
-
-pub fn GetMapMode(cx: &mut Ctx, hdc: u32) -> u32 {
-    with_attrs(cx.proc, hdc, |a| a.map_mode).unwrap_or(0)
-}
-
 fn put_point(proc: &Process, p: Ptr, v: (i32, i32)) -> ApiResult<()> {
     if !p.is_null() {
         proc.mem.write_u32(p.0, v.0 as u32)?;
@@ -734,88 +816,16 @@ fn get_org(
     }
 }
 
-fn vp(a: &mut Attrs) -> &mut (i32, i32) {
-    &mut a.vp_org
-}
-fn win(a: &mut Attrs) -> &mut (i32, i32) {
-    &mut a.win_org
-}
 fn brush_org(a: &mut Attrs) -> &mut (i32, i32) {
     &mut a.brush_org
-}
-
-pub fn SetViewportOrgEx(cx: &mut Ctx, hdc: u32, x: i32, y: i32, lppt: Ptr) -> ApiResult<bool> {
-    set_org(cx, hdc, (x, y), lppt, vp)
-}
-
-pub fn SetWindowOrgEx(cx: &mut Ctx, hdc: u32, x: i32, y: i32, lppt: Ptr) -> ApiResult<bool> {
-    set_org(cx, hdc, (x, y), lppt, win)
 }
 
 pub fn SetBrushOrgEx(cx: &mut Ctx, hdc: u32, x: i32, y: i32, lppt: Ptr) -> ApiResult<bool> {
     set_org(cx, hdc, (x, y), lppt, brush_org)
 }
 
-pub fn GetViewportOrgEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool> {
-    get_org(cx, hdc, lppt, vp)
-}
-
-pub fn GetWindowOrgEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool> {
-    get_org(cx, hdc, lppt, win)
-}
-
 pub fn GetBrushOrgEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool> {
     get_org(cx, hdc, lppt, brush_org)
-}
-
-pub fn OffsetViewportOrgEx(cx: &mut Ctx, hdc: u32, dx: i32, dy: i32, lppt: Ptr) -> ApiResult<bool> {
-    match with_attrs(cx.proc, hdc, |a| {
-        let p = a.vp_org;
-        a.vp_org = (p.0 + dx, p.1 + dy);
-        p
-    }) {
-        Some(p) => {
-            put_point(cx.proc, lppt, p)?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
-pub fn OffsetWindowOrgEx(cx: &mut Ctx, hdc: u32, dx: i32, dy: i32, lppt: Ptr) -> ApiResult<bool> {
-    match with_attrs(cx.proc, hdc, |a| {
-        let p = a.win_org;
-        a.win_org = (p.0 + dx, p.1 + dy);
-        p
-    }) {
-        Some(p) => {
-            put_point(cx.proc, lppt, p)?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
-/// Extents only matter in the scaled mapping modes, which winterp does not do: in
-/// MM_TEXT Windows ignores SetViewportExtEx/SetWindowExtEx and reports 1x1.
-pub fn GetViewportExtEx(cx: &mut Ctx, hdc: u32, lpsz: Ptr) -> ApiResult<bool> {
-    if with_attrs(cx.proc, hdc, |_| ()).is_none() {
-        return Ok(false);
-    }
-    put_point(cx.proc, lpsz, (1, 1))?;
-    Ok(true)
-}
-
-pub fn GetWindowExtEx(cx: &mut Ctx, hdc: u32, lpsz: Ptr) -> ApiResult<bool> {
-    GetViewportExtEx(cx, hdc, lpsz)
-}
-
-pub fn SetViewportExtEx(cx: &mut Ctx, hdc: u32, _x: i32, _y: i32, lpsz: Ptr) -> ApiResult<bool> {
-    GetViewportExtEx(cx, hdc, lpsz)
-}
-
-pub fn SetWindowExtEx(cx: &mut Ctx, hdc: u32, _x: i32, _y: i32, lpsz: Ptr) -> ApiResult<bool> {
-    GetViewportExtEx(cx, hdc, lpsz)
 }
 
 pub fn GetCurrentPositionEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool> {
@@ -826,33 +836,6 @@ pub fn GetCurrentPositionEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool
         }
         None => Ok(false),
     }
-}
-
-fn transform_points(cx: &mut Ctx, hdc: u32, lppt: Ptr, c: i32, to_dev: bool) -> ApiResult<bool> {
-    let Some((vp_org, win_org)) = with_attrs(cx.proc, hdc, |a| (a.vp_org, a.win_org)) else {
-        return Ok(false);
-    };
-    let (dx, dy) = if to_dev {
-        (vp_org.0 - win_org.0, vp_org.1 - win_org.1)
-    } else {
-        (win_org.0 - vp_org.0, win_org.1 - vp_org.1)
-    };
-    for i in 0..c.max(0) as u32 {
-        let a = lppt.0 + i * 8;
-        let x = cx.proc.mem.read_u32(a)? as i32;
-        let y = cx.proc.mem.read_u32(a + 4)? as i32;
-        cx.proc.mem.write_u32(a, (x + dx) as u32)?;
-        cx.proc.mem.write_u32(a + 4, (y + dy) as u32)?;
-    }
-    Ok(true)
-}
-
-pub fn LPtoDP(cx: &mut Ctx, hdc: u32, lppt: Ptr, c: i32) -> ApiResult<bool> {
-    transform_points(cx, hdc, lppt, c, true)
-}
-
-pub fn DPtoLP(cx: &mut Ctx, hdc: u32, lppt: Ptr, c: i32) -> ApiResult<bool> {
-    transform_points(cx, hdc, lppt, c, false)
 }
 
 pub fn GetDCOrgEx(cx: &mut Ctx, hdc: u32, lppt: Ptr) -> ApiResult<bool> {
@@ -877,19 +860,6 @@ pub fn GdiFlush(_cx: &mut Ctx) -> bool {
 
 pub fn GdiSetBatchLimit(_cx: &mut Ctx, _dw: u32) -> u32 {
     1
-}
-
-pub fn GetGraphicsMode(cx: &mut Ctx, hdc: u32) -> u32 {
-    with_attrs(cx.proc, hdc, |_| 1).unwrap_or(0)
-}
-
-pub fn SetGraphicsMode(cx: &mut Ctx, hdc: u32, mode: u32) -> ApiResult<u32> {
-    if mode != 1 {
-        return Err(ApiError::UnimplementedCase(
-            "SetGraphicsMode(GM_ADVANCED)".into(),
-        ));
-    }
-    Ok(with_attrs(cx.proc, hdc, |_| 1).unwrap_or(0))
 }
 
 pub fn exports() -> Vec<ApiDef> {
@@ -921,27 +891,11 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetPolyFillMode", GetPolyFillMode),
         stdcall("SetTextCharacterExtra", SetTextCharacterExtra),
         stdcall("GetTextCharacterExtra", GetTextCharacterExtra),
-        stdcall("SetMapMode", SetMapMode),
-        stdcall("GetMapMode", GetMapMode),
-        stdcall("SetViewportOrgEx", SetViewportOrgEx),
-        stdcall("SetWindowOrgEx", SetWindowOrgEx),
         stdcall("SetBrushOrgEx", SetBrushOrgEx),
-        stdcall("GetViewportOrgEx", GetViewportOrgEx),
-        stdcall("GetWindowOrgEx", GetWindowOrgEx),
         stdcall("GetBrushOrgEx", GetBrushOrgEx),
-        stdcall("OffsetViewportOrgEx", OffsetViewportOrgEx),
-        stdcall("OffsetWindowOrgEx", OffsetWindowOrgEx),
-        stdcall("GetViewportExtEx", GetViewportExtEx),
-        stdcall("GetWindowExtEx", GetWindowExtEx),
-        stdcall("SetViewportExtEx", SetViewportExtEx),
-        stdcall("SetWindowExtEx", SetWindowExtEx),
         stdcall("GetCurrentPositionEx", GetCurrentPositionEx),
-        stdcall("LPtoDP", LPtoDP),
-        stdcall("DPtoLP", DPtoLP),
         stdcall("GetDCOrgEx", GetDCOrgEx),
         stdcall("GdiFlush", GdiFlush),
         stdcall("GdiSetBatchLimit", GdiSetBatchLimit),
-        stdcall("GetGraphicsMode", GetGraphicsMode),
-        stdcall("SetGraphicsMode", SetGraphicsMode),
     ]
 }

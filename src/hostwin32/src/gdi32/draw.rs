@@ -279,6 +279,19 @@ pub fn Polyline(cx: &mut Ctx, hdc: u32, apt: Ptr, cpt: i32) -> ApiResult<bool> {
     Ok(true)
 }
 
+/// Polyline with the points already read (metafile playback).
+pub fn polyline(proc: &Process, hdc: u32, pts: &[(i32, i32)]) -> ApiResult<bool> {
+    if pts.len() < 2 {
+        return Ok(false);
+    }
+    let Some(d) = dc::resolve(proc, hdc) else {
+        return Ok(false);
+    };
+    let pts: Vec<_> = pts.iter().map(|&(x, y)| d.to_dev(x, y)).collect();
+    stroke(proc, &d, &pts, false)?;
+    Ok(true)
+}
+
 pub fn PolylineTo(cx: &mut Ctx, hdc: u32, apt: Ptr, cpt: u32) -> ApiResult<bool> {
     let Some(d) = dc::resolve(cx.proc, hdc) else {
         return Ok(false);
@@ -487,7 +500,7 @@ pub fn RoundRect(
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum ArcKind {
+pub enum ArcKind {
     Arc,
     Pie,
     Chord,
@@ -503,7 +516,7 @@ fn angle(cx: f32, cy: f32, x: f32, y: f32) -> f32 {
     }
 }
 
-fn arc_shape(cx: &mut Ctx, hdc: u32, a: [i32; 8], kind: ArcKind) -> ApiResult<bool> {
+pub fn arc_shape(cx: &mut Ctx, hdc: u32, a: [i32; 8], kind: ArcKind) -> ApiResult<bool> {
     let Some(d) = dc::resolve(cx.proc, hdc) else {
         return Ok(false);
     };
@@ -624,7 +637,7 @@ pub fn polygon_inside(polys: &[Vec<(i32, i32)>], winding: bool, x: i32, y: i32) 
     if winding { wn != 0 } else { crossings % 2 == 1 }
 }
 
-fn polygons(proc: &Process, hdc: u32, polys: Vec<Vec<(i32, i32)>>) -> ApiResult<bool> {
+pub fn polygons(proc: &Process, hdc: u32, polys: Vec<Vec<(i32, i32)>>) -> ApiResult<bool> {
     let Some(d) = dc::resolve(proc, hdc) else {
         return Ok(false);
     };

@@ -14,6 +14,8 @@ pub mod bitmap;
 pub mod dc;
 pub mod dib;
 pub mod draw;
+pub mod mapping;
+pub mod metafile;
 pub mod objects;
 pub mod paint;
 pub mod palette;
@@ -59,6 +61,10 @@ pub struct Inner {
     /// The system palette (GetSystemPaletteEntries): the 20 static colours and the
     /// entries the last RealizePalette put in between.
     pub system_palette: Vec<u32>,
+    /// What each metafile DC has recorded.
+    pub meta_dcs: HashMap<u32, metafile::Recorder>,
+    /// Finished metafiles (HMETAFILE and HENHMETAFILE handles).
+    pub metafiles: HashMap<u32, metafile::MetaData>,
 }
 
 /// GDI32's process-wide state, in [`Process::gdi32`].
@@ -77,6 +83,8 @@ impl Default for State {
                 next: 0,
                 screen: None,
                 system_palette: palette::default_system_palette(),
+                meta_dcs: HashMap::new(),
+                metafiles: HashMap::new(),
             }),
         }
     }
@@ -143,11 +151,13 @@ pub fn update_window_dc(proc: &Process, hdc: u32, target: WindowTarget) -> bool 
 fn exports() -> Vec<ApiDef> {
     let mut v = Vec::new();
     v.extend(dc::exports());
+    v.extend(mapping::exports());
     v.extend(objects::exports());
     v.extend(bitmap::exports());
     v.extend(draw::exports());
     v.extend(text::exports());
     v.extend(palette::exports());
     v.extend(region::exports());
-    v
+    v.extend(metafile::exports());
+    metafile::wrap(v)
 }

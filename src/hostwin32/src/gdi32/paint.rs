@@ -130,7 +130,7 @@ pub fn fill_rect(proc: &Process, hdc: u32, r: Rect, color: u32) -> ApiResult<boo
     let Some(d) = dc::resolve(proc, hdc) else {
         return Ok(false);
     };
-    let r = d.rect_to_dev(r);
+    let r = d.fill_rect_to_dev(r);
     fill_dev(proc, &d, r, &Brush::Solid(color))?;
     Ok(true)
 }
@@ -144,7 +144,7 @@ pub fn fill_rect_brush(proc: &Process, hdc: u32, r: Rect, hbrush: u32) -> ApiRes
     let Some(b) = objects::brush_of(&proc.gdi32.lock(), hbrush) else {
         return Ok(false);
     };
-    let r = d.rect_to_dev(r);
+    let r = d.fill_rect_to_dev(r);
     fill_dev(proc, &d, r, &b)?;
     Ok(true)
 }
@@ -166,7 +166,7 @@ fn frame_rect_with(proc: &Process, hdc: u32, r: Rect, b: &Brush) -> ApiResult<bo
     let Some(d) = dc::resolve(proc, hdc) else {
         return Ok(false);
     };
-    let r = d.rect_to_dev(r);
+    let r = d.fill_rect_to_dev(r);
     if r.is_empty() {
         return Ok(true);
     }
@@ -186,7 +186,7 @@ pub fn invert_rect(proc: &Process, hdc: u32, r: Rect) -> ApiResult<bool> {
     let Some(d) = dc::resolve(proc, hdc) else {
         return Ok(false);
     };
-    let r = d.rect_to_dev(r);
+    let r = d.fill_rect_to_dev(r);
     with_raster(proc, &d, r, |ras| {
         let r = r.intersect(&ras.area());
         for y in r.top..r.bottom {

@@ -438,6 +438,12 @@ pub fn OffsetClipRgn(cx: &mut Ctx, hdc: u32, x: i32, y: i32) -> u32 {
     let Some(c) = d.a.clip.clone() else {
         return SIMPLEREGION;
     };
+    // The offset is logical; the clip region is kept in device units.
+    let m = super::mapping::matrix(&d.a);
+    let (x, y) = (
+        super::mapping::round(x as f64 * m.m11 + y as f64 * m.m21),
+        super::mapping::round(x as f64 * m.m12 + y as f64 * m.m22),
+    );
     let moved: Vec<Rect> = c.iter().map(|r| r.offset(x, y)).collect();
     let t = region_type(&moved);
     dc::with_attrs(cx.proc, hdc, |a| a.clip = Some(moved));
@@ -448,8 +454,7 @@ pub fn OffsetClipRgn(cx: &mut Ctx, hdc: u32, x: i32, y: i32) -> u32 {
 pub fn clip_box(proc: &Process, hdc: u32) -> Option<(Rect, u32)> {
     let d = dc::resolve(proc, hdc)?;
     let bb = bounding_box(&d.clip);
-    let (dx, dy) = (d.a.win_org.0 - d.a.vp_org.0, d.a.win_org.1 - d.a.vp_org.1);
-    Some((bb.offset(dx, dy), region_type(&d.clip)))
+    Some((d.rect_to_log(bb), region_type(&d.clip)))
 }
 
 pub fn GetClipBox(cx: &mut Ctx, hdc: u32, lprect: Ptr) -> ApiResult<u32> {

@@ -740,7 +740,7 @@ fn device_caps_follow_the_display_mode() {
     assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 88).unwrap(), 96);
     assert_eq!(dc::GetDeviceCaps(&mut h.cx(), hdc, 38).unwrap() & 0x100, 0);
     assert!(dc::GetDeviceCaps(&mut h.cx(), hdc, 9999).is_err());
-    assert!(dc::SetMapMode(&mut h.cx(), hdc, 8).is_err());
+    assert_eq!(mapping::SetMapMode(&mut h.cx(), hdc, 9), 0);
 }
 
 #[test]
@@ -1041,8 +1041,8 @@ fn save_and_restore_dc_bring_back_colours_and_objects() {
 fn viewport_origin_offsets_drawing() {
     let mut h = Harness::new();
     let (s, hdc) = window_dc(&h);
-    dc::SetViewportOrgEx(&mut h.cx(), hdc, 10, 5, Ptr(0)).unwrap();
-    dc::SetWindowOrgEx(&mut h.cx(), hdc, 1, 1, Ptr(0)).unwrap();
+    mapping::SetViewportOrgEx(&mut h.cx(), hdc, 10, 5, Ptr(0)).unwrap();
+    mapping::SetWindowOrgEx(&mut h.cx(), hdc, 1, 1, Ptr(0)).unwrap();
     paint::fill_rect(&h.proc, hdc, Rect::new(1, 1, 2, 2), RED).unwrap();
     assert_eq!(pixels_of(&s, RED_PX), vec![(4 + 10, 3 + 5)]);
 }
@@ -1203,11 +1203,13 @@ fn stretch_blt_mirrors_with_a_negative_width() {
         h.proc.mem.write_u32(bits + 4 * i as u32, *v).unwrap();
     }
     let (s, wdc) = window_dc(&h);
-    // Destination x 2 with width -3 covers x 0..2, mirrored.
+    // Destination x 3 with width -3 covers x 1..=3 (the origin column included),
+    // mirrored.
     assert!(
         bitmap::StretchBlt(&mut h.cx(), wdc, 3, 0, -3, 1, mdc, 0, 0, 3, 1, 0x00cc0020).unwrap()
     );
-    assert_eq!((px(&s, 4, 3), px(&s, 5, 3), px(&s, 6, 3)), (3, 2, 1));
+    assert_eq!((px(&s, 5, 3), px(&s, 6, 3), px(&s, 7, 3)), (3, 2, 1));
+    assert_eq!(px(&s, 4, 3), 0);
     // Shrinking 3 -> 1 takes the middle pixel (nearest to the destination centre).
     assert!(
         bitmap::StretchBlt(&mut h.cx(), wdc, 10, 0, 1, 1, mdc, 0, 0, 3, 1, 0x00cc0020).unwrap()

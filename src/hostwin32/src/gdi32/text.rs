@@ -315,11 +315,16 @@ pub fn text_out_dc(
     };
     let fi = font_info(&d.font);
     let extra = d.a.char_extra;
+    // The font, the advances and the alignment are all in device units: the
+    // reference point is mapped, and the text is laid out from it on the device.
     let advances: Vec<i32> = match o.dx {
         Some(dx) => (0..text.len())
-            .map(|i| dx.get(i).copied().unwrap_or(0))
+            .map(|i| d.width_to_dev(dx.get(i).copied().unwrap_or(0)))
             .collect(),
-        None => text.iter().map(|&c| advance(&fi, c) + extra).collect(),
+        None => text
+            .iter()
+            .map(|&c| advance(&fi, c) + d.width_to_dev(extra))
+            .collect(),
     };
     let width: i32 = advances.iter().sum();
     let align = d.a.text_align;
@@ -328,25 +333,26 @@ pub fn text_out_dc(
     } else {
         (x, y)
     };
-    let left = match align & TA_CENTER {
-        TA_RIGHT => x - width,
-        TA_CENTER => x - width / 2,
-        _ => x,
+    let (rx, ry) = d.to_dev(x, y);
+    let dl = match align & TA_CENTER {
+        TA_RIGHT => rx - width,
+        TA_CENTER => rx - width / 2,
+        _ => rx,
     };
-    let top = match align & TA_BASELINE {
-        TA_BASELINE => y - fi.ascent,
-        TA_BOTTOM => y - fi.height(),
-        _ => y,
+    let dt = match align & TA_BASELINE {
+        TA_BASELINE => ry - fi.ascent,
+        TA_BOTTOM => ry - fi.height(),
+        _ => ry,
     };
     if align & TA_UPDATECP != 0 {
         let nx = match align & TA_CENTER {
-            TA_RIGHT => x - width,
-            TA_CENTER => x,
-            _ => x + width,
+            TA_RIGHT => rx - width,
+            TA_CENTER => rx,
+            _ => rx + width,
         };
-        dc::with_attrs(proc, hdc, |a| a.pos = (nx, y));
+        let (lx, _) = d.to_log(nx, ry);
+        dc::with_attrs(proc, hdc, |a| a.pos = (lx, y));
     }
-    let (dl, dt) = d.to_dev(left, top);
     let mut xs = Vec::with_capacity(text.len());
     let mut cx = dl;
     for a in &advances {
@@ -401,7 +407,8 @@ pub fn text_out_dc(
 pub fn text_extent_dc(proc: &Process, hdc: u32, text: &[char]) -> Option<(i32, i32)> {
     let d = dc::resolve(proc, hdc)?;
     let fi = font_info(&d.font);
-    Some((extent(&fi, text, d.a.char_extra), fi.height()))
+    let w = extent(&fi, text, d.width_to_dev(d.a.char_extra));
+    Some((d.width_to_log(w), d.height_to_log(fi.height())))
 }
 
 /// The font a DC has selected, realised.
@@ -586,8 +593,12 @@ fn extent_ex(
     let mut sum = 0;
     let mut fit = 0;
     let mut fitting = true;
+    // Measured on the device, answered in logical units.
+    let extra = d.width_to_dev(d.a.char_extra);
+    let mut dev_sum = 0;
     for (i, &c) in t.iter().enumerate() {
-        sum += advance(&fi, c) + d.a.char_extra;
+        dev_sum += advance(&fi, c) + extra;
+        sum = d.width_to_log(dev_sum);
         if fitting && (nMaxExtent < 0 || sum <= nMaxExtent) {
             fit = i + 1;
         } else {
@@ -600,7 +611,7 @@ fn extent_ex(
     if !lpnFit.is_null() {
         cx.proc.mem.write_u32(lpnFit.0, fit as u32)?;
     }
-    put_size(cx.proc, lpSize, sum, fi.height())?;
+    put_size(cx.proc, lpSize, sum, d.height_to_log(fi.height()))?;
     Ok(true)
 }
 
@@ -1064,7 +1075,7 @@ fn enum_fonts(
 
 /// Calls a guest callback; `Ok(Err(outcome))` when the callee ended the thread or
 /// process.
-fn call_guest(cx: &mut Ctx, f: u32, args: &[u32]) -> ApiResult<Result<u32, Outcome>> {
+pub(crate) fn call_guest(cx: &mut Ctx, f: u32, args: &[u32]) -> ApiResult<Result<u32, Outcome>> {
     use crate::thread::ThreadEnd;
     match cx.thread.call_guest(cx.proc, f, args) {
         Ok(v) => Ok(Ok(v)),

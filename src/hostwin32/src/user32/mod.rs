@@ -14,6 +14,7 @@ pub mod controls;
 pub mod deferpos;
 pub mod dialog;
 pub mod displaysettings;
+pub mod hook;
 pub mod hostclass;
 pub mod icon;
 pub mod input;
@@ -328,6 +329,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(displaysettings::exports());
     v.extend(scroll::exports());
     v.extend(mdi::exports());
+    v.extend(hook::exports());
     v
 }
 

@@ -546,6 +546,9 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
         for (k, v) in f.iter().enumerate() {
             cx.proc.mem.write_u32(cs + 4 * k as u32, *v)?;
         }
+        if super::hook::cbt_create(cx, hwnd, cs)? {
+            return Ok(false);
+        }
         if !child && (style & wm::WS_THICKFRAME != 0 || style & wm::WS_CAPTION == wm::WS_CAPTION) {
             let mmi = cs + 48;
             let mode = cx.proc.display.mode();
