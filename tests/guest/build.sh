@@ -85,6 +85,8 @@ for src in src/*.c; do
             playsnd:winmm.dll) continue ;;
             # comctl_views tests COMCTL32's list view, header, tab control and property sheets.
             comctl_views:comctl32.dll) continue ;;
+            # treeview tests COMCTL32's tree view.
+            treeview:comctl32.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
         esac

@@ -568,13 +568,15 @@ fn item_rect(cx: &mut Ctx, tv: u32, h: u32, text_only: bool) -> UR<Option<Rect>>
     let ih = item_height(cx, tv)?;
     let w = ccommon::win(cx, tv).map_or((0, 0), |w| (w.style, w.w));
     let y = row * ih;
+    // Rows are `ih` apart, but the rectangle Wine 8 reports ends a pixel above the
+    // next row (bottom = top + height - 1); the guest test checks it against Wine.
     if !text_only {
-        return Ok(Some(Rect::new(0, y, w.1, y + ih)));
+        return Ok(Some(Rect::new(0, y, w.1, y + ih - 1)));
     }
     let c = cols(cx, tv, h, w.0);
     let text = resolved(cx, tv, h, false)?.text.unwrap_or_default();
     let lw = label_width(cx, tv, &text)?;
-    Ok(Some(Rect::new(c.text, y, c.text + lw, y + ih)))
+    Ok(Some(Rect::new(c.text, y, c.text + lw, y + ih - 1)))
 }
 
 /// TVM_HITTEST's answer for a client point: the item and TVHT_* flags.
@@ -824,22 +826,24 @@ fn delete(cx: &mut Ctx, tv: u32, h: u32) -> UR<bool> {
                 false
             })
             .unwrap_or(false);
+        // TVN_DELETEITEM goes out for the descendants (depth first, each after its
+        // own descendants) and then for the item.
         let gone = with(cx, tv, |t| {
             let mut v = Vec::new();
             fn all(t: &Tree, h: u32, v: &mut Vec<(u32, u32)>) {
                 if let Some(i) = t.items.get(&h) {
-                    v.push((h, i.lparam));
                     for &c in &i.children {
                         all(t, c, v);
                     }
+                    v.push((h, i.lparam));
                 }
             }
             all(t, target, &mut v);
             v
         })
         .unwrap_or_default();
-        if sel_gone {
-            let next = with(cx, tv, |t| {
+        let next = if sel_gone {
+            with(cx, tv, |t| {
                 let n = t.sibling(target, 1);
                 if n != 0 {
                     return n;
@@ -850,9 +854,10 @@ fn delete(cx: &mut Ctx, tv: u32, h: u32) -> UR<bool> {
                 }
                 t.items.get(&target).map_or(0, |i| i.parent)
             })
-            .unwrap_or(0);
-            select(cx, tv, next, TVC_UNKNOWN)?;
-        }
+            .unwrap_or(0)
+        } else {
+            0
+        };
         for (item, lparam) in gone {
             let mut old = [0u32; 10];
             old[0] = TVIF_HANDLE | TVIF_PARAM;
@@ -869,6 +874,12 @@ fn delete(cx: &mut Ctx, tv: u32, h: u32) -> UR<bool> {
                 t.selected = 0;
             }
         });
+        // Then the selection moves off the deleted item (or its descendant) to the
+        // next sibling, else the previous one, else the parent; the notifications
+        // name no old item, as it is gone.
+        if next != 0 {
+            select(cx, tv, next, TVC_UNKNOWN)?;
+        }
     }
     changed(cx, tv)?;
     Ok(true)
@@ -893,10 +904,13 @@ fn expand(cx: &mut Ctx, tv: u32, h: u32, how: u32, by_user: bool) -> UR<bool> {
         TVE_COLLAPSE => TVE_COLLAPSE,
         _ => return Ok(false),
     };
-    if action == TVE_EXPAND && expanded || action == TVE_COLLAPSE && !expanded {
-        if how & TVE_COLLAPSERESET == 0 {
-            return Ok(false);
-        }
+    // Expanding an expanded item succeeds without a word; collapsing a collapsed
+    // one fails (unless it is a reset).
+    if action == TVE_EXPAND && expanded {
+        return Ok(true);
+    }
+    if action == TVE_COLLAPSE && !expanded && how & TVE_COLLAPSERESET == 0 {
+        return Ok(false);
     }
     if action == TVE_EXPAND && !has_children(cx, tv, h)? {
         return Ok(false);
@@ -909,11 +923,21 @@ fn expand(cx: &mut Ctx, tv: u32, h: u32, how: u32, by_user: bool) -> UR<bool> {
             return Ok(false);
         }
     }
+    // An item that promised children (cChildren 1) and still has none after
+    // TVN_ITEMEXPANDING does not open.
+    if action == TVE_EXPAND
+        && with(cx, tv, |t| {
+            t.items.get(&h).is_none_or(|i| i.children.is_empty())
+        })
+        .unwrap_or(true)
+    {
+        return Ok(false);
+    }
     let reset = action == TVE_COLLAPSE && how & TVE_COLLAPSERESET != 0;
     let kids = with(cx, tv, |t| {
         if let Some(i) = t.items.get_mut(&h) {
             if action == TVE_EXPAND {
-                i.state |= TVIS_EXPANDED | TVIS_EXPANDEDONCE;
+                i.state |= TVIS_EXPANDED;
             } else {
                 i.state &= !TVIS_EXPANDED;
                 if reset {
@@ -932,16 +956,34 @@ fn expand(cx: &mut Ctx, tv: u32, h: u32, how: u32, by_user: bool) -> UR<bool> {
             delete(cx, tv, k)?;
         }
     }
-    // A collapse that hides the selection moves it to the collapsed item.
+    // A collapse that hides the selection moves it to the collapsed item, without
+    // selection notifications.
     if action == TVE_COLLAPSE {
         let sel = with(cx, tv, |t| t.selected).unwrap_or(0);
         if sel != 0 && sel != h && row_of(cx, tv, sel).is_none() {
-            select(cx, tv, h, TVC_UNKNOWN)?;
+            with(cx, tv, |t| {
+                if let Some(i) = t.items.get_mut(&sel) {
+                    i.state &= !TVIS_SELECTED;
+                }
+                if let Some(i) = t.items.get_mut(&h) {
+                    i.state |= TVIS_SELECTED;
+                }
+                t.selected = h;
+            });
         }
     }
     if !silent {
         let new = tvitem_of(cx, tv, h, mask);
         notify_tv(cx, tv, TVN_ITEMEXPANDED, action, [0; 10], new)?;
+    }
+    // TVIS_EXPANDEDONCE is set after TVN_ITEMEXPANDED (the notification still
+    // shows the first expansion as such).
+    if action == TVE_EXPAND {
+        with(cx, tv, |t| {
+            if let Some(i) = t.items.get_mut(&h) {
+                i.state |= TVIS_EXPANDEDONCE;
+            }
+        });
     }
     changed(cx, tv)?;
     Ok(true)
@@ -1152,17 +1194,18 @@ fn sort_children(
     .flatten() else {
         return Ok(false);
     };
-    // A stable insertion sort: each comparison may call guest code.
+    // An insertion sort, stable: each item goes before the first one already placed
+    // that compares greater (compare(placed, new) > 0); comparisons may call guest
+    // code, in the order Wine's and Windows' control makes them for sorted input.
     let mut sorted: Vec<u32> = Vec::with_capacity(kids.len());
     for k in kids.iter().copied() {
         let mut pos = sorted.len();
-        while pos > 0 {
-            let prev = sorted[pos - 1];
+        for (n, &placed) in sorted.iter().enumerate() {
             let c = match cb {
                 Some((f, lsort)) => {
                     let (a, b) = with(cx, tv, |t| {
                         (
-                            t.items.get(&prev).map_or(0, |i| i.lparam),
+                            t.items.get(&placed).map_or(0, |i| i.lparam),
                             t.items.get(&k).map_or(0, |i| i.lparam),
                         )
                     })
@@ -1171,16 +1214,16 @@ fn sort_children(
                 }
                 None => {
                     let (a, b) = (
-                        resolved(cx, tv, prev, false)?.text.unwrap_or_default(),
+                        resolved(cx, tv, placed, false)?.text.unwrap_or_default(),
                         resolved(cx, tv, k, false)?.text.unwrap_or_default(),
                     );
                     a.to_lowercase().cmp(&b.to_lowercase()) as i32
                 }
             };
-            if c <= 0 {
+            if c > 0 {
+                pos = n;
                 break;
             }
-            pos -= 1;
         }
         sorted.insert(pos, k);
     }
