@@ -260,7 +260,11 @@ pub fn run_report(mut a: HeadlessArgs) -> Result<RunReport> {
     if let Some(t) = ticker {
         let _ = t.join();
     }
-    // The run reports what its children did, and none outlives it.
+    // The run reports what its children did, and none outlives it: they are waited
+    // for when the program ended normally, ended when it crashed or was cut short.
+    if !matches!(end, ThreadEnd::Exited(_) | ThreadEnd::ProcessExit(_)) {
+        createprocess::terminate_children(&proc);
+    }
     createprocess::wait_children(&proc);
     if let Some(t) = audio_pump {
         let _ = t.join();

@@ -64,6 +64,13 @@ impl HandleTable {
         self.map.remove(&h).is_some()
     }
 
+    /// Every open handle, in order.
+    pub fn handles(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.map.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
     pub fn len(&self) -> usize {
         self.map.len()
     }

@@ -8,10 +8,92 @@
  * flushes before starting a child and waits for it before printing again.
  */
 #include <windows.h>
+#include <tlhelp32.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static STARTUPINFOA si;
+
+/* What a process list said of this process and of one child. */
+static void report_list(const char *how, int own, DWORD own_parent_ok, int child,
+                        const char *child_name, DWORD child_parent)
+{
+    printf("%s: own process %s, child %s", how, own ? "listed" : "missing",
+           child ? "listed" : "missing");
+    if (child)
+        printf(" as %s, its parent %s", _stricmp(child_name, "procchild.exe") ? child_name
+               : "procchild.exe", child_parent == GetCurrentProcessId() ? "is us" : "is another");
+    printf("%s\n", own_parent_ok ? "" : " (own entry wrong)");
+}
+
+/* The Tool Help list and NtQuerySystemInformation's, with a child running. */
+static void lists(DWORD child_pid)
+{
+    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+    PROCESSENTRY32 pe;
+    int own = 0, child = 0;
+    char name[MAX_PATH] = "";
+    DWORD parent = 0, ok = 1;
+    typedef LONG (WINAPI *NTQSI)(ULONG, void *, ULONG, ULONG *);
+    NTQSI q = (NTQSI)GetProcAddress(LoadLibraryA("ntdll.dll"), "NtQuerySystemInformation");
+    ULONG need = 0;
+    LONG st;
+    unsigned char *buf;
+
+    pe.dwSize = sizeof pe;
+    if (snap != INVALID_HANDLE_VALUE && Process32First(snap, &pe)) {
+        do {
+            if (pe.th32ProcessID == GetCurrentProcessId()) {
+                own = 1;
+                ok = pe.cntThreads >= 1 && !_stricmp(pe.szExeFile, "procparent.exe");
+            }
+            if (pe.th32ProcessID == child_pid) {
+                child = 1;
+                strcpy(name, pe.szExeFile);
+                parent = pe.th32ParentProcessID;
+            }
+        } while (Process32Next(snap, &pe));
+        printf("toolhelp: end of list, error %lu\n", GetLastError());
+    }
+    CloseHandle(snap);
+    report_list("toolhelp", own, ok, child, name, parent);
+
+    own = child = 0;
+    ok = 1;
+    st = q(5, NULL, 0, &need);
+    printf("process information: without a buffer %#lx, size given %s\n", (unsigned long)st,
+           need > 0 ? "yes" : "no");
+    buf = malloc(need + 65536);
+    st = q(5, buf, need + 65536, &need);
+    printf("process information: %#lx\n", (unsigned long)st);
+    if (st == 0) {
+        unsigned char *p = buf;
+        for (;;) {
+            ULONG next = *(ULONG *)p;
+            DWORD pid = *(DWORD *)(p + 0x44);
+            USHORT len = *(USHORT *)(p + 0x38);
+            WCHAR *w = *(WCHAR **)(p + 0x3c);
+            char n[MAX_PATH] = "";
+            if (w)
+                WideCharToMultiByte(CP_ACP, 0, w, len / 2, n, sizeof n - 1, NULL, NULL);
+            if (pid == GetCurrentProcessId()) {
+                own = 1;
+                ok = *(ULONG *)(p + 4) >= 1 && !_stricmp(n, "procparent.exe");
+            }
+            if (pid == child_pid) {
+                child = 1;
+                strcpy(name, n);
+                parent = *(DWORD *)(p + 0x48);
+            }
+            if (!next)
+                break;
+            p += next;
+        }
+    }
+    free(buf);
+    report_list("process information", own, ok, child, name, parent);
+}
 
 /* Starts a child; prints the error if it fails. */
 static int start(const char *app, const char *cmdline, DWORD flags, void *env,
@@ -86,8 +168,10 @@ int main(void)
         finish(&pi, "env child");
     RemoveDirectoryA("procsub");
 
-    /* TerminateProcess: the child ends with the code given. */
+    /* TerminateProcess: the child ends with the code given; while it runs, the
+       process lists show it. */
     if (start(NULL, "procchild quiet wait", 0, NULL, NULL, &pi)) {
+        lists(pi.dwProcessId);
         printf("terminate: %s\n", TerminateProcess(pi.hProcess, 99) ? "TRUE" : "FALSE");
         finish(&pi, "terminated child");
     }

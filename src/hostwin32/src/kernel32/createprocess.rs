@@ -327,6 +327,14 @@ pub fn wait_children(proc: &Process) {
     }
 }
 
+/// Ends every child still running (the run that started them crashed or was cut
+/// short, so nothing will wait for them).
+pub fn terminate_children(proc: &Process) {
+    for c in children(proc) {
+        c.terminate(1);
+    }
+}
+
 /// A process handle: this process (OpenProcess of its own id) or a child.
 pub enum ProcessObj {
     Own(Weak<Process>),

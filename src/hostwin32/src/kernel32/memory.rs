@@ -406,14 +406,14 @@ pub fn IsBadStringPtrW(cx: &mut Ctx, lpsz: u32, ucchMax: u32) -> bool {
 /// What the machine has, in bytes: physical memory total and available, and the
 /// page file (reported as the same as physical: there is no separate swap to show).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct MachineMemory {
-    total_phys: u64,
-    avail_phys: u64,
+pub(crate) struct MachineMemory {
+    pub total_phys: u64,
+    pub avail_phys: u64,
 }
 
 /// The host's memory from `/proc/meminfo`; in deterministic mode (or where that is
 /// missing) a fixed 1 GiB machine with 768 MiB free, so runs see the same numbers.
-fn machine_memory(deterministic: bool) -> MachineMemory {
+pub(crate) fn machine_memory(deterministic: bool) -> MachineMemory {
     const FIXED: MachineMemory = MachineMemory {
         total_phys: 1 << 30,
         avail_phys: 768 << 20,

@@ -23,6 +23,7 @@ pub mod sync;
 pub mod system;
 mod thread;
 pub mod time;
+pub mod toolhelp;
 mod tls;
 
 use crate::hle::{ApiDef, HleDll};
@@ -38,6 +39,7 @@ fn exports() -> Vec<ApiDef> {
     for part in [
         process::exports,
         createprocess::exports,
+        toolhelp::exports,
         module::exports,
         memory::exports,
         heap::exports,

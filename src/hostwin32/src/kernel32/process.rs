@@ -833,6 +833,19 @@ fn host_cpu_times() -> Option<(u64, u64)> {
     Some((utime * TICKS_TO_100NS, stime * TICKS_TO_100NS))
 }
 
+/// (creation time, user time, kernel time) of this process in 100 ns units, as
+/// GetProcessTimes reports them.
+pub fn process_times(cx: &Ctx) -> (u64, u64, u64) {
+    let elapsed = super::time::micros(cx) * 10;
+    let created = super::time::now_filetime(cx).saturating_sub(elapsed);
+    let (user, kernel) = if cx.proc.config.deterministic {
+        (elapsed, 0)
+    } else {
+        host_cpu_times().unwrap_or((elapsed, 0))
+    };
+    (created, user, kernel)
+}
+
 /// Creation time is when the process started; it has not exited. User time is the
 /// host CPU time of the emulator (the guest's work is all user mode, so kernel time
 /// is the host's system time); in deterministic mode both come from the virtual
@@ -849,13 +862,7 @@ pub fn GetProcessTimes(
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }
-    let elapsed = super::time::micros(cx) * 10;
-    let created = super::time::now_filetime(cx).saturating_sub(elapsed);
-    let (user, kernel) = if cx.proc.config.deterministic {
-        (elapsed, 0)
-    } else {
-        host_cpu_times().unwrap_or((elapsed, 0))
-    };
+    let (created, user, kernel) = process_times(cx);
     let mem = &cx.proc.mem;
     mem.write_u64(lpCreationTime.0, created)?;
     mem.write_u64(lpExitTime.0, 0)?;

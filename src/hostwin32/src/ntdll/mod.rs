@@ -7,6 +7,8 @@
 
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Ptr, stdcall};
 
+mod sysinfo;
+
 pub const DLL: HleDll = HleDll {
     name: "ntdll.dll",
     exports,
@@ -81,6 +83,10 @@ fn exports() -> Vec<ApiDef> {
         .filter(|e| CRT.contains(&e.name))
         .collect();
     v.push(stdcall("RtlGetVersion", RtlGetVersion));
+    v.push(stdcall(
+        "NtQuerySystemInformation",
+        sysinfo::NtQuerySystemInformation,
+    ));
     v
 }
 
