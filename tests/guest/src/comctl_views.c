@@ -2,8 +2,8 @@
  * modeless property sheet of two in-memory pages, driven with the messages programs
  * send; prints the returned values, rectangles and the notifications the parents
  * receive. Sizes that depend on the font are printed relative to the font's text
- * height ("th") or a string's width ("w(...)"), so the output does not depend on
- * the fonts installed. */
+ * height ("th"), a string's width ("text") or the header's height (report-view rows
+ * are printed from its bottom), so the output does not depend on the fonts installed. */
 #include <windows.h>
 #include <commctrl.h>
 #include <stdio.h>
@@ -405,6 +405,72 @@ static void listview_test(void)
     DestroyWindow(lv);
 }
 
+/* ---- list view geometry in the four views, with 16x16 and 32x32 image lists ---- */
+
+static void views_test(void)
+{
+    static const DWORD views[] = { LVS_LIST, LVS_SMALLICON, LVS_ICON, LVS_REPORT };
+    static const char *names[] = { "list", "smallicon", "icon", "report" };
+    static const char *codes[] = { "bounds", "icon", "label", "select" };
+    int v, k, code, tw = text_w("alpha"), th = text_h();
+    for (v = 0; v < 4; v++) {
+        HWND lv = CreateWindowA(WC_LISTVIEWA, "", WS_CHILD | WS_VISIBLE | views[v], 0, 0, 300, 200,
+                                main_w, (HMENU)400, NULL, NULL);
+        HIMAGELIST small = ImageList_Create(16, 16, ILC_COLOR, 1, 1);
+        HIMAGELIST large = ImageList_Create(32, 32, ILC_COLOR, 1, 1);
+        RECT hr;
+        int hh;
+        SendMessageA(lv, WM_SETFONT, (WPARAM)font, 0);
+        SendMessageA(lv, LVM_SETIMAGELIST, LVSIL_SMALL, (LPARAM)small);
+        SendMessageA(lv, LVM_SETIMAGELIST, LVSIL_NORMAL, (LPARAM)large);
+        GetWindowRect((HWND)SendMessageA(lv, LVM_GETHEADER, 0, 0), &hr);
+        hh = views[v] == LVS_REPORT ? hr.bottom - hr.top : 0;
+        log_notify = 0;
+        for (k = 0; k < 12; k++) {
+            LVITEMA it;
+            memset(&it, 0, sizeof it);
+            it.mask = LVIF_TEXT;
+            it.iItem = k;
+            it.pszText = "alpha";
+            SendMessageA(lv, LVM_INSERTITEMA, 0, (LPARAM)&it);
+        }
+        log_notify = 1;
+        {
+            long sp = SendMessageA(lv, LVM_GETITEMSPACING, views[v] == LVS_SMALLICON, 0);
+            printf("%s: spacing %ld x %ld\n", names[v], (long)LOWORD(sp), (long)HIWORD(sp));
+        }
+        for (k = 0; k < 12; k += 5) {
+            for (code = 0; code < 4; code++) {
+                RECT r;
+                r.left = code;
+                SendMessageA(lv, LVM_GETITEMRECT, k, (LPARAM)&r);
+                if (code == LVIR_LABEL && views[v] == LVS_ICON)
+                    printf("%s: item %d label width text%+ld centred %d top %ld height th%+ld\n", names[v], k,
+                           r.right - r.left - tw, (r.left + r.right) % 75 == 0 || (r.left + r.right) / 2 % 75 == 37,
+                           r.top, r.bottom - r.top - th);
+                else if (code == LVIR_LABEL && views[v] != LVS_REPORT)
+                    printf("%s: item %d label (%ld,%ld) width text%+ld height %ld\n", names[v], k, r.left, r.top - hh,
+                           r.right - r.left - tw, r.bottom - r.top);
+                else if (code == LVIR_SELECTBOUNDS && views[v] == LVS_ICON) {
+                    RECT l;
+                    l.left = LVIR_LABEL;
+                    SendMessageA(lv, LVM_GETITEMRECT, k, (LPARAM)&l);
+                    printf("%s: item %d select left at label %d top %ld right at label %d\n", names[v], k,
+                           r.left == l.left, r.top, r.right == l.right);
+                } else if (code == LVIR_SELECTBOUNDS && views[v] != LVS_REPORT)
+                    printf("%s: item %d select (%ld,%ld) width text%+ld\n", names[v], k, r.left, r.top - hh,
+                           r.right - r.left - tw);
+                else
+                    printf("%s: item %d %s (%ld,%ld)-(%ld,%ld)\n", names[v], k, codes[code], r.left, r.top - hh,
+                           r.right, r.bottom - hh);
+            }
+        }
+        DestroyWindow(lv);
+        ImageList_Destroy(small);
+        ImageList_Destroy(large);
+    }
+}
+
 /* ---- property sheet -------------------------------------------------------- */
 
 static HWND sheet;
@@ -601,6 +667,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     tab_test();
     header_test();
     listview_test();
+    views_test();
     propsheet_test();
     DestroyWindow(main_w);
     return 0;

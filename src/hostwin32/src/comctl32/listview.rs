@@ -7,15 +7,16 @@
 //! LVM_SORTITEMS calling the program's comparison function, find / hit test / item
 //! rectangles, extended styles (full-row select, grid lines, check boxes), colours,
 //! NM_CUSTOMDRAW's prepaint and item stages, and a vertical scroll bar in the report
-//! and small-icon views. LVS_OWNERDATA and label editing are not implemented (a
-//! window with LVS_OWNERDATA reports it).
+//! and small-icon views. A virtual list (LVS_OWNERDATA) has LVM_SETITEMCOUNT
+//! placeholder items whose texts and images all come from LVN_GETDISPINFO; the
+//! control keeps only their states. Label editing is not implemented.
 
 use super::header::{
     client_size, fill, inside, le32, measure, notify, paint_with, parent_unicode, point, put_rect,
     redraw, style_of, sys, text_arg, u32_at,
 };
 use crate::gdi32::{Rect, paint as gp};
-use crate::hle::{ApiError, Ctx, Ptr};
+use crate::hle::{Ctx, Ptr};
 use crate::user32::msg::*;
 use crate::user32::{Flow, UR, lock_wm};
 use std::collections::HashMap;
@@ -200,8 +201,11 @@ const CDIS_FOCUS: u32 = 0x10;
 const DLGC_WANTARROWS: u32 = 1;
 const DLGC_WANTCHARS: u32 = 0x80;
 
-/// Column width of the list view when nobody set one.
-const LIST_COLUMN_WIDTH: i32 = 96;
+/// Column width of the list view (and item width of the small-icon view) when
+/// nobody set one.
+const LIST_COLUMN_WIDTH: i32 = 128;
+/// Space after a label's text in its rectangle.
+const LABEL_PAD: i32 = 12;
 /// The icon view's grid (SM_CXICONSPACING / SM_CYICONSPACING).
 const ICON_SPACING: (i32, i32) = (75, 75);
 
@@ -305,6 +309,12 @@ struct Geo {
     top: i32,
     list_w: i32,
     spacing: (i32, i32),
+    /// List view: rows per column (room for the horizontal scroll bar is kept
+    /// whether it shows or not, so columns do not reflow when it appears).
+    list_rows: i32,
+    /// Client width without the vertical scroll bar: icons keep their places when
+    /// it appears.
+    full_w: i32,
 }
 
 fn il_size(cx: &Ctx, himl: u32) -> (i32, i32) {
@@ -335,13 +345,27 @@ fn geo(cx: &mut Ctx, h: u32) -> UR<Geo> {
     }
     let large = il_size(cx, himl[LVSIL_NORMAL as usize]);
     let v = view(cx, h);
-    let item_h = (th + 1).max(small.1).max(state.1);
+    let item_h = th.max(small.1).max(state.1) + 1;
     let header_h = if v == LVS_REPORT && header != 0 && style_of(cx, h) & LVS_NOCOLUMNHEADER == 0 {
         lock_wm(cx.proc).win(header).map_or(0, |w| w.rect.height())
     } else {
         0
     };
     let (w, hh) = client_size(cx, h);
+    let bar = crate::user32::window::GetSystemMetrics(cx, 3);
+    let full_h = hh
+        + if style_of(cx, h) & 0x10_0000 != 0 {
+            bar
+        } else {
+            0
+        };
+    let list_rows = ((full_h - bar) / item_h.max(1)).max(1);
+    let vbar = crate::user32::window::GetSystemMetrics(cx, 2);
+    let full_w = w + if style_of(cx, h) & 0x20_0000 != 0 {
+        vbar
+    } else {
+        0
+    };
     Ok(Geo {
         view: v,
         w,
@@ -354,6 +378,8 @@ fn geo(cx: &mut Ctx, h: u32) -> UR<Geo> {
         top,
         list_w,
         spacing,
+        list_rows,
+        full_w,
     })
 }
 
@@ -368,21 +394,15 @@ fn columns(cx: &Ctx, h: u32) -> Vec<(i32, i32)> {
 
 /// Rows per page in the report and list views.
 fn per_page(g: &Geo) -> i32 {
+    if g.view == LVS_LIST {
+        return g.list_rows;
+    }
     ((g.h - g.header_h) / g.item_h.max(1)).max(1)
 }
 
 /// Icon view: items per row.
 fn icons_per_row(g: &Geo) -> i32 {
-    (g.w / g.spacing.0.max(1)).max(1)
-}
-
-/// Small-icon items' width: the widest label plus its icon.
-fn small_icon_width(cx: &mut Ctx, h: u32, g: &Geo) -> UR<i32> {
-    let texts = item_texts(cx, h)?;
-    let font = with(cx, h, |s| s.font).unwrap_or(0);
-    let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
-    let (_, ws) = measure(cx, h, font, &refs)?;
-    Ok(ws.into_iter().max().unwrap_or(0) + g.small.0 + g.state.0 + 8)
+    (g.full_w / g.spacing.0.max(1)).max(1)
 }
 
 /// The bounding rectangle of item `i` (client coordinates).
@@ -402,7 +422,7 @@ fn bounds(cx: &mut Ctx, h: u32, g: &Geo, i: i32) -> UR<Rect> {
             Rect::new(x, y, x + g.list_w, y + g.item_h)
         }
         LVS_SMALLICON => {
-            let iw = small_icon_width(cx, h, g)?.max(1);
+            let iw = g.list_w.max(1);
             let per_row = (g.w / iw).max(1);
             let x = (i % per_row) * iw;
             let y = (i / per_row - g.top) * g.item_h;
@@ -420,23 +440,34 @@ fn bounds(cx: &mut Ctx, h: u32, g: &Geo, i: i32) -> UR<Rect> {
 /// (state icon, icon, label) rectangles of item `i`.
 fn parts(cx: &mut Ctx, h: u32, g: &Geo, i: i32) -> UR<(Rect, Rect, Rect)> {
     let b = bounds(cx, h, g, i)?;
+    let font = with(cx, h, |s| s.font).unwrap_or(0);
     if g.view == LVS_ICON {
         let ix = b.left + (b.width() - g.large.0) / 2;
-        let icon = Rect::new(ix, b.top + 2, ix + g.large.0, b.top + 2 + g.large.1);
-        let label = Rect::new(b.left, icon.bottom + 2, b.right, b.bottom);
-        return Ok((Rect::new(ix, b.top, ix, b.top), icon, label));
+        let icon_h = if g.large.1 > 0 { g.large.1 } else { 32 };
+        let icon = Rect::new(ix, b.top + 4, ix + g.large.0, b.top + 4 + g.large.1);
+        let text = item_text(cx, h, i, 0)?;
+        let (th, ws) = measure(cx, h, font, &[text.as_str()])?;
+        let lw = (ws[0] + LABEL_PAD).min(b.width());
+        let lx = b.left + (b.width() - lw) / 2;
+        let ly = b.top + 4 + icon_h + 2;
+        let label = Rect::new(lx, ly, lx + lw, ly + th + 1);
+        return Ok((Rect::new(ix, icon.top, ix, icon.top), icon, label));
     }
     let indent = with(cx, h, |s| s.items.get(i as usize).map_or(0, |it| it.indent)).unwrap_or(0);
-    let right = if g.view == LVS_REPORT {
+    let report = g.view == LVS_REPORT;
+    // The report view keeps a 2-pixel margin left of the first column's content.
+    let x0 = b.left + if report { 2 } else { 0 } + indent * g.small.0.max(16);
+    let icon_h = if g.small.1 > 0 { g.small.1 } else { 16 };
+    let st = Rect::new(x0, b.top, x0 + g.state.0, b.top + icon_h.max(g.state.1));
+    let icon = Rect::new(st.right, b.top, st.right + g.small.0, b.top + icon_h);
+    let right = if report {
         columns(cx, h).first().map_or(b.left, |c| c.0 + c.1)
     } else {
-        b.right
+        let text = item_text(cx, h, i, 0)?;
+        let (_, ws) = measure(cx, h, font, &[text.as_str()])?;
+        (icon.right + ws[0] + LABEL_PAD).min(b.right)
     };
-    let x0 = b.left + indent * g.small.0.max(16);
-    let st = Rect::new(x0, b.top, x0 + g.state.0, b.bottom);
-    let icon_l = st.right + if g.small.0 > 0 { 2 } else { 0 };
-    let icon = Rect::new(icon_l, b.top, icon_l + g.small.0, b.bottom);
-    let label = Rect::new(icon.right + 2, b.top, right.max(icon.right + 2), b.bottom);
+    let label = Rect::new(icon.right, b.top, right, b.bottom);
     Ok((st, icon, label))
 }
 
@@ -450,9 +481,12 @@ fn item_rect(cx: &mut Ctx, h: u32, i: i32, code: i32) -> UR<Option<Rect>> {
         LVIR_BOUNDS => bounds(cx, h, &g, i)?,
         LVIR_ICON => icon,
         LVIR_LABEL => label,
-        LVIR_SELECTBOUNDS => {
-            Rect::new(st.left.min(icon.left), label.top, label.right, label.bottom)
-        }
+        LVIR_SELECTBOUNDS => Rect::new(
+            st.left.min(icon.left).min(label.left),
+            icon.top.min(label.top),
+            label.right,
+            label.bottom,
+        ),
         _ => return Ok(None),
     }))
 }
@@ -509,15 +543,6 @@ fn hit_test(cx: &mut Ctx, h: u32, p: (i32, i32)) -> UR<(i32, i32, u32)> {
 }
 
 // ---- item data ------------------------------------------------------------------------------
-
-fn item_texts(cx: &mut Ctx, h: u32) -> UR<Vec<String>> {
-    let n = count(cx, h);
-    let mut v = Vec::with_capacity(n as usize);
-    for i in 0..n {
-        v.push(item_text(cx, h, i, 0)?);
-    }
-    Ok(v)
-}
 
 /// LVN_GETDISPINFO for `mask` of item `i` / `sub`, in the parent's character set;
 /// returns (text, image, state) as the parent filled them.
@@ -759,8 +784,35 @@ fn sorted_index(cx: &Ctx, h: u32, text: &str, desc: bool) -> usize {
     .unwrap_or(0)
 }
 
+/// LVM_SETITEMCOUNT of a virtual list: placeholder items answered by the parent.
+fn set_virtual_count(cx: &mut Ctx, h: u32, n: u32) -> UR<()> {
+    let n = n.min(1 << 20) as usize;
+    with(cx, h, |s| {
+        s.items.resize(
+            n,
+            LvItem {
+                text: None,
+                image: I_IMAGECALLBACK,
+                ..LvItem::default()
+            },
+        );
+        let last = n as i32 - 1;
+        for m in [&mut s.anchor, &mut s.mark] {
+            if *m > last {
+                *m = -1;
+            }
+        }
+        if s.top > last {
+            s.top = last.max(0);
+        }
+    });
+    update_scroll(cx, h)?;
+    redraw(cx, h);
+    Ok(())
+}
+
 fn insert_item(cx: &mut Ctx, h: u32, p: u32, unicode: bool) -> UR<u32> {
-    if p == 0 {
+    if p == 0 || style_of(cx, h) & LVS_OWNERDATA != 0 {
         return Ok(u32::MAX);
     }
     let a = read_lvitem(cx, p, unicode)?;
@@ -989,7 +1041,7 @@ fn delete_all(cx: &mut Ctx, h: u32) -> UR<bool> {
 /// LVM_SORTITEMS(EX): a merge sort whose comparisons call the program's function
 /// with the two items' lParams (EX: their indexes) and the program's value.
 fn sort(cx: &mut Ctx, h: u32, f: u32, value: u32, by_index: bool) -> UR<bool> {
-    if f == 0 {
+    if f == 0 || style_of(cx, h) & LVS_OWNERDATA != 0 {
         return Ok(false);
     }
     let items = with(cx, h, |s| s.items.clone()).unwrap_or_default();
@@ -1352,7 +1404,7 @@ fn extent(cx: &mut Ctx, h: u32) -> UR<(i32, i32)> {
             ((n + pp - 1) / pp, (g.w / g.list_w.max(1)).max(1))
         }
         LVS_SMALLICON => {
-            let iw = small_icon_width(cx, h, &g)?.max(1);
+            let iw = g.list_w.max(1);
             let per_row = (g.w / iw).max(1);
             ((n + per_row - 1) / per_row, (g.h / g.item_h.max(1)).max(1))
         }
@@ -1413,7 +1465,7 @@ fn ensure_visible(cx: &mut Ctx, h: u32, i: i32) -> UR<bool> {
         LVS_LIST => i / per_page(&g),
         LVS_ICON => i / icons_per_row(&g),
         LVS_SMALLICON => {
-            let iw = small_icon_width(cx, h, &g)?.max(1);
+            let iw = g.list_w.max(1);
             i / (g.w / iw).max(1)
         }
         _ => i,
@@ -1978,11 +2030,6 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
             crate::user32::window::def_window_proc(cx, h, m, wp, lp, u)
         }
         WM_CREATE => {
-            if style_of(cx, h) & LVS_OWNERDATA != 0 {
-                return Err(Flow::Err(ApiError::UnimplementedCase(
-                    "list view with LVS_OWNERDATA (virtual list)".into(),
-                )));
-            }
             create_header(cx, h)?;
             Ok(0)
         }
@@ -2097,7 +2144,12 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
         }),
         LVM_SETIMAGELIST => set_image_list(cx, h, wp, lp),
         LVM_GETITEMCOUNT => Ok(count(cx, h) as u32),
-        LVM_SETITEMCOUNT => Ok(1),
+        LVM_SETITEMCOUNT => {
+            if style_of(cx, h) & LVS_OWNERDATA != 0 {
+                set_virtual_count(cx, h, wp)?;
+            }
+            Ok(1)
+        }
         LVM_INSERTITEMA | LVM_INSERTITEMW => insert_item(cx, h, lp, m == LVM_INSERTITEMW),
         LVM_GETITEMA | LVM_GETITEMW => {
             if lp == 0 {
@@ -2375,7 +2427,7 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
         LVM_GETITEMSPACING => {
             let g = geo(cx, h)?;
             let (w, hh) = if wp != 0 {
-                (g.small.0 + 2 + 100, g.item_h)
+                (g.list_w, g.item_h)
             } else {
                 g.spacing
             };

@@ -641,11 +641,7 @@ fn index_of_id(cx: &Ctx, sheet: u32, id: u32) -> UR<i32> {
 
 fn command(cx: &mut Ctx, sheet: u32, id: u32) -> UR<()> {
     match id {
-        IDOK => {
-            if apply(cx, sheet, true)? {
-                finish(cx, sheet, 1);
-            }
-        }
+        IDOK if apply(cx, sheet, true)? => finish(cx, sheet, 1),
         IDCANCEL => cancel(cx, sheet)?,
         IDC_APPLY_BUTTON => {
             apply(cx, sheet, false)?;
@@ -879,7 +875,7 @@ fn init_sheet(cx: &mut Ctx, h: u32, key: u32) -> UR<u32> {
     let mut x = client_w - MARGIN;
     for (id, visible) in buttons.iter().rev() {
         // Hidden buttons keep no place, except a wizard's Finish that shares Next's.
-        if !visible && !(wizard && *id == IDC_FINISH_BUTTON) {
+        if !(*visible || (wizard && *id == IDC_FINISH_BUTTON)) {
             continue;
         }
         let bh = item(cx, h, *id);
