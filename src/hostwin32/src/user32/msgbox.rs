@@ -461,7 +461,11 @@ fn help(cx: &mut Ctx, hdlg: u32, spec: &Spec) -> UR<()> {
 fn auto_answer(cx: &mut Ctx, hdlg: u32, spec: &Spec) -> UR<()> {
     super::msg::KillTimer(cx, hdlg, AUTO_TIMER);
     let buttons = buttons_of(spec.style);
-    let pick = default_of(spec.style);
+    // Help answers nothing; a box whose default is Help gets its first button.
+    let pick = match default_of(spec.style) {
+        IDHELP => buttons.first().map_or(IDOK, |b| b.0),
+        id => id,
+    };
     let names: Vec<String> = buttons.iter().map(|b| label(b.1)).collect();
     let answer = buttons
         .iter()
@@ -557,4 +561,52 @@ pub fn MessageBoxProc(
 
 pub fn exports() -> Vec<ApiDef> {
     vec![stdcall(PROC_EXPORT, MessageBoxProc)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buttons_default_and_escape_follow_the_type() {
+        // MB_YESNOCANCEL | MB_DEFBUTTON2: No is the default, Escape is Cancel.
+        assert_eq!(
+            buttons_of(0x3).iter().map(|b| b.0).collect::<Vec<_>>(),
+            [6, 7, 2]
+        );
+        assert_eq!(default_of(0x3 | 0x100), 7);
+        assert_eq!(escape_of(0x3), Some(IDCANCEL));
+        // MB_YESNO: no Cancel, so Escape and the close box answer nothing.
+        assert_eq!(escape_of(0x4), None);
+        // MB_OK: Escape answers OK, as documented.
+        assert_eq!(escape_of(0), Some(IDOK));
+        // MB_DEFBUTTON3 on a two-button box falls back to the first button.
+        assert_eq!(default_of(0x1 | 0x200), IDOK);
+        // MB_HELP adds Help last; it can be the default.
+        assert_eq!(buttons_of(0x1 | MB_HELP).last(), Some(&(IDHELP, "Help")));
+        assert_eq!(default_of(0x1 | MB_HELP | 0x200), IDHELP);
+        assert_eq!(escape_of(MB_HELP), Some(IDOK));
+    }
+
+    #[test]
+    fn the_template_holds_caption_icon_text_and_buttons() {
+        let spec = Spec {
+            text: "Hi".into(),
+            caption: "Cap".into(),
+            style: 0x1 | 0x100,
+            ..Default::default()
+        };
+        let t = template(&spec, true);
+        // Icon, text and two buttons.
+        assert_eq!(u16::from_le_bytes([t[8], t[9]]), 4);
+        let words: Vec<u16> = t
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        let has = |s: &str| {
+            let w: Vec<u16> = s.encode_utf16().chain([0]).collect();
+            words.windows(w.len()).any(|x| x == w.as_slice())
+        };
+        assert!(has("Cap") && has("Hi") && has("OK") && has("Cancel"));
+    }
 }
