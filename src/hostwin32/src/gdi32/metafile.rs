@@ -2091,8 +2091,188 @@ pub fn PlayEnhMetaFile(cx: &mut Ctx, hdc: u32, hmf: u32, lprect: Ptr) -> ApiResu
     Ok(true)
 }
 
+// ---- metafiles from files and conversions ---------------------------------------------------
+
+/// The whole of a sandbox file, or None if it cannot be opened or read.
+fn read_file(cx: &Ctx, name: &str) -> ApiResult<Option<Vec<u8>>> {
+    use std::os::unix::fs::FileExt;
+    let vfs = crate::kernel32::file::vfs(cx.proc)?;
+    let opts = crate::vfs::OpenOptions {
+        read: true,
+        write: false,
+        delete: false,
+        share: crate::vfs::FILE_SHARE_READ,
+        disposition: crate::vfs::CreationDisposition::OpenExisting,
+        attributes: 0,
+        backup_semantics: false,
+    };
+    let f = match vfs.open(name, &opts) {
+        Ok(crate::vfs::Opened::File(f)) => f,
+        Ok(_) => return Ok(None),
+        Err(e) => {
+            log::info!("metafile {name}: {e}");
+            return Ok(None);
+        }
+    };
+    let file = f.host.get();
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return Ok(None);
+    };
+    if len > 1 << 26 {
+        log::warn!("metafile {name}: {len} bytes is too long");
+        return Ok(None);
+    }
+    let mut v = vec![0u8; len as usize];
+    Ok(file.read_exact_at(&mut v, 0).ok().map(|()| v))
+}
+
+/// GetMetaFile: a metafile from a disk file (a plain WMF; the Aldus "placeable"
+/// header is not part of the format GetMetaFile reads).
+fn get_meta_file(cx: &mut Ctx, name: Option<String>) -> ApiResult<u32> {
+    let Some(name) = name else {
+        return Ok(0);
+    };
+    Ok(match read_file(cx, &name)? {
+        Some(b) if valid_wmf(&b) => add_metafile(cx.proc, MetaData::Wmf(b)),
+        _ => 0,
+    })
+}
+
+pub fn GetMetaFileA(cx: &mut Ctx, lpName: CStrPtr) -> ApiResult<u32> {
+    let n = opt_str(cx.proc, lpName.0, false)?;
+    get_meta_file(cx, n)
+}
+
+pub fn GetMetaFileW(cx: &mut Ctx, lpName: WStrPtr) -> ApiResult<u32> {
+    let n = opt_str(cx.proc, lpName.0, true)?;
+    get_meta_file(cx, n)
+}
+
+fn get_enh_meta_file(cx: &mut Ctx, name: Option<String>) -> ApiResult<u32> {
+    let Some(name) = name else {
+        return Ok(0);
+    };
+    Ok(match read_file(cx, &name)? {
+        Some(b) if valid_emf(&b) => add_metafile(cx.proc, MetaData::Emf(b)),
+        _ => 0,
+    })
+}
+
+pub fn GetEnhMetaFileA(cx: &mut Ctx, lpName: CStrPtr) -> ApiResult<u32> {
+    let n = opt_str(cx.proc, lpName.0, false)?;
+    get_enh_meta_file(cx, n)
+}
+
+pub fn GetEnhMetaFileW(cx: &mut Ctx, lpName: WStrPtr) -> ApiResult<u32> {
+    let n = opt_str(cx.proc, lpName.0, true)?;
+    get_enh_meta_file(cx, n)
+}
+
+/// SetWinMetaFileBits: an enhanced metafile made by playing a WMF into an EMF DC
+/// (so its records are the EMF forms of the WMF's). With a METAFILEPICT in
+/// MM_ISOTROPIC/MM_ANISOTROPIC and a size, that size (.01 mm) is the picture frame.
+pub fn SetWinMetaFileBits(
+    cx: &mut Ctx,
+    nSize: u32,
+    lpMeta16Data: Ptr,
+    hdcRef: u32,
+    lpMFP: Ptr,
+) -> ApiResult<u32> {
+    let mut b = vec![0u8; nSize.min(1 << 26) as usize];
+    cx.proc.mem.read_bytes(lpMeta16Data.0, &mut b)?;
+    if !valid_wmf(&b) {
+        return Ok(0);
+    }
+    let mut frame = None;
+    if !lpMFP.is_null() {
+        let mm = cx.proc.mem.read_u32(lpMFP.0)?;
+        let x = cx.proc.mem.read_u32(lpMFP.0 + 4)? as i32;
+        let y = cx.proc.mem.read_u32(lpMFP.0 + 8)? as i32;
+        if (mm == super::mapping::MM_ISOTROPIC || mm == super::mapping::MM_ANISOTROPIC)
+            && x > 0
+            && y > 0
+        {
+            frame = Some(Rect::new(0, 0, x, y));
+        }
+    }
+    if hdcRef != 0 && !cx.proc.gdi32.lock().dcs.contains_key(&hdcRef) {
+        return Ok(0);
+    }
+    let mut r = Recorder::new(Kind::Emf);
+    r.frame = frame;
+    let edc = new_meta_dc(cx.proc, r);
+    let recs = wmf_records(&b);
+    let mut table = vec![0u32; rd16(&b, 10) as usize];
+    let sc = Scratch::new(cx.proc, max_record_bytes(&recs) + 0x100)?;
+    let mut res = Ok(());
+    for (func, p) in &recs {
+        res = play_wmf_record(cx, edc, &mut table, *func, p, &sc);
+        if res.is_err() {
+            break;
+        }
+    }
+    sc.free(cx.proc);
+    for h in table.into_iter().filter(|&h| h != 0) {
+        let _ = objects::delete_object(cx.proc, h);
+    }
+    let rec = close_dc(cx.proc, edc, Kind::Emf);
+    res?;
+    Ok(match rec {
+        Some(r) => {
+            let bytes = emf_bytes(cx.proc, &r);
+            add_metafile(cx.proc, MetaData::Emf(bytes))
+        }
+        None => 0,
+    })
+}
+
+/// GetWinMetaFileBits: the EMF's records played into a WMF DC, in the EMF's logical
+/// units (reference-device pixels); the WMF starts by setting `iMapMode`.
+pub fn GetWinMetaFileBits(
+    cx: &mut Ctx,
+    hemf: u32,
+    cbData16: u32,
+    pData16: Ptr,
+    iMapMode: u32,
+    _hdcRef: u32,
+) -> ApiResult<u32> {
+    let Some(b) = emf_of(cx.proc, hemf) else {
+        return Ok(0);
+    };
+    let wdc = new_meta_dc(cx.proc, Recorder::new(Kind::Wmf));
+    let mut res = call(cx, "SetMapMode", &[wdc, iMapMode]).map(|_| ());
+    let recs = emf_records(&b);
+    let mut table = vec![0u32; (rd16(&b, 52) as usize).max(1)];
+    let big = recs.iter().map(|r| r.2 as u32).max().unwrap_or(0) * 2 + 0x200;
+    if res.is_ok() {
+        let sc = Scratch::new(cx.proc, big)?;
+        for &(_, at, size) in &recs {
+            res = play_emf_record(cx, wdc, &mut table, &b[at..at + size], &sc);
+            if res.is_err() {
+                break;
+            }
+        }
+        sc.free(cx.proc);
+    }
+    for h in table.into_iter().filter(|&h| h != 0) {
+        let _ = objects::delete_object(cx.proc, h);
+    }
+    let rec = close_dc(cx.proc, wdc, Kind::Wmf);
+    res?;
+    match rec {
+        Some(r) => copy_out(cx.proc, &wmf_bytes(&r), cbData16, pData16.0),
+        None => Ok(0),
+    }
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GetMetaFileA", GetMetaFileA),
+        stdcall("GetMetaFileW", GetMetaFileW),
+        stdcall("GetEnhMetaFileA", GetEnhMetaFileA),
+        stdcall("GetEnhMetaFileW", GetEnhMetaFileW),
+        stdcall("SetWinMetaFileBits", SetWinMetaFileBits),
+        stdcall("GetWinMetaFileBits", GetWinMetaFileBits),
         stdcall("CreateMetaFileA", CreateMetaFileA),
         stdcall("CreateMetaFileW", CreateMetaFileW),
         stdcall("CloseMetaFile", CloseMetaFile),
