@@ -879,7 +879,47 @@ fn list_op(
     sorted: bool,
 ) -> UR<Option<u32>> {
     let idx = wp as i32;
+    // An owner-drawn list without LBS_HASSTRINGS (CBS_HASSTRINGS) keeps what
+    // LB_ADDSTRING / LB_INSERTSTRING pass as each item's data, not as a string.
+    let data_items = {
+        let wm = lock_wm(cx.proc);
+        let combo = wm.class_of(h).is_some_and(|k| k.name == "ComboBox");
+        let has_strings = if combo { 0x200 } else { 0x40 };
+        wm.win(h)
+            .is_some_and(|w| w.style & 0x30 != 0 && w.style & has_strings == 0)
+    };
     let r = match m {
+        LB_ADDSTRING | LB_INSERTSTRING if data_items => with_ctl(cx, h, |c| {
+            let at = if m == LB_INSERTSTRING && idx >= 0 && (idx as usize) <= c.items.len() {
+                idx as usize
+            } else {
+                c.items.len()
+            };
+            c.items.insert(at, (String::new(), lp));
+            if c.sel >= at as i32 && m == LB_INSERTSTRING {
+                c.sel += 1;
+            }
+            at as u32
+        }),
+        LB_GETTEXT if data_items => {
+            let d = with_ctl(cx, h, |c| {
+                c.items
+                    .get(idx.max(0) as usize)
+                    .filter(|_| idx >= 0)
+                    .map(|(_, d)| *d)
+            })
+            .flatten();
+            match d {
+                Some(d) => {
+                    cx.proc.mem.write_u32(lp, d)?;
+                    Some(4)
+                }
+                None => Some(LB_ERR),
+            }
+        }
+        LB_GETTEXTLEN if data_items => with_ctl(cx, h, |c| {
+            if idx >= 0 && (idx as usize) < c.items.len() { 4 } else { LB_ERR }
+        }),
         LB_ADDSTRING | LB_INSERTSTRING => {
             let s = super::read_str(cx, lp, u)?;
             with_ctl(cx, h, |c| {

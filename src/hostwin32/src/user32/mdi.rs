@@ -1680,3 +1680,65 @@ mod tests {
         assert_eq!(bar_button(&b(5, MF_BITMAP)), None);
     }
 }
+
+// ---- Placement ----------------------------------------------------------------------------
+
+/// Where an MDI child goes back to when restored, if it is maximized or minimized
+/// (GetWindowPlacement's rcNormalPosition); `None` for other windows.
+pub fn restore_rect(cx: &Ctx, hwnd: u32) -> Option<Rect> {
+    let client = client_of(cx, hwnd)?;
+    get(cx, client)?.restore.get(&hwnd).copied()
+}
+
+/// SetWindowPlacement of an MDI child: the restored rectangle, then the show state
+/// through the client (maximized, minimized or restored); `false` when `hwnd` is
+/// not an MDI child.
+pub fn set_placement(cx: &mut Ctx, hwnd: u32, normal: Rect, cmd: u32) -> UR<bool> {
+    let Some(client) = client_of(cx, hwnd) else {
+        return Ok(false);
+    };
+    let style = style_of(cx, hwnd);
+    if style & (wm::WS_MAXIMIZE | wm::WS_MINIMIZE) != 0 {
+        with(cx, client, |c| {
+            c.restore.insert(hwnd, normal);
+        });
+    } else {
+        window::set_window_pos(
+            cx,
+            hwnd,
+            0,
+            normal.left,
+            normal.top,
+            normal.width(),
+            normal.height(),
+            SWP_NOZORDER | SWP_NOACTIVATE,
+        )?;
+    }
+    match cmd {
+        // SW_HIDE.
+        0 => {
+            window::show_window(cx, hwnd, 0)?;
+        }
+        // SW_SHOWMAXIMIZED.
+        3 => {
+            window::show_window(cx, hwnd, 8)?;
+            maximize(cx, client, hwnd)?;
+            activate(cx, client, hwnd)?;
+        }
+        // SW_SHOWMINIMIZED, SW_MINIMIZE, SW_SHOWMINNOACTIVE.
+        2 | 6 | 7 => {
+            window::show_window(cx, hwnd, 8)?;
+            minimize(cx, client, hwnd)?;
+        }
+        _ => {
+            if style & (wm::WS_MAXIMIZE | wm::WS_MINIMIZE) != 0 {
+                restore(cx, client, hwnd, true)?;
+            }
+            window::show_window(cx, hwnd, 8)?;
+            if !matches!(cmd, 4 | 8) {
+                activate(cx, client, hwnd)?;
+            }
+        }
+    }
+    Ok(true)
+}

@@ -24,6 +24,7 @@ pub mod menuinfo;
 pub mod msg;
 pub mod msgbox;
 pub mod paint;
+pub mod placement;
 pub mod present;
 pub mod res;
 pub mod scroll;
@@ -330,6 +331,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(scroll::exports());
     v.extend(mdi::exports());
     v.extend(hook::exports());
+    v.extend(placement::exports());
     v
 }
 
