@@ -53,6 +53,12 @@
 //!   FRNDINT also get random rounding control, since Win32 code (the C runtime's
 //!   float-to-int) switches rounding mode around them.
 //!
+//! Tier equivalence: every case with an x87 or MMX instruction also runs on two more
+//! interpreters, `x87_fusion` off and on, inside a run the tier fuses (`fxch st(1)`
+//! twice after the case's code, and before it every other case); all state must be
+//! bit-identical between the two (see [`TierCheck`]). FCMOVcc runs after every kind
+//! of last flag writer: the `lazy` forms' ALU instructions and `popf`/`sahf`/`fcomi`.
+//!
 //! Environment: `DIFF_QUICK=1` runs 40 cases per form; `DIFF_FILTER=a,b` runs only forms
 //! whose name contains one of the substrings; `DIFF_CASES=n` sets the cases per form;
 //! `DIFF_SEED=n` changes the random seed; `DIFF_SHOW=n` prints n detailed mismatches
@@ -75,6 +81,7 @@ use oracle::{Case, FSAVE_SIZE, HostResult, Oracle};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use winterp_core::mem::Access;
+use winterp_core::tiers::{Tier, Tiers};
 use winterp_core::{Cpu, ExceptionKind, Executor, GuestMemory, Prot, StopReason};
 
 const CODE: u32 = 0x2000_0000;
@@ -317,6 +324,11 @@ static PANIC_MSG: Mutex<Option<String>> = Mutex::new(None);
 
 impl Emu {
     fn new(pristine: Arc<Vec<u8>>) -> Emu {
+        Emu::with_tiers(pristine, None)
+    }
+
+    /// An emulator with its own tier gates (`None`: the process-wide defaults).
+    fn with_tiers(pristine: Arc<Vec<u8>>, tiers: Option<Arc<Tiers>>) -> Emu {
         let mem = GuestMemory::new().expect("reserve guest memory");
         mem.commit(CODE, 0x1000, Prot::RWX)
             .expect("commit code page");
@@ -326,7 +338,10 @@ impl Emu {
             .expect("fill code page");
         mem.write_bytes(WIN, &pristine).expect("fill window");
         let cpu = Cpu::new(mem.clone());
-        let exec = Executor::new();
+        let mut exec = Executor::new();
+        if let Some(t) = tiers {
+            exec.set_tiers(t);
+        }
         Emu {
             mem,
             cpu,
@@ -396,7 +411,8 @@ impl Emu {
                 let msg = PANIC_MSG.lock().unwrap().take().unwrap_or_default();
                 let stop = Stop::Panic(msg);
                 // The machine may be inconsistent after a panic: start afresh.
-                *self = Emu::new(self.pristine.clone());
+                let tiers = self.exec.tiers().clone();
+                *self = Emu::with_tiers(self.pristine.clone(), Some(tiers));
                 let out = Outcome {
                     regs: [0; 8],
                     eip: 0,
@@ -2846,6 +2862,8 @@ fn build_forms(per_form: usize, per_transcendental: usize) -> Vec<Form> {
     }
     let lazy = lazy_forms(&forms);
     forms.extend(lazy);
+    let flagged = flag_writer_forms(&forms);
+    forms.extend(flagged);
     forms
 }
 
@@ -3537,6 +3555,210 @@ fn lazy_forms(forms: &[Form]) -> Vec<Form> {
         .collect()
 }
 
+/// FCMOVcc after the last flag writers `lazy_forms` does not put in front (POPF,
+/// SAHF, FCOMI): each kind hands EFLAGS over differently (an image, AH, an eager
+/// compare result), and a fused x87 run once lost the condition after POPF.
+fn flag_writer_forms(forms: &[Form]) -> Vec<Form> {
+    let mut out = Vec::new();
+    for cc in ["b", "e", "be", "u", "nb", "ne", "nbe", "nu"] {
+        let n = format!("Fcmov{cc}_st0_sti");
+        let f = forms
+            .iter()
+            .find(|f| f.name == n)
+            .unwrap_or_else(|| panic!("no form {n}"));
+        for writer in ["popf", "sahf", "fcomi"] {
+            let inner = f.make.clone();
+            out.push(Form {
+                name: format!("{writer} {n}"),
+                count: f.count,
+                make: Arc::new(move |cx| {
+                    let mut g = inner(cx);
+                    let pre: Vec<Instruction> = match writer {
+                        // IF stays set (user-mode POPF cannot change it) and TF, AC, NT
+                        // clear (a trap, alignment checks, a task return).
+                        "popf" => {
+                            let img = 0x202 | (cx.rng.random::<u32>() & (ARITH | DF));
+                            vec![
+                                Instruction::with1(Code::Pushd_imm32, img as i32).unwrap(),
+                                Instruction::with(Code::Popfd),
+                            ]
+                        }
+                        "sahf" => {
+                            let ah = cx.rng.random::<u8>() as u32;
+                            vec![
+                                Instruction::with2(Code::Mov_r8_imm8, Register::AH, ah).unwrap(),
+                                Instruction::with(Code::Sahf),
+                            ]
+                        }
+                        _ => {
+                            let j = cx.below(8) as usize;
+                            vec![
+                                Instruction::with2(Code::Fcomi_st0_sti, Register::ST0, STI[j])
+                                    .unwrap(),
+                            ]
+                        }
+                    };
+                    let mut code = Vec::new();
+                    for ins in &pre {
+                        let at = CODE + code.len() as u32;
+                        code.extend(cx.encode(ins, at));
+                    }
+                    code.extend_from_slice(&g.case.code);
+                    g.case.code = code;
+                    g
+                }),
+            });
+        }
+    }
+    out
+}
+
+// =====================================================================================
+// Tier equivalence: the x87/MMX cases inside fused x87 runs
+// =====================================================================================
+
+/// `fxch st(1)` twice: an x87 pair with inline kinds in the fusion tier, which puts
+/// the case's instructions into a fused run (the tier fuses runs of two or more
+/// x87 instructions with two inline kinds) and, when both registers are valid,
+/// leaves the state as it was.
+const FXCH2: [u8; 4] = [0xd9, 0xc9, 0xd9, 0xc9];
+
+/// Whether the case's code has an x87 (D8-DF, WAIT) or MMX instruction.
+fn has_x87_or_mmx(code: &[u8]) -> bool {
+    let mut dec = Decoder::with_ip(32, code, CODE as u64, DecoderOptions::NONE);
+    dec.iter().any(|ins| {
+        let oc = ins.code().op_code();
+        let first = if oc.op_code_len() == 2 {
+            oc.op_code() >> 8
+        } else {
+            oc.op_code()
+        };
+        let x87 = oc.encoding() == iced_x86::EncodingKind::Legacy
+            && oc.table() == iced_x86::OpCodeTableKind::Normal
+            && (0xd8..=0xdf).contains(&first);
+        let mmx = (0..ins.op_count())
+            .any(|k| ins.op_kind(k) == iced_x86::OpKind::Register && ins.op_register(k).is_mm());
+        x87 || mmx
+            || matches!(
+                ins.mnemonic(),
+                iced_x86::Mnemonic::Wait | iced_x86::Mnemonic::Emms
+            )
+    })
+}
+
+/// Every difference between two winterp outcomes, bit for bit (registers, EIP, all
+/// of EFLAGS, the whole FSAVE image with its 80-bit registers and FIP/FOP/FDP, the
+/// window, the stop).
+fn exact_diffs(a: &Outcome, b: &Outcome) -> Vec<String> {
+    let mut d = Vec::new();
+    for r in 0..8 {
+        if a.regs[r] != b.regs[r] {
+            d.push(format!(
+                "{}: {:#x} vs {:#x}",
+                REG_NAMES[r], a.regs[r], b.regs[r]
+            ));
+        }
+    }
+    if a.eip != b.eip {
+        d.push(format!("eip: {:#x} vs {:#x}", a.eip, b.eip));
+    }
+    if a.eflags != b.eflags {
+        d.push(format!("eflags: {:#x} vs {:#x}", a.eflags, b.eflags));
+    }
+    if a.stop != b.stop {
+        d.push(format!("stop: {} vs {}", a.stop, b.stop));
+    }
+    for o in 0..FSAVE_SIZE {
+        if a.fsave[o] != b.fsave[o] {
+            d.push(format!(
+                "fsave: byte {o} (of the {}) {:#04x} vs {:#04x}",
+                if o < 28 { "environment" } else { "registers" },
+                a.fsave[o],
+                b.fsave[o]
+            ));
+            break;
+        }
+    }
+    if a.mem != b.mem {
+        d.push(format!("memory: {:?} vs {:?}", a.mem, b.mem));
+    }
+    d
+}
+
+/// The x87/MMX cases run again on two interpreters, x87_fusion off and on, inside a
+/// straight-line run the tier fuses (the case's code first in the run, or after
+/// FXCH2; FXCH2 after it), and must leave identical state.
+struct TierCheck {
+    off: Emu,
+    on: Emu,
+    tiers_on: Arc<Tiers>,
+    cases: usize,
+    bad: usize,
+    shown: usize,
+}
+
+impl TierCheck {
+    fn new(pristine: Arc<Vec<u8>>) -> TierCheck {
+        let t = |on: bool| {
+            let t = Arc::new(Tiers::new());
+            t.set(Tier::X87Fusion, on).expect("x87_fusion gate");
+            t
+        };
+        let tiers_on = t(true);
+        TierCheck {
+            off: Emu::with_tiers(pristine.clone(), Some(t(false))),
+            on: Emu::with_tiers(pristine, Some(tiers_on.clone())),
+            tiers_on,
+            cases: 0,
+            bad: 0,
+            shown: 0,
+        }
+    }
+
+    fn check(&mut self, form: &str, c: &Case, show: usize) {
+        if !has_x87_or_mmx(&c.code) {
+            return;
+        }
+        let mut w = c.clone();
+        w.code.clear();
+        if self.cases % 2 == 1 {
+            w.code.extend_from_slice(&FXCH2);
+        }
+        w.code.extend_from_slice(&c.code);
+        w.code.extend_from_slice(&FXCH2);
+        let a = self.off.run(&w);
+        let b = self.on.run(&w);
+        self.cases += 1;
+        let d = exact_diffs(&a, &b);
+        if !d.is_empty() {
+            self.bad += 1;
+            if self.shown < show {
+                self.shown += 1;
+                println!(
+                    "x87_fusion changes {form}: {}\n  {}",
+                    disasm(&w.code),
+                    d.join("\n  ")
+                );
+            }
+        }
+    }
+
+    /// Prints the summary; the count of mismatches.
+    fn finish(&self) -> usize {
+        let s = self.tiers_on.stats(Tier::X87Fusion).snapshot();
+        println!(
+            "x87_fusion equivalence: {} x87/MMX cases in fused runs ({} runs fused, {} fused \
+             instructions retired), {} mismatches",
+            self.cases, s.matches, s.iterations, self.bad
+        );
+        assert!(
+            self.cases == 0 || s.iterations > 0,
+            "the tier fused none of the x87 cases: {s:?}"
+        );
+        self.bad
+    }
+}
+
 // =====================================================================================
 // Driver
 // =====================================================================================
@@ -3655,6 +3877,7 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
     } else {
         Side::Emu(Box::new(Emu::new(pristine.clone())))
     };
+    let mut tier = (!host_vs_host).then(|| TierCheck::new(pristine.clone()));
 
     // The oracle runs in its own process; a thread feeds it so that it works on one
     // batch while this thread runs the previous one through winterp.
@@ -3738,6 +3961,9 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
             let h = host_outcome(&host[i]);
             let e = &emu_out[i];
             let diffs = compare(&h, e, mask, &pristine);
+            if let Some(t) = tier.as_mut() {
+                t.check(&forms[*f].name, c, show);
+            }
             total += 1;
             let s = &mut stats[*f];
             if s.cases < dump {
@@ -3816,6 +4042,7 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
     }
     let nforms = stats.iter().filter(|s| s.cases > 0).count();
     println!("differential: {total} cases over {nforms} forms, {bad} mismatches");
+    let tier_bad = tier.as_ref().map_or(0, TierCheck::finish);
     println!("(took {:.1}s)", started.elapsed().as_secs_f64());
-    (total, bad)
+    (total, bad + tier_bad)
 }
