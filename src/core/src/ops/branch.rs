@@ -237,8 +237,6 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         | Mnemonic::Outsb
         | Mnemonic::Outsw
         | Mnemonic::Outsd
-        | Mnemonic::Iretd
-        | Mnemonic::Iret
         | Mnemonic::Lgdt
         | Mnemonic::Lidt
         | Mnemonic::Lldt

@@ -177,9 +177,10 @@ fn translate(t: &GuestThread, e: &Exception) -> (ExceptionRecord, Context) {
             new(c, e.eip, &[])
         }
         ExceptionKind::Privileged => new(code::PRIVILEGED_INSTRUCTION, e.eip, &[]),
-        // INT n through a kernel-only gate is a general-protection fault, which user
-        // mode sees as an access violation reading 0xFFFFFFFF.
-        ExceptionKind::SoftwareInterrupt(_) => new(
+        // INT n through a kernel-only gate and a segment load or far transfer
+        // naming a selector user mode may not use are general-protection faults,
+        // which user mode sees as an access violation reading 0xFFFFFFFF.
+        ExceptionKind::SoftwareInterrupt(_) | ExceptionKind::GeneralProtection => new(
             code::ACCESS_VIOLATION,
             e.eip,
             &[layout::access::READ, 0xffff_ffff],
