@@ -92,6 +92,16 @@ pub fn decode_block(
 }
 
 /// Resolves the instruction's memory operand (if any) into the op's address fields.
+/// Whether winterp implements the form of `ins`: some handler group claims it
+/// (its behaviour may be a fault, e.g. #UD for MOV CS), rather than the
+/// `unimplemented` handler, which stops the program naming the instruction.
+pub fn lowers(ins: &Instruction) -> bool {
+    let mut o = Op::new(op::invalid_opcode, ins.ip32(), ins.next_ip32());
+    prefill_memory(ins, &mut o);
+    let h = crate::ops::lower(ins, &mut o);
+    !std::ptr::fn_addr_eq(h, op::unimplemented as op::Handler)
+}
+
 fn prefill_memory(ins: &Instruction, o: &mut Op) {
     if !(0..ins.op_count()).any(|k| ins.op_kind(k) == OpKind::Memory) {
         return;
