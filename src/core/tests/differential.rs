@@ -3853,6 +3853,69 @@ fn segment_forms(per_form: usize) -> Vec<Form> {
             );
         }
     }
+    // LAR, LSL (register and memory sources, 16- and 32-bit destinations), VERR,
+    // VERW: the selector from SELECTORS or the flat ones.
+    for code in [
+        Code::Lar_r16_rm16,
+        Code::Lar_r32_r32m16,
+        Code::Lsl_r16_rm16,
+        Code::Lsl_r32_r32m16,
+        Code::Verr_rm16,
+        Code::Verr_r32m16,
+        Code::Verw_rm16,
+        Code::Verw_r32m16,
+    ] {
+        for mem in [false, true] {
+            add(
+                format!("{code:?}/{}", if mem { "m" } else { "r" }),
+                Arc::new(move |cx| {
+                    let mut st = St::new(cx);
+                    let mut used = 0u8;
+                    let sel = if cx.chance(0.5) {
+                        pick_sel(cx, HOST_CS)
+                    } else {
+                        pick_sel(cx, HOST_DS)
+                    };
+                    let query = matches!(
+                        code.mnemonic(),
+                        iced_x86::Mnemonic::Lar | iced_x86::Mnemonic::Lsl
+                    );
+                    let wide = matches!(
+                        code,
+                        Code::Lar_r32_r32m16
+                            | Code::Lsl_r32_r32m16
+                            | Code::Verr_r32m16
+                            | Code::Verw_r32m16
+                    );
+                    let mut ops: Vec<Register> = Vec::new();
+                    if query {
+                        let d = free_reg(cx, used);
+                        used |= 1 << d;
+                        ops.push(if wide { R32[d] } else { R16[d] });
+                    }
+                    let ins = if mem {
+                        let target = mem_target(cx, 2);
+                        let mo = mem_operand(cx, &mut st, &mut used, target);
+                        st.patch(target, &sel.to_le_bytes());
+                        match ops.first() {
+                            Some(&d) => Instruction::with2(code, d, mo).unwrap(),
+                            None => Instruction::with1(code, mo).unwrap(),
+                        }
+                    } else {
+                        let r = free_reg(cx, used);
+                        st.regs[r] = (cx.r32() & 0xffff_0000) | sel as u32;
+                        let src = if wide { R32[r] } else { R16[r] };
+                        match ops.first() {
+                            Some(&d) => Instruction::with2(code, d, src).unwrap(),
+                            None => Instruction::with1(code, src).unwrap(),
+                        }
+                    };
+                    let bytes = cx.encode(&ins, CODE);
+                    st.finish(bytes)
+                }),
+            );
+        }
+    }
     // Loads into ES, SS, DS: MOV Sreg, r/m; POP Sreg; LES/LSS/LDS. Each followed by
     // `mov r32, sreg`.
     for (sreg, good_pop) in [
@@ -4695,11 +4758,9 @@ const CPUID_EXCEPTIONS: &[&str] = &[
     // report, and it is not lowered.
     "Paddq_mm_mmm64",
     // Base-architecture forms winterp does not implement yet (they stop the program
-    // with the named report): 16-bit ENTER, INT1 (ICEBP), the protection queries
-    // VERR/VERW/LAR/LSL, and the P6's hint NOPs 0F 0D, 0F 18-1F with a ModRM reg
-    // iced reserves (below: by prefix).
-    "Enterw_imm16_imm8", "Int1", "Verr_rm16", "Verr_r32m16", "Verw_rm16", "Verw_r32m16",
-    "Lar_r16_rm16", "Lar_r32_r32m16", "Lsl_r16_rm16", "Lsl_r32_r32m16",
+    // with the named report): 16-bit ENTER, INT1 (ICEBP), and the P6's hint NOPs
+    // 0F 0D, 0F 18-1F with a ModRM reg iced reserves (below: by prefix).
+    "Enterw_imm16_imm8", "Int1",
 ];
 
 /// CPUID tells exactly what winterp implements: a legacy form is lowered exactly

@@ -102,6 +102,51 @@ impl Gdt {
     }
 }
 
+/// What LAR, LSL, VERR and VERW see of a descriptor user mode may inspect: the
+/// access rights as LAR returns them (the descriptor's second dword masked by
+/// 0x00FFFF00: type, DPL, P, limit bits 19-16, AVL, D/B, G), the byte-granular
+/// limit, readable, writable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rights {
+    pub access: u32,
+    pub limit: u32,
+    pub readable: bool,
+    pub writable: bool,
+}
+
+impl Gdt {
+    /// The descriptor `sel` names as LAR/LSL/VERR/VERW check it at CPL 3 (DPL 3,
+    /// present); None where they clear ZF: the null selector, DPL 0 and system
+    /// descriptors of the process (TSS, LDT, gates are all DPL 0), LDT selectors.
+    /// Windows' user descriptors: flat code 0x00CFFB00 (execute/read, accessed,
+    /// 4 GiB), flat data 0x00CFF300 (read/write, accessed, 4 GiB), TEB 0x0040F300
+    /// (read/write, byte-granular limit 0xFFF).
+    pub fn rights(&self, sel: u16) -> Option<Rights> {
+        let teb = sel & !3 == self.teb & !3 && self.teb & !3 != 0;
+        match self.lookup(sel)? {
+            Desc::Null => None,
+            Desc::Code => Some(Rights {
+                access: 0x00cf_fb00,
+                limit: u32::MAX,
+                readable: true,
+                writable: false,
+            }),
+            Desc::Data(_) if teb => Some(Rights {
+                access: 0x0040_f300,
+                limit: 0xfff,
+                readable: true,
+                writable: true,
+            }),
+            Desc::Data(_) => Some(Rights {
+                access: 0x00cf_f300,
+                limit: u32::MAX,
+                readable: true,
+                writable: true,
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +180,22 @@ mod tests {
         assert_eq!(g.check(0x1b, Load::Return), Some((0x1b, 0)));
         assert_eq!(g.check(0x18, Load::Return), None);
         assert_eq!(g.check(0x3b, Load::Return), None);
+        // LAR/LSL: Windows' descriptors; nothing for null, kernel or LDT selectors.
+        assert_eq!(
+            g.rights(0x1b).map(|r| (r.access, r.limit)),
+            Some((0x00cf_fb00, u32::MAX))
+        );
+        assert_eq!(
+            g.rights(0x20).map(|r| (r.access, r.writable)),
+            Some((0x00cf_f300, true))
+        );
+        assert_eq!(
+            g.rights(0x3b).map(|r| (r.access, r.limit)),
+            Some((0x0040_f300, 0xfff))
+        );
+        assert!(!g.rights(0x1b).unwrap().writable);
+        for s in [0, 3, 0x08, 0x10, 0x28, 0x0f] {
+            assert_eq!(g.rights(s), None, "{s:#x}");
+        }
     }
 }

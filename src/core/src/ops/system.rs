@@ -1,7 +1,8 @@
 //! System and flag instructions: CPUID, RDTSC, LAHF SAHF, CLC STC CMC CLD STD, SALC,
 //! BOUND, MOV to/from segment registers, PUSH/POP of segment registers (loads check
 //! the selector: `ops::far::load_sreg`), WAIT/FWAIT,
-//! ARPL, the user-mode descriptor-table queries SGDT SIDT SLDT STR SMSW, and MOV
+//! ARPL, the segment queries LAR LSL VERR VERW, the user-mode descriptor-table
+//! queries SGDT SIDT SLDT STR SMSW, and MOV
 //! to/from control/debug registers (privileged at CPL 3).
 //!
 //! CPUID describes exactly what winterp implements: a "GenuineIntel" family 6
@@ -237,6 +238,47 @@ fn arpl_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     after_store(cpu, ops, i, w)
 }
 
+/// LAR/LSL (`Q` 0 / 1) r, r/m16: the access rights or the limit of the selector's
+/// descriptor into `o.r` with ZF set, or ZF clear and `o.r` unchanged when user
+/// mode may not inspect it (`cpu::segs::Gdt::rights`). A 16-bit destination gets
+/// the low word. Only ZF changes.
+fn lar_lsl<const Q: u8, const S: u32, const MEM: bool>(
+    cpu: &mut Cpu,
+    ops: &[Op],
+    i: usize,
+) -> Exit {
+    let o = &ops[i];
+    let sel = if MEM {
+        mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)))
+    } else {
+        cpu.r16(o.rm) as u16
+    };
+    let r = cpu.gdt.rights(sel);
+    if let Some(r) = r {
+        let v = if Q == 0 { r.access } else { r.limit };
+        cpu.set_reg(S, o.r, v);
+    }
+    set_zf_only(cpu, r.is_some());
+    next(cpu, ops, i)
+}
+
+/// VERR/VERW (`W`) r/m16: ZF when the selector names a segment user mode may read
+/// (write).
+fn verx<const W: bool, const MEM: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let o = &ops[i];
+    let sel = if MEM {
+        mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)))
+    } else {
+        cpu.r16(o.rm) as u16
+    };
+    let ok = cpu
+        .gdt
+        .rights(sel)
+        .is_some_and(|r| if W { r.writable } else { r.readable });
+    set_zf_only(cpu, ok);
+    next(cpu, ops, i)
+}
+
 /// Values the descriptor-table queries report (those of 32-bit Windows XP).
 pub const GDTR: (u16, u32) = (0x03ff, 0x8003_f000);
 pub const IDTR: (u16, u32) = (0x07ff, 0x8003_f400);
@@ -383,6 +425,41 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
                 OpKind::Memory => Some(arpl_m),
                 _ => None,
             }
+        }
+        Mnemonic::Lar | Mnemonic::Lsl => {
+            o.r = reg_op(ins, 0)?;
+            let mem = ins.op_kind(1) == OpKind::Memory;
+            if !mem {
+                o.rm = reg_op(ins, 1)?;
+            }
+            let s16 = ins.op0_register().is_gpr16();
+            macro_rules! pick {
+                ($q:literal) => {
+                    Some(match (s16, mem) {
+                        (true, false) => lar_lsl::<$q, 16, false>,
+                        (true, true) => lar_lsl::<$q, 16, true>,
+                        (false, false) => lar_lsl::<$q, 32, false>,
+                        (false, true) => lar_lsl::<$q, 32, true>,
+                    })
+                };
+            }
+            if m == Mnemonic::Lar {
+                pick!(0)
+            } else {
+                pick!(1)
+            }
+        }
+        Mnemonic::Verr | Mnemonic::Verw => {
+            let mem = ins.op_kind(0) == OpKind::Memory;
+            if !mem {
+                o.rm = reg_op(ins, 0)?;
+            }
+            Some(match (m == Mnemonic::Verw, mem) {
+                (false, false) => verx::<false, false>,
+                (false, true) => verx::<false, true>,
+                (true, false) => verx::<true, false>,
+                (true, true) => verx::<true, true>,
+            })
         }
         Mnemonic::Sgdt | Mnemonic::Sidt => {
             o.x = (m == Mnemonic::Sidt) as u8;
