@@ -344,6 +344,20 @@ struct Emu {
 
 static PANIC_MSG: Mutex<Option<String>> = Mutex::new(None);
 
+/// The host's selectors and descriptors (see [`HOST_CS`]): the segment forms read
+/// and load them.
+fn host_segments(cpu: &mut Cpu) {
+    cpu.set_gdt(Gdt {
+        code: HOST_CS,
+        data: HOST_DS,
+        teb: HOST_FS,
+        teb_base: 0,
+    });
+    cpu.seg_sel[4] = HOST_FS;
+    cpu.seg_sel[5] = HOST_GS;
+    cpu.null_segs = winterp_core::cpu::segs::null_mask(&cpu.seg_sel);
+}
+
 impl Emu {
     fn new(pristine: Arc<Vec<u8>>) -> Emu {
         Emu::with_tiers(pristine, None)
@@ -360,15 +374,7 @@ impl Emu {
             .expect("fill code page");
         mem.write_bytes(WIN, &pristine).expect("fill window");
         let mut cpu = Cpu::new(mem.clone());
-        // The host's selectors (see `HOST_CS`): the segment forms read and load them.
-        cpu.set_gdt(Gdt {
-            code: HOST_CS,
-            data: HOST_DS,
-            teb: HOST_FS,
-            teb_base: 0,
-        });
-        cpu.seg_sel[4] = HOST_FS;
-        cpu.seg_sel[5] = HOST_GS;
+        host_segments(&mut cpu);
         let mut exec = Executor::new();
         if let Some(t) = tiers {
             exec.set_tiers(t);
@@ -400,6 +406,9 @@ impl Emu {
                 .expect("patch window");
         }
         let cpu = &mut self.cpu;
+        // The host's oracle starts every case with its own selectors (and restores
+        // DS and ES after one); so does this side.
+        host_segments(cpu);
         cpu.regs[..8].copy_from_slice(&c.regs);
         cpu.set_eflags(c.eflags);
         cpu.eip = CODE;
@@ -3852,6 +3861,31 @@ fn segment_forms(per_form: usize) -> Vec<Form> {
                 }),
             );
         }
+    }
+    // A null selector in DS or ES, then an access through it (explicit, or STOSB's
+    // ES:EDI), or a flat selector and the same access.
+    for (name, sreg, tail) in [
+        ("null ES, mov ecx es:[m]", 0u8, &[0x26u8, 0x8b, 0x0d][..]),
+        ("null ES, stosb", 0, &[0xaa][..]),
+        ("null DS, mov ecx [m]", 3, &[0x8b, 0x0d][..]),
+        ("null DS, lea ecx [m]", 3, &[0x8d, 0x0d][..]),
+    ] {
+        add(
+            name.into(),
+            Arc::new(move |cx| {
+                let mut st = St::new(cx);
+                let sel = if cx.chance(0.5) { 0u32 } else { HOST_DS as u32 };
+                st.regs[EAX] = (cx.r32() & 0xffff_0000) | sel;
+                let target = WIN + 0x100 + cx.below(WIN_SIZE - 0x200);
+                st.regs[EDI] = target;
+                let mut bytes = vec![0x8e, 0xc0 | (sreg << 3)]; // mov sreg, ax
+                bytes.extend_from_slice(tail);
+                if tail != [0xaa] {
+                    bytes.extend_from_slice(&target.to_le_bytes());
+                }
+                st.finish(bytes)
+            }),
+        );
     }
     // LAR, LSL (register and memory sources, 16- and 32-bit destinations), VERR,
     // VERW: the selector from SELECTORS or the flat ones.

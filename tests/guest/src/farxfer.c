@@ -7,7 +7,8 @@
  * it, far JMP m16:32, RETF imm16, IRETD, MOV/PUSH/POP of DS and ES, LDS/LES/LFS
  * with valid selectors. Far transfers and segment loads naming a selector user
  * mode may not use (a kernel segment, an LDT selector, a data segment as code, a
- * null SS) raise a general-protection fault, which Windows reports as
+ * null SS) raise a general-protection fault, and so does an access through a
+ * null selector loaded into ES (the load itself is allowed); Windows reports them as
  * EXCEPTION_ACCESS_VIOLATION; a handler linked into the FS:[0] chain by hand
  * (mingw has no __try) records the code and the faulting address and skips the
  * instruction. Selector values are printed only as "same as" comparisons, so
@@ -34,6 +35,8 @@ void bad_iret(unsigned short sel);
 void bad_mov_ds(unsigned short sel);
 void bad_pop_es(unsigned short sel);
 void bad_lss(unsigned short sel);
+void bad_null_es(unsigned short sel);
+extern char bad_null_es_at[];
 extern char bad_call_at[], bad_jmp_at[], bad_retf_at[], bad_iret_at[], bad_mov_ds_at[], bad_pop_es_at[],
     bad_lss_at[];
 
@@ -196,6 +199,16 @@ __asm__(".text\n"
         "    popl %es\n"
         "    addl $4, %esp\n"
         "    ret\n"
+        /* bad_null_es(0): loading the null selector into ES is allowed; the access
+           through it faults (es: mov (%esp), %eax: 4 bytes). ES gets DS back. */
+        ".globl _bad_null_es\n_bad_null_es:\n"
+        "    movl 4(%esp), %eax\n"
+        "    movw %ax, %es\n"
+        ".globl _bad_null_es_at\n_bad_null_es_at:\n"
+        "    movl %es:(%esp), %eax\n"
+        "    pushl %ds\n"
+        "    popl %es\n"
+        "    ret\n"
         ".globl _bad_lss\n_bad_lss:\n"
         "    movzwl 4(%esp), %eax\n"
         "    pushl %eax\n"
@@ -285,6 +298,7 @@ int main(void)
     bad("pop es, an LDT selector (0x07)", bad_pop_es, 0x07, bad_pop_es_at, 1);
     bad("lss with the null selector", bad_lss, 0, bad_lss_at, 4);
     bad("lss with CS", bad_lss, cs, bad_lss_at, 4);
+    bad("an access through a null ES", bad_null_es, 0, bad_null_es_at, 4);
 
     __asm__ volatile("movl %0, %%fs:0" : : "r"(r.prev) : "memory");
     printf("CS, DS, FS at the end: %s\n",

@@ -11,9 +11,23 @@
 //! address 0xFFFFFFFF (as it does for every general-protection fault that is not a
 //! privileged instruction).
 //!
-//! Not modelled: a null selector in DS, ES, FS or GS is accepted (as the CPU does),
-//! but a later memory access through it does not fault; winterp adds the segment's
-//! base (0) instead.
+//! A null selector in DS, ES, FS or GS is accepted (as the CPU does); a later
+//! memory access through it raises #GP ([`null_mask`], `decode::decode_block`). On
+//! Windows GS holds the null selector, so every GS access faults.
+
+/// The data segment registers of `sel` (ES, CS, SS, DS, FS, GS) that hold a null
+/// selector, as bits by slot (CS and SS never can).
+pub fn null_mask(sel: &[u16; 6]) -> u8 {
+    [
+        super::seg::ES,
+        super::seg::DS,
+        super::seg::FS,
+        super::seg::GS,
+    ]
+    .iter()
+    .filter(|&&s| sel[s as usize] & !3 == 0)
+    .fold(0, |m, &s| m | 1 << s)
+}
 
 /// The process's user descriptors by selector (RPL 3), and the TEB's base.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

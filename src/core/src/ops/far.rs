@@ -135,30 +135,38 @@ fn iret<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 fn lxs<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let (s, v) = mtry!(cpu, ops, i, far_ptr::<S>(cpu, o));
-    if !load_sreg(cpu, o.x, s) {
+    let Some(changed) = load_sreg(cpu, o.x, s) else {
         return gp(cpu, ops, i);
-    }
+    };
     cpu.set_reg(S, o.r, v);
-    next(cpu, ops, i)
+    after_load(cpu, ops, i, changed)
 }
 
 /// Loads segment register `s` (not CS) with `sel` and the base its descriptor
-/// gives; false (nothing changed) when `sel` may not go there (#GP).
+/// gives: None (nothing changed) when `sel` may not go there (#GP), else whether
+/// the set of null data segment registers changed, after which the instruction
+/// must end its block ([`after_load`]).
 #[inline]
-pub(crate) fn load_sreg(cpu: &mut Cpu, s: u8, sel: u16) -> bool {
-    let how = if s == seg::SS {
-        Load::Stack
-    } else {
-        Load::Data
-    };
-    match cpu.gdt.check(sel, how) {
-        Some((v, base)) => {
-            cpu.seg_sel[s as usize] = v;
-            cpu.seg_base[s as usize] = base;
-            true
-        }
-        None => false,
+pub(crate) fn load_sreg(cpu: &mut Cpu, s: u8, sel: u16) -> Option<bool> {
+    cpu.load_segment(s, sel)
+}
+
+/// After a segment load at op `i`: the next op, or, when the null data segment
+/// registers changed, the end of the block after this instruction, so the
+/// executor re-decodes what follows under the new set.
+#[inline(always)]
+pub(crate) fn after_load(cpu: &mut Cpu, ops: &[Op], i: usize, changed: bool) -> Exit {
+    if changed {
+        return crate::exec::op::end_after(cpu, ops, i);
     }
+    next(cpu, ops, i)
+}
+
+/// An instruction whose memory access goes through a data segment register
+/// holding a null selector (`decode::decode_block` puts this handler in its
+/// place): #GP.
+pub(crate) fn null_segment(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    gp(cpu, ops, i)
 }
 
 pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
@@ -391,6 +399,48 @@ mod tests {
         );
         assert!(matches!(k, ExceptionKind::AccessViolation(_)), "{k:?}");
         assert_eq!(m.cpu.regs[ESP], 0x1000);
+    }
+
+    #[test]
+    fn null_data_segments_fault_on_use() {
+        let gp = ExceptionKind::GeneralProtection;
+        // GS holds the null selector on Windows: a GS access faults, LEA does not.
+        let (_, k) = fault(|_| {}, &[0x65, 0xa1, 0, 0, 0, 0]); // mov eax, gs:[0]
+        assert_eq!(k, gp);
+        // A null ES: loading it is allowed, the next access through it (explicit or
+        // STOS's ES:EDI) faults; DS still works; a flat selector back makes ES work.
+        for (tail, faults) in [
+            (&[0x26, 0x8b, 0x03][..], true), // mov eax, es:[ebx]
+            (&[0xaa], true),                 // stosb
+            (&[0x8b, 0x03], false),          // mov eax, [ebx]
+            (&[0x65, 0x8d, 0x03], false),    // lea eax, gs:[ebx]
+            // fld dword gs:[ebx]; fld st0; fstp st0: an x87 run the fusion tier
+            // would take, whose load must fault all the same.
+            (&[0x65, 0xd9, 0x03, 0xd9, 0xc0, 0xdd, 0xd8], true),
+        ] {
+            let mut m = Machine::new();
+            m.cpu.regs[EBX] = DATA;
+            m.cpu.regs[7] = DATA; // EDI
+            let mut code = vec![0x31, 0xc9, 0x8e, 0xc1]; // xor ecx, ecx; mov es, cx
+            code.extend_from_slice(tail);
+            let at = CODE + 4;
+            code.extend([0xb9, 0x23, 0, 0, 0, 0x8e, 0xc1]); // mov ecx, 0x23; mov es, cx
+            code.extend([0x26, 0x8b, 0x13]); // mov edx, es:[ebx]
+            code.extend(exit());
+            m.load(&code);
+            m.mem.write_u32(DATA, 0x1234).unwrap();
+            match m.run(1000) {
+                StopReason::Exception(e) => {
+                    assert!(faults, "{tail:02x?}: {e:?}");
+                    assert_eq!((e.kind, e.eip), (gp, at), "{tail:02x?}");
+                }
+                StopReason::Thunk(EXIT) => {
+                    assert!(!faults, "{tail:02x?} ran");
+                    assert_eq!(m.cpu.regs[2], 0x1234, "es works again");
+                }
+                r => panic!("{r:?}"),
+            }
+        }
     }
 
     #[test]

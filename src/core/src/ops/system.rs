@@ -8,7 +8,7 @@
 //! CPUID describes exactly what winterp implements: a "GenuineIntel" family 6
 //! model 3 (Pentium II) with FPU, TSC, CX8, CMOV and MMX.
 
-use super::far::load_sreg;
+use super::far::{after_load, load_sreg};
 use super::reg_op;
 use crate::cpu::flags::{AF, ARITH, CF, DF, OF, PF, SF, ZF};
 use crate::cpu::{Cpu, EAX, EBX, ECX, EDX, ESP, ExceptionKind, Exit, seg};
@@ -152,19 +152,19 @@ fn mov_m_sreg(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 fn mov_sreg_r(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let v = cpu.r16(o.rm);
-    if !load_sreg(cpu, o.x, v as u16) {
+    let Some(changed) = load_sreg(cpu, o.x, v as u16) else {
         return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
-    }
-    next(cpu, ops, i)
+    };
+    after_load(cpu, ops, i, changed)
 }
 
 fn mov_sreg_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let v = mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)));
-    if !load_sreg(cpu, o.x, v) {
+    let Some(changed) = load_sreg(cpu, o.x, v) else {
         return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
-    }
-    next(cpu, ops, i)
+    };
+    after_load(cpu, ops, i, changed)
 }
 
 /// PUSH Sreg: with a 32-bit operand size the selector is zero-extended to a full
@@ -178,11 +178,11 @@ fn push_sreg<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 /// POP Sreg: ESP moves only when the selector loads.
 fn pop_sreg<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let v = mtry!(cpu, ops, i, cpu.peek(S, 0));
-    if !load_sreg(cpu, ops[i].x, v as u16) {
+    let Some(changed) = load_sreg(cpu, ops[i].x, v as u16) else {
         return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
-    }
+    };
     cpu.regs[ESP] = cpu.regs[ESP].wrapping_add(S / 8);
-    next(cpu, ops, i)
+    after_load(cpu, ops, i, changed)
 }
 
 // ---- WAIT, ARPL, descriptor-table queries -----------------------------------------

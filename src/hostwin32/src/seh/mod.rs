@@ -117,6 +117,10 @@ pub fn dispatch(t: &mut GuestThread, proc: &Arc<Process>, e: Exception) -> Resul
         )));
     }
     let (rec, ctx) = translate(t, &e);
+    // The handlers run with the kernel's user data segments, whatever the faulting
+    // code had loaded (a null ES, say); the CONTEXT records those. NtContinue does
+    // not load them back (`Context::apply`): the flat selectors stay.
+    t.cpu.reset_data_segments();
     if e.kind == ExceptionKind::FloatingPoint {
         // The CONTEXT keeps the pending exception; the handlers themselves get an
         // FPU they can use (Windows saves and reloads the state around them).
