@@ -31,6 +31,7 @@ const PROGRAMS: &[&str] = &[
     "cplrun",
     "cpuheavy",
     "crash",
+    "farxfer",
     "files",
     "fpu",
     "heap",
@@ -417,6 +418,16 @@ fn tierloops2_normal() {
 #[test]
 fn tierloops2_deterministic() {
     guest_program("tierloops2", Mode::Deterministic);
+}
+
+#[test]
+fn farxfer_normal() {
+    guest_program("farxfer", Mode::Normal);
+}
+
+#[test]
+fn farxfer_deterministic() {
+    guest_program("farxfer", Mode::Deterministic);
 }
 
 #[test]

@@ -1997,3 +1997,99 @@ fn sixteen_bit_address_inside_a_chain() {
         other => panic!("expected an access violation at 0x100, got {other:?}"),
     }
 }
+
+/// FCMOVcc as the first instruction of a fused run and inside one, for all eight
+/// conditions, after every kind of last flag writer (arithmetic, logic, POPF, SAHF,
+/// FCOMI): off and on agree, and ST(0) takes ST(1) exactly when the condition
+/// holds. The fused op once handed FCMOVcc its own `Op::x` (the run's chain length,
+/// 0 = "overflow") as the condition, so after POPF it never moved (issue 18).
+#[test]
+fn fcmov_after_every_flag_writer() {
+    type Fc = fn(&mut A, AsmRegisterSt, AsmRegisterSt) -> R;
+    let conds: [(Fc, fn(u32) -> bool); 8] = [
+        (A::fcmovb, |f| f & 1 != 0),
+        (A::fcmovnb, |f| f & 1 == 0),
+        (A::fcmove, |f| f & 0x40 != 0),
+        (A::fcmovne, |f| f & 0x40 == 0),
+        (A::fcmovbe, |f| f & 0x41 != 0),
+        (A::fcmovnbe, |f| f & 0x41 == 0),
+        (A::fcmovu, |f| f & 4 != 0),
+        (A::fcmovnu, |f| f & 4 == 0),
+    ];
+    // EFLAGS images (CF PF ZF combinations, bit 1 and IF set) for POPF, the AH
+    // values for SAHF, and which CF/ZF (PF: a NaN operand) the other writers leave.
+    let images: [u32; 5] = [0x202, 0x203, 0x246, 0x243, 0xa97];
+    for (ci, (fcmov, holds)) in conds.iter().enumerate() {
+        for &img in &images {
+            for writer in ["popf", "sahf", "add", "and", "fcomi"] {
+                for inside in [false, true] {
+                    let code = assemble(|a| {
+                        a.fld(qword_ptr(K + 24))?; // ST(1) = 3.0 after the next load
+                        a.fld(qword_ptr(K))?; // ST(0) = 1.0001
+                        match writer {
+                            "popf" => {
+                                a.push(img)?;
+                                a.popfd()?;
+                            }
+                            "sahf" => {
+                                a.mov(eax, img << 8)?;
+                                a.sahf()?;
+                            }
+                            // Flags from an ADD whose result is `img`'s low byte
+                            // pattern: CF from a carry, ZF from a zero.
+                            "add" => {
+                                a.mov(eax, if img & 1 != 0 { 0xffff_ffffu32 } else { 0 })?;
+                                a.add(
+                                    eax,
+                                    if img & 0x40 != 0 && img & 1 != 0 {
+                                        1
+                                    } else {
+                                        2
+                                    },
+                                )?;
+                            }
+                            "and" => {
+                                a.mov(eax, if img & 0x40 != 0 { 0 } else { 3 })?;
+                                a.and(eax, 0xffu32)?;
+                            }
+                            _ => {
+                                // FCOMI of ST(0) with ST(1), then with a NaN.
+                                if img & 4 != 0 {
+                                    a.fld(qword_ptr(K + 40))?;
+                                    a.fcomi(st0, st1)?;
+                                    a.fstp(st0)?;
+                                } else {
+                                    a.fcomi(st0, st1)?;
+                                }
+                            }
+                        }
+                        if inside {
+                            a.fxch(st0, st1)?;
+                            a.fxch(st0, st1)?;
+                        }
+                        fcmov(a, st0, st1)?;
+                        a.fxch(st0, st1)?;
+                        a.fxch(st0, st1)?;
+                        a.fstp(qword_ptr(DST))?;
+                        a.fstp(st0)?;
+                        a.pushfd()?;
+                        a.pop(ebx)?;
+                        finish(a)
+                    });
+                    let (s, _) = equivalent(&code);
+                    assert!(s.runs > 0, "{s:?}");
+                    let (on, _, _) = run(&code, true, u64::MAX);
+                    let flags = on.regs[3];
+                    let moved = on.mem[0x10_0000..0x10_0008] == 3.0f64.to_le_bytes();
+                    let kept = on.mem[0x10_0000..0x10_0008] == 1.0001f64.to_le_bytes();
+                    assert!(moved || kept, "cond {ci} {writer}: neither value stored");
+                    assert_eq!(
+                        moved,
+                        holds(flags),
+                        "cond {ci} after {writer} (eflags {flags:#x}, inside {inside})"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod flags;
 pub mod fpu;
+pub mod segs;
 
 use crate::mem::{Access, Fault, GuestMemory, Wrote};
 pub use flags::{FlagOp, LazyFlags};
@@ -49,6 +50,10 @@ pub enum ExceptionKind {
     InvalidOpcode,
     /// #GP from a privileged instruction at CPL 3 (HLT, CLI, IN/OUT, ...).
     Privileged,
+    /// #GP (or #NP, #SS) from a segment load or far transfer naming a selector the
+    /// process's descriptors do not allow (`cpu::segs`); Windows reports it as an
+    /// access violation at 0xFFFFFFFF.
+    GeneralProtection,
     /// INT n other than 3 (Windows reports these as access violations).
     SoftwareInterrupt(u8),
     /// An unmasked x87 exception delivered at the next waiting FPU instruction.
@@ -106,6 +111,12 @@ pub struct Cpu {
     /// Segment bases by slot (see [`seg`]); only FS and GS are non-zero on Win32.
     pub seg_base: [u32; 8],
     pub seg_sel: [u16; 6],
+    /// The descriptors segment loads and far transfers may name ([`segs`]).
+    pub gdt: segs::Gdt,
+    /// Data segment registers (bits by [`seg`] slot: ES, DS, FS, GS) holding a null
+    /// selector, through which a memory access raises #GP. Decoded code depends on
+    /// it (`decode::decode_block`), so the executor drops its blocks when it changes.
+    pub null_segs: u8,
     pub fpu: Fpu,
     pub mem: GuestMemory,
     /// Set by a handler that stops its block early (fault or store into code).
@@ -143,7 +154,9 @@ impl Cpu {
             flags: LazyFlags::default(),
             eflags_sys: flags::IF | 2,
             seg_base: [0; 8],
-            seg_sel: [0x2b, 0x23, 0x2b, 0x2b, 0x53, 0x2b],
+            seg_sel: Cpu::selectors(&segs::Gdt::default()),
+            gdt: segs::Gdt::default(),
+            null_segs: segs::null_mask(&Cpu::selectors(&segs::Gdt::default())),
             fpu: Fpu::default(),
             mem,
             exit_at: 0,
@@ -277,8 +290,59 @@ impl Cpu {
         Ok(v)
     }
 
-    /// Sets the base of FS or GS (the Win32 layer points FS at the TEB).
+    /// Sets the base of FS or GS (the Win32 layer points FS at the TEB, which is
+    /// then the TEB descriptor's base: a reload of FS's selector keeps it).
     pub fn set_seg_base(&mut self, slot: u8, base: u32) {
         self.seg_base[slot as usize] = base;
+        if slot == seg::FS {
+            self.gdt.teb_base = base;
+        }
+    }
+
+    /// Loads segment register `s` (not CS) with `sel` and the base its descriptor
+    /// gives, as MOV/POP/LxS do at CPL 3: None (nothing changed) when `sel` may not
+    /// go there (#GP), else whether the set of null data segment registers
+    /// ([`Cpu::null_segs`]) changed.
+    pub fn load_segment(&mut self, s: u8, sel: u16) -> Option<bool> {
+        let how = if s == seg::SS {
+            segs::Load::Stack
+        } else {
+            segs::Load::Data
+        };
+        let (v, base) = self.gdt.check(sel, how)?;
+        self.seg_sel[s as usize] = v;
+        self.seg_base[s as usize] = base;
+        let null = segs::null_mask(&self.seg_sel);
+        let changed = null != self.null_segs;
+        self.null_segs = null;
+        Some(changed)
+    }
+
+    /// The data segment registers as the kernel sets them when it enters user mode
+    /// to dispatch an exception: the flat data selector in DS and ES, the TEB's in
+    /// FS, the null selector in GS.
+    pub fn reset_data_segments(&mut self) {
+        let g = self.gdt;
+        for (s, sel) in [
+            (seg::ES, g.data),
+            (seg::DS, g.data),
+            (seg::FS, g.teb),
+            (seg::GS, 0),
+        ] {
+            let _ = self.load_segment(s, sel);
+        }
+    }
+
+    /// The selectors a thread starts with under `gdt`: ES, CS, SS, DS, FS, GS.
+    pub fn selectors(gdt: &segs::Gdt) -> [u16; 6] {
+        [gdt.data, gdt.code, gdt.data, gdt.data, gdt.teb, 0]
+    }
+
+    /// Uses the descriptors `gdt` (another host's selectors, in tests) and loads
+    /// the selectors a thread starts with.
+    pub fn set_gdt(&mut self, gdt: segs::Gdt) {
+        self.gdt = gdt;
+        self.seg_sel = Cpu::selectors(&gdt);
+        self.null_segs = segs::null_mask(&self.seg_sel);
     }
 }

@@ -22,6 +22,7 @@ pub fn decode_block(
     eip: u32,
     max_insns: usize,
     stop: (u32, u32),
+    null_segs: u8,
 ) -> Result<Block, Exception> {
     if mem.perm(eip) & perm::READ == 0 {
         return Err(Exception {
@@ -76,6 +77,14 @@ pub fn decode_block(
         }
         prefill_memory(&ins, &mut o);
         o.h = crate::ops::lower(&ins, &mut o);
+        // An access through a null data segment register faults (`cpu::segs`); an
+        // unimplemented form still reports its name.
+        if null_segs != 0
+            && !std::ptr::fn_addr_eq(o.h, op::unimplemented as op::Handler)
+            && null_access(&ins, null_segs)
+        {
+            o.h = crate::ops::far::null_segment;
+        }
         ops.push(o);
         if ins.flow_control() != FlowControl::Next {
             terminated = true;
@@ -92,6 +101,38 @@ pub fn decode_block(
 }
 
 /// Resolves the instruction's memory operand (if any) into the op's address fields.
+/// Whether `ins` reads or writes memory through a data segment register in
+/// `null_segs` (a null selector: the access raises #GP). LEA and NOP r/m name a
+/// memory operand without accessing it.
+fn null_access(ins: &Instruction, null_segs: u8) -> bool {
+    use iced_x86::Mnemonic;
+    if matches!(ins.mnemonic(), Mnemonic::Lea | Mnemonic::Nop) {
+        return false;
+    }
+    (0..ins.op_count()).any(|k| {
+        let r = match ins.op_kind(k) {
+            OpKind::Memory
+            | OpKind::MemorySegSI
+            | OpKind::MemorySegESI
+            | OpKind::MemorySegDI
+            | OpKind::MemorySegEDI => ins.memory_segment(),
+            OpKind::MemoryESDI | OpKind::MemoryESEDI => Register::ES,
+            _ => return false,
+        };
+        null_segs & (1 << seg_slot(r)) != 0
+    })
+}
+
+/// Whether winterp implements the form of `ins`: some handler group claims it
+/// (its behaviour may be a fault, e.g. #UD for MOV CS), rather than the
+/// `unimplemented` handler, which stops the program naming the instruction.
+pub fn lowers(ins: &Instruction) -> bool {
+    let mut o = Op::new(op::invalid_opcode, ins.ip32(), ins.next_ip32());
+    prefill_memory(ins, &mut o);
+    let h = crate::ops::lower(ins, &mut o);
+    !std::ptr::fn_addr_eq(h, op::unimplemented as op::Handler)
+}
+
 fn prefill_memory(ins: &Instruction, o: &mut Op) {
     if !(0..ins.op_count()).any(|k| ins.op_kind(k) == OpKind::Memory) {
         return;

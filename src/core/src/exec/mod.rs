@@ -67,6 +67,8 @@ pub struct Executor {
     tiers: Arc<Tiers>,
     /// The gate epoch this executor's decoded code was matched under.
     seen_tiers: u64,
+    /// `Cpu::null_segs` the cached blocks were decoded under.
+    seen_null: u8,
     /// Live `block_exec` regions, for code-write invalidation (tiers/region.rs).
     regions: RegionIndex,
     hits: Vec<u32>,
@@ -94,6 +96,7 @@ impl Executor {
             max_block_insns: 64,
             chaining: CHAINING_DEFAULT,
             seen_tiers: crate::tiers::global().epoch(),
+            seen_null: 1 << crate::cpu::seg::GS,
             tiers: crate::tiers::global(),
             regions: RegionIndex::default(),
             hits: Vec::new(),
@@ -256,21 +259,36 @@ impl Executor {
             if eip.wrapping_sub(self.stop_lo) < self.stop_len {
                 return StopReason::Thunk(eip);
             }
-            let (mem, max, stop) = (
+            // Decoded code depends on which data segment registers are null.
+            if cpu.null_segs != self.seen_null {
+                self.seen_null = cpu.null_segs;
+                self.flush();
+            }
+            let (mem, max, stop, null) = (
                 &cpu.mem,
                 self.max_block_insns,
                 (self.stop_lo, self.stop_len),
+                cpu.null_segs,
             );
             let decodes = &mut self.counters.decodes;
             let tiers = &*self.tiers;
             let regions = &mut self.regions;
             let block: &Block = match self.cache.get_or_decode(eip, || {
                 *decodes += 1;
-                let mut b = crate::decode::decode_block(mem, eip, max, stop)?;
+                let mut b = crate::decode::decode_block(mem, eip, max, stop, null)?;
+                // The tiers compute addresses themselves: a block with an access
+                // through a null segment (which must fault) runs plain.
+                let null_access = b
+                    .ops
+                    .iter()
+                    .any(|o| std::ptr::fn_addr_eq(o.h, crate::ops::far::null_segment as Handler));
+                if null_access {
+                    return Ok(b);
+                }
                 b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
                 crate::tiers::span::attach(mem, &mut b, tiers, stop);
                 if b.fold.is_none() && !PROF {
-                    b.region = crate::tiers::region::match_region(mem, &b, tiers, max, stop);
+                    b.region = crate::tiers::region::match_region(mem, &b, tiers, max, stop, null);
                     if let Some(r) = &b.region {
                         regions.add(b.start, &r.spans);
                     }
@@ -349,7 +367,15 @@ impl Executor {
                     let env = crate::uop::lower::Env {
                         max_insns: self.max_block_insns,
                         stop: (self.stop_lo, self.stop_len),
-                        seg_base: cpu.seg_base,
+                        // A null data segment is no flat one: the IR declines its
+                        // accesses, which fault.
+                        seg_base: std::array::from_fn(|s| {
+                            if cpu.null_segs & (1 << s) != 0 {
+                                1
+                            } else {
+                                cpu.seg_base[s]
+                            }
+                        }),
                     };
                     let st = self.tiers.stats(Tier::Uop);
                     if let Some(e) = self.uop.enter(cpu, block, target, &self.halt, &env, st) {

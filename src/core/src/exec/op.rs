@@ -107,6 +107,15 @@ pub fn code_written(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     Exit::CodeWrite
 }
 
+/// Ends the block right after op `i`, which retired (as [`code_written`] does):
+/// the run loop goes back to its checks before the next instruction (a segment
+/// load that changed which data segments are null makes decoded code stale).
+#[cold]
+#[inline(never)]
+pub fn end_after(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    code_written(cpu, ops, i)
+}
+
 /// Ends the block with a memory fault at op `i`; the op has changed nothing.
 #[cold]
 #[inline(never)]

@@ -51,6 +51,47 @@ fn call_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     call_to(cpu, ops, i, t)
 }
 
+/// CALL with a 16-bit operand size: pushes the low 16 bits of the return address;
+/// the target is already 16 bits (IP).
+fn call16_to(cpu: &mut Cpu, ops: &[Op], i: usize, target: u32) -> Exit {
+    match cpu.push(16, ops[i].next & 0xffff) {
+        Ok(_) => jump(cpu, target),
+        Err(f) => fault(cpu, ops, i, f),
+    }
+}
+
+fn call16_rel(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    call16_to(cpu, ops, i, ops[i].imm)
+}
+
+fn call16_r(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let t = cpu.r16(ops[i].r);
+    call16_to(cpu, ops, i, t)
+}
+
+fn call16_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let t = mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(&ops[i])));
+    call16_to(cpu, ops, i, t as u32)
+}
+
+fn jmp16_r(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let t = cpu.r16(ops[i].r);
+    jump(cpu, t)
+}
+
+fn jmp16_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let t = mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(&ops[i])));
+    jump(cpu, t as u32)
+}
+
+/// RET with a 16-bit operand size: pops IP (EIP's upper half becomes 0), then
+/// releases `o.imm` bytes.
+fn ret16(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let t = mtry!(cpu, ops, i, cpu.pop(16));
+    cpu.regs[ESP] = cpu.regs[ESP].wrapping_add(ops[i].imm);
+    jump(cpu, t)
+}
+
 fn ret(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let t = mtry!(cpu, ops, i, cpu.pop(32));
     jump(cpu, t)
@@ -159,7 +200,8 @@ fn branch_target(ins: &Instruction) -> Option<u32> {
 
 pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
     let m = ins.mnemonic();
-    // 16-bit operand-size branches truncate EIP; winterp runs 32-bit code only.
+    // A 16-bit operand size truncates a relative target to IP: iced's target
+    // already is.
     if let Some(cc) = cond_code(m) {
         if ins.flow_control() != iced_x86::FlowControl::ConditionalBranch {
             return None;
@@ -169,11 +211,19 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         return Some(jcc_handler(cc));
     }
     match m {
+        // With a 16-bit operand size the target is IP, zero-extended (iced has
+        // truncated a relative one); nothing is mapped there in a Win32 process, so
+        // these fault at the target, as on the CPU.
         Mnemonic::Jmp => match ins.op_kind(0) {
-            OpKind::NearBranch32 => {
+            OpKind::NearBranch32 | OpKind::NearBranch16 => {
                 o.imm = branch_target(ins)?;
                 Some(jmp_rel)
             }
+            OpKind::Register if ins.code() == Code::Jmp_rm16 => {
+                o.r = super::reg_op(ins, 0)?;
+                Some(jmp16_r)
+            }
+            OpKind::Memory if ins.code() == Code::Jmp_rm16 => Some(jmp16_m),
             OpKind::Register if ins.code() == Code::Jmp_rm32 => {
                 o.r = super::reg_op(ins, 0)?;
                 Some(jmp_r)
@@ -186,6 +236,15 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
                 o.imm = branch_target(ins)?;
                 Some(call_rel)
             }
+            OpKind::NearBranch16 => {
+                o.imm = branch_target(ins)?;
+                Some(call16_rel)
+            }
+            OpKind::Register if ins.code() == Code::Call_rm16 => {
+                o.r = super::reg_op(ins, 0)?;
+                Some(call16_r)
+            }
+            OpKind::Memory if ins.code() == Code::Call_rm16 => Some(call16_m),
             OpKind::Register if ins.code() == Code::Call_rm32 => {
                 o.r = super::reg_op(ins, 0)?;
                 Some(call_r)
@@ -199,14 +258,26 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
                 o.imm = ins.immediate16() as u32;
                 Some(ret_imm)
             }
+            Code::Retnw => Some(ret16),
+            Code::Retnw_imm16 => {
+                o.imm = ins.immediate16() as u32;
+                Some(ret16)
+            }
             _ => None,
         },
         Mnemonic::Loop | Mnemonic::Loope | Mnemonic::Loopne | Mnemonic::Jecxz | Mnemonic::Jcxz => {
             o.imm = branch_target(ins)?;
+            // The address size picks the counter (CX with a 67 prefix), whatever the
+            // operand size.
             let a16 = m == Mnemonic::Jcxz
                 || matches!(
                     ins.code(),
-                    Code::Loop_rel8_32_CX | Code::Loope_rel8_32_CX | Code::Loopne_rel8_32_CX
+                    Code::Loop_rel8_32_CX
+                        | Code::Loope_rel8_32_CX
+                        | Code::Loopne_rel8_32_CX
+                        | Code::Loop_rel8_16_CX
+                        | Code::Loope_rel8_16_CX
+                        | Code::Loopne_rel8_16_CX
                 );
             Some(match (m, a16) {
                 (Mnemonic::Loop, false) => loop_::<0, false>,
@@ -237,8 +308,6 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         | Mnemonic::Outsb
         | Mnemonic::Outsw
         | Mnemonic::Outsd
-        | Mnemonic::Iretd
-        | Mnemonic::Iret
         | Mnemonic::Lgdt
         | Mnemonic::Lidt
         | Mnemonic::Lldt

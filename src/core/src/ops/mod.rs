@@ -8,6 +8,7 @@ pub mod alu;
 pub mod bcd;
 pub mod bits;
 pub mod branch;
+pub mod far;
 pub mod mmx;
 pub mod muldiv;
 pub mod shift;
@@ -25,6 +26,7 @@ pub type Lowerer = fn(&Instruction, &mut Op) -> Option<Handler>;
 pub const GROUPS: &[(&str, Lowerer)] = &[
     ("alu", alu::lower),
     ("branch", branch::lower),
+    ("far", far::lower),
     ("stack", stack::lower),
     ("shift", shift::lower),
     ("muldiv", muldiv::lower),

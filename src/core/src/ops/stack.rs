@@ -110,12 +110,11 @@ fn popf<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     next(cpu, ops, i)
 }
 
+/// LEAVE: the stack's address size (32 bits, SS is flat) decides what is copied,
+/// so `ESP = EBP` for both operand sizes; the operand size only sets the width of
+/// the pop into (E)BP.
 fn leave<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
-    let bp = if S == 16 {
-        cpu.regs[EBP] & 0xffff
-    } else {
-        cpu.regs[EBP]
-    };
+    let bp = cpu.regs[EBP];
     let v = mtry!(cpu, ops, i, cpu.load(S, stack_addr(cpu, bp)));
     cpu.regs[ESP] = bp.wrapping_add(S / 8);
     cpu.set_reg(S, EBP as u8, v);

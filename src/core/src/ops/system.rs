@@ -1,14 +1,17 @@
 //! System and flag instructions: CPUID, RDTSC, LAHF SAHF, CLC STC CMC CLD STD, SALC,
-//! BOUND, MOV to/from segment registers, PUSH/POP of segment registers, WAIT/FWAIT,
-//! ARPL, the user-mode descriptor-table queries SGDT SIDT SLDT STR SMSW, and MOV
+//! BOUND, MOV to/from segment registers, PUSH/POP of segment registers (loads check
+//! the selector: `ops::far::load_sreg`), WAIT/FWAIT,
+//! ARPL, the segment queries LAR LSL VERR VERW, the user-mode descriptor-table
+//! queries SGDT SIDT SLDT STR SMSW, and MOV
 //! to/from control/debug registers (privileged at CPL 3).
 //!
 //! CPUID describes exactly what winterp implements: a "GenuineIntel" family 6
 //! model 3 (Pentium II) with FPU, TSC, CX8, CMOV and MMX.
 
+use super::far::{after_load, load_sreg};
 use super::reg_op;
 use crate::cpu::flags::{AF, ARITH, CF, DF, OF, PF, SF, ZF};
-use crate::cpu::{Cpu, EAX, EBX, ECX, EDX, ExceptionKind, Exit, seg};
+use crate::cpu::{Cpu, EAX, EBX, ECX, EDX, ESP, ExceptionKind, Exit, seg};
 use crate::exec::op::{Handler, Op, after_store, next, raise};
 use crate::mem::Wrote;
 use crate::mtry;
@@ -127,16 +130,6 @@ fn bound<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
 
 // ---- segment registers ------------------------------------------------------------
 
-/// Loads a segment register (not CS). SS, DS and ES are flat (base 0); FS and GS
-/// keep the base the Win32 layer gave them.
-#[inline(always)]
-fn load_sreg(cpu: &mut Cpu, s: u8, sel: u32) {
-    cpu.seg_sel[s as usize] = sel as u16;
-    if s != seg::FS && s != seg::GS {
-        cpu.seg_base[s as usize] = 0;
-    }
-}
-
 /// MOV r16/r32, Sreg: a 32-bit register destination is zero-extended (P6 and later,
 /// and AMD).
 fn mov_r_sreg<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
@@ -154,18 +147,24 @@ fn mov_m_sreg(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     after_store(cpu, ops, i, w)
 }
 
+/// MOV Sreg, r/m16 (not CS): the selector's checks as `ops::far::load_sreg`; a
+/// selector user mode may not load raises #GP.
 fn mov_sreg_r(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let v = cpu.r16(o.rm);
-    load_sreg(cpu, o.x, v);
-    next(cpu, ops, i)
+    let Some(changed) = load_sreg(cpu, o.x, v as u16) else {
+        return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
+    };
+    after_load(cpu, ops, i, changed)
 }
 
 fn mov_sreg_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let v = mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)));
-    load_sreg(cpu, o.x, v as u32);
-    next(cpu, ops, i)
+    let Some(changed) = load_sreg(cpu, o.x, v) else {
+        return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
+    };
+    after_load(cpu, ops, i, changed)
 }
 
 /// PUSH Sreg: with a 32-bit operand size the selector is zero-extended to a full
@@ -176,10 +175,14 @@ fn push_sreg<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     after_store(cpu, ops, i, w)
 }
 
+/// POP Sreg: ESP moves only when the selector loads.
 fn pop_sreg<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
-    let v = mtry!(cpu, ops, i, cpu.pop(S));
-    load_sreg(cpu, ops[i].x, v & 0xffff);
-    next(cpu, ops, i)
+    let v = mtry!(cpu, ops, i, cpu.peek(S, 0));
+    let Some(changed) = load_sreg(cpu, ops[i].x, v as u16) else {
+        return raise(cpu, ops, i, ExceptionKind::GeneralProtection);
+    };
+    cpu.regs[ESP] = cpu.regs[ESP].wrapping_add(S / 8);
+    after_load(cpu, ops, i, changed)
 }
 
 // ---- WAIT, ARPL, descriptor-table queries -----------------------------------------
@@ -233,6 +236,47 @@ fn arpl_m(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     };
     set_zf_only(cpu, n.is_some());
     after_store(cpu, ops, i, w)
+}
+
+/// LAR/LSL (`Q` 0 / 1) r, r/m16: the access rights or the limit of the selector's
+/// descriptor into `o.r` with ZF set, or ZF clear and `o.r` unchanged when user
+/// mode may not inspect it (`cpu::segs::Gdt::rights`). A 16-bit destination gets
+/// the low word. Only ZF changes.
+fn lar_lsl<const Q: u8, const S: u32, const MEM: bool>(
+    cpu: &mut Cpu,
+    ops: &[Op],
+    i: usize,
+) -> Exit {
+    let o = &ops[i];
+    let sel = if MEM {
+        mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)))
+    } else {
+        cpu.r16(o.rm) as u16
+    };
+    let r = cpu.gdt.rights(sel);
+    if let Some(r) = r {
+        let v = if Q == 0 { r.access } else { r.limit };
+        cpu.set_reg(S, o.r, v);
+    }
+    set_zf_only(cpu, r.is_some());
+    next(cpu, ops, i)
+}
+
+/// VERR/VERW (`W`) r/m16: ZF when the selector names a segment user mode may read
+/// (write).
+fn verx<const W: bool, const MEM: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    let o = &ops[i];
+    let sel = if MEM {
+        mtry!(cpu, ops, i, cpu.mem.read_u16(cpu.ea(o)))
+    } else {
+        cpu.r16(o.rm) as u16
+    };
+    let ok = cpu
+        .gdt
+        .rights(sel)
+        .is_some_and(|r| if W { r.writable } else { r.readable });
+    set_zf_only(cpu, ok);
+    next(cpu, ops, i)
 }
 
 /// Values the descriptor-table queries report (those of 32-bit Windows XP).
@@ -381,6 +425,41 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
                 OpKind::Memory => Some(arpl_m),
                 _ => None,
             }
+        }
+        Mnemonic::Lar | Mnemonic::Lsl => {
+            o.r = reg_op(ins, 0)?;
+            let mem = ins.op_kind(1) == OpKind::Memory;
+            if !mem {
+                o.rm = reg_op(ins, 1)?;
+            }
+            let s16 = ins.op0_register().is_gpr16();
+            macro_rules! pick {
+                ($q:literal) => {
+                    Some(match (s16, mem) {
+                        (true, false) => lar_lsl::<$q, 16, false>,
+                        (true, true) => lar_lsl::<$q, 16, true>,
+                        (false, false) => lar_lsl::<$q, 32, false>,
+                        (false, true) => lar_lsl::<$q, 32, true>,
+                    })
+                };
+            }
+            if m == Mnemonic::Lar {
+                pick!(0)
+            } else {
+                pick!(1)
+            }
+        }
+        Mnemonic::Verr | Mnemonic::Verw => {
+            let mem = ins.op_kind(0) == OpKind::Memory;
+            if !mem {
+                o.rm = reg_op(ins, 0)?;
+            }
+            Some(match (m == Mnemonic::Verw, mem) {
+                (false, false) => verx::<false, false>,
+                (false, true) => verx::<false, true>,
+                (true, false) => verx::<true, false>,
+                (true, true) => verx::<true, true>,
+            })
         }
         Mnemonic::Sgdt | Mnemonic::Sidt => {
             o.x = (m == Mnemonic::Sidt) as u8;
@@ -632,28 +711,53 @@ mod tests {
                 m.cpu.set_seg_base(seg::FS, 0x7ffd_e000);
                 m.cpu.regs[EAX] = 0xffff_ffff;
                 m.cpu.regs[EBX] = 0xffff_ffff;
-                m.cpu.regs[ECX] = 0x1234_0023;
+                m.cpu.regs[ECX] = 0x1234_0020;
+                m.cpu.regs[EDX] = 0x0000_003b;
                 m.mem.write_u32(DATA, 0xffff_ffff).unwrap();
+                m.mem.write_u32(DATA + 4, 0x23).unwrap();
             },
             |a| {
                 a.mov(eax, ds)?; // zero-extended
                 a.db(&[0x66, 0x8c, 0xe3])?; // mov bx, fs
                 a.mov(word_ptr(DATA), gs)?;
-                a.mov(es, cx)?;
-                a.mov(fs, cx)?; // keeps the Win32 base
-                a.mov(ss, word_ptr(DATA)) // 0x2b
+                a.mov(es, cx)?; // RPL 0 of the user data segment
+                a.mov(gs, dx)?; // the TEB selector: the TEB's base
+                a.mov(fs, cx)?; // a flat selector: base 0
+                a.mov(ss, word_ptr(DATA + 4))
             },
         );
-        assert_eq!(m.cpu.regs[EAX], 0x2b);
-        assert_eq!(m.cpu.regs[EBX], 0xffff_0053);
-        assert_eq!(m.mem.read_u32(DATA), Ok(0xffff_002b));
-        assert_eq!(m.cpu.seg_sel[seg::ES as usize], 0x23);
-        assert_eq!(m.cpu.seg_sel[seg::FS as usize], 0x23);
-        assert_eq!(m.cpu.seg_base[seg::FS as usize], 0x7ffd_e000);
-        assert_eq!(m.cpu.seg_base[seg::ES as usize], 0);
+        assert_eq!(m.cpu.regs[EAX], 0x23);
+        assert_eq!(m.cpu.regs[EBX], 0xffff_003b);
+        assert_eq!(m.mem.read_u32(DATA), Ok(0xffff_0000));
+        assert_eq!(m.cpu.seg_sel[seg::ES as usize], 0x20);
+        assert_eq!(m.cpu.seg_sel[seg::FS as usize], 0x20);
+        assert_eq!(m.cpu.seg_base[seg::FS as usize], 0);
+        assert_eq!(m.cpu.seg_sel[seg::GS as usize], 0x3b);
+        assert_eq!(m.cpu.seg_base[seg::GS as usize], 0x7ffd_e000);
+        assert_eq!(m.cpu.seg_sel[seg::SS as usize], 0x23);
         // MOV CS, r/m is #UD.
         let (_, e) = run_fault(|_| {}, |a| a.db(&[0x8e, 0xc8]));
         assert_eq!(e.kind, ExceptionKind::InvalidOpcode);
+        // Kernel and LDT selectors, null or RPL 0 into SS: #GP, nothing loaded.
+        for (sreg, sel) in [
+            (0u8, 0x10u32),
+            (3, 0x08),
+            (4, 0x30),
+            (5, 0x0f),
+            (2, 0),
+            (2, 0x20),
+            (2, 0x1b),
+        ] {
+            let (m, e) = run_fault(
+                |m| m.cpu.regs[ECX] = sel,
+                |a| a.db(&[0x8e, 0xc1 | (sreg << 3)]), // mov sreg, cx
+            );
+            assert_eq!(e.kind, ExceptionKind::GeneralProtection, "{sreg} {sel:#x}");
+            assert_eq!(m.cpu.seg_sel, crate::cpu::Cpu::selectors(&m.cpu.gdt));
+        }
+        // A null selector into DS is allowed.
+        let m = run(|m| m.cpu.regs[ECX] = 0, |a| a.mov(ds, cx));
+        assert_eq!(m.cpu.seg_sel[seg::DS as usize], 0);
     }
 
     #[test]
@@ -675,13 +779,23 @@ mod tests {
                 a.push(cs)
             },
         );
-        assert_eq!(m.cpu.regs[EAX], 0x53);
-        assert_eq!(m.cpu.regs[EBX] & 0xffff, 0x2b);
-        assert_eq!(m.cpu.seg_sel[seg::FS as usize], 0x2b);
+        assert_eq!(m.cpu.regs[EAX], 0x3b);
+        assert_eq!(m.cpu.regs[EBX] & 0xffff, 0);
+        assert_eq!(m.cpu.seg_sel[seg::FS as usize], 0);
         assert_eq!(m.cpu.seg_sel[seg::ES as usize], 0x23);
         let top = m.cpu.regs[ESP];
         assert_eq!(top, crate::harness::STACK_TOP - 16 - 4);
-        assert_eq!(m.mem.read_u32(top), Ok(0x23));
+        assert_eq!(m.mem.read_u32(top), Ok(0x1b));
+        // POP of a selector user mode may not load: #GP, ESP unchanged.
+        let (m, e) = run_fault(
+            |m| {
+                let top = m.cpu.regs[ESP];
+                m.mem.write_u32(top, 0x10).unwrap();
+            },
+            |a| a.pop(ds),
+        );
+        assert_eq!(e.kind, ExceptionKind::GeneralProtection);
+        assert_eq!(m.cpu.regs[ESP], crate::harness::STACK_TOP - 16);
     }
 
     #[test]

@@ -89,13 +89,14 @@ pub fn match_region(
     tiers: &Tiers,
     max_insns: usize,
     stop: (u32, u32),
+    null_segs: u8,
 ) -> Option<Box<Region>> {
     let st = tiers.stats(Tier::BlockExec);
     let decline = |d: Decline| {
         st.declines[d as usize].fetch_add(1, Ordering::Relaxed);
         None
     };
-    let g = match shape::discover(mem, head, max_insns, stop) {
+    let g = match shape::discover(mem, head, max_insns, stop, null_segs) {
         Ok(g) => g,
         Err(d) => return decline(d),
     };

@@ -98,6 +98,7 @@ pub fn discover(
     head: &Block,
     max_insns: usize,
     stop: (u32, u32),
+    null_segs: u8,
 ) -> Result<Graph, Decline> {
     let in_stop = |a: u32| a.wrapping_sub(stop.0) < stop.1;
     let mut blocks: Vec<Block> = Vec::with_capacity(8);
@@ -106,7 +107,7 @@ pub fn discover(
     let mut succ: Vec<[Option<usize>; 2]> = Vec::with_capacity(8);
     let mut calls = false;
     let mut overflow = false;
-    let Ok(h) = crate::decode::decode_block(mem, head.start, max_insns, stop) else {
+    let Ok(h) = crate::decode::decode_block(mem, head.start, max_insns, stop, null_segs) else {
         return Err(Decline::Op);
     };
     if h.end != head.end || h.ninsn != head.ninsn {
@@ -136,7 +137,7 @@ pub fn discover(
                 overflow = true;
                 continue;
             }
-            if let Ok(b) = crate::decode::decode_block(mem, target, max_insns, stop) {
+            if let Ok(b) = crate::decode::decode_block(mem, target, max_insns, stop, null_segs) {
                 terms.push(term_of(&b));
                 blocks.push(b);
                 s[j] = Some(blocks.len() - 1);

@@ -304,30 +304,77 @@ fn readback_kind(o: &Op) -> Option<(u8, u8)> {
     None
 }
 
-/// Handlers of first ops, by slot (interned: the set of x87 handlers is small). The
-/// mutex serialises interning at decode; the slots are read lock-free by the fused op
-/// whenever its first instruction takes its handler's path.
-static INTERN: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
-const SLOTS: usize = 1024;
-static HANDLERS: [OnceLock<Handler>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+/// The fields of a run's first op as the lowering left them. `attach` rewrites
+/// the first op's `h`, `imm`, `r`, `size`, `x` (and `rm` of a memory operand) for the
+/// fused op; whenever that instruction runs through its own handler
+/// ([`super::x87_fuse_exec`]'s `call`), every one of them is put back first, so no
+/// handler sees a field the fusion reused (FCMOVcc's condition in `x` was read as
+/// the run's chain length, 0, and the move never happened: issue 18).
+#[derive(Clone, Copy)]
+pub struct Lowered {
+    pub h: Handler,
+    pub imm: u32,
+    pub r: u8,
+    pub rm: u8,
+    pub size: u8,
+    pub x: u8,
+}
 
-fn intern(h: Handler) -> Option<u32> {
+impl Lowered {
+    fn of(o: &Op) -> Lowered {
+        Lowered {
+            h: o.h,
+            imm: o.imm,
+            r: o.r,
+            rm: o.rm,
+            size: o.size,
+            x: o.x,
+        }
+    }
+
+    fn same(&self, o: &Lowered) -> bool {
+        std::ptr::fn_addr_eq(self.h, o.h)
+            && (self.imm, self.r, self.rm, self.size, self.x) == (o.imm, o.r, o.rm, o.size, o.x)
+    }
+
+    /// `o` with these fields.
+    #[inline(always)]
+    pub fn restore(&self, o: &mut Op) {
+        o.h = self.h;
+        o.imm = self.imm;
+        o.r = self.r;
+        o.rm = self.rm;
+        o.size = self.size;
+        o.x = self.x;
+    }
+}
+
+/// First ops as lowered, by slot (interned: x87 forms and their register operands
+/// make a small set). The mutex serialises interning at decode; the slots are read
+/// lock-free by the fused op whenever its first instruction takes its handler's
+/// path.
+static INTERN: Mutex<Vec<Lowered>> = Mutex::new(Vec::new());
+const SLOTS: usize = 4096;
+static LOWERED: [OnceLock<Lowered>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+
+fn intern(o: &Op) -> Option<u32> {
+    let l = Lowered::of(o);
     let mut v = INTERN.lock().ok()?;
-    if let Some(k) = v.iter().position(|&g| std::ptr::fn_addr_eq(g, h)) {
+    if let Some(k) = v.iter().position(|g| g.same(&l)) {
         return Some(k as u32);
     }
     if v.len() >= SLOTS {
         return None;
     }
-    HANDLERS[v.len()].set(h).ok()?;
-    v.push(h);
+    LOWERED[v.len()].set(l).ok()?;
+    v.push(l);
     Some(v.len() as u32 - 1)
 }
 
-/// The handler interned in `slot` (the first op's own handler).
+/// The first op as lowered, interned in `slot`.
 #[inline(always)]
-pub fn handler(slot: u32) -> Option<Handler> {
-    HANDLERS.get(slot as usize)?.get().copied()
+pub fn lowered(slot: u32) -> Option<Lowered> {
+    LOWERED.get(slot as usize)?.get().copied()
 }
 
 /// Fuses every run of x87 instructions in a freshly decoded block.
@@ -403,7 +450,7 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
             decline(Decline::GateOff);
             continue;
         }
-        let Some(slot) = intern(b.ops[start].h) else {
+        let Some(slot) = intern(&b.ops[start]) else {
             decline(Decline::Shape);
             continue;
         };
@@ -420,9 +467,9 @@ pub fn attach(b: &mut Block, tiers: &Tiers) {
                 b.ops[j].x = readback_kind(&b.ops[j]).map_or(0, |(_, cc)| cc);
             }
         }
-        // `Op::x` is read by no x87 form but FCMOVcc, which never starts a chain. Only
-        // a chain that is the whole run: handing a chain's state over to the generic
-        // loop costs more than the chain saves (measured on the x87_pipeline shape).
+        // Only a chain that is the whole run: handing a chain's state over to the
+        // generic loop costs more than the chain saves (measured on the x87_pipeline
+        // shape). A chain's first op is an FLD, whose handler reads no `Op::x`.
         let segments = chain_segments(&kinds);
         for &(at, n) in segments.iter().flatten() {
             b.ops[start + at].x = n;

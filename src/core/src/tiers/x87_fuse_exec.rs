@@ -815,14 +815,14 @@ fn generic_body(cpu: &mut Cpu, ops: &[Op], i: usize, j0: usize, mut inline: u64)
     (ops[end].h)(cpu, ops, end)
 }
 
-/// Calls instruction `j`'s own handler (the first op's from its slot); Some(exit)
+/// Calls instruction `j`'s own handler (the first op as lowered, from its slot); Some(exit)
 /// when it left the block.
 #[inline(never)]
 fn call(cpu: &mut Cpu, ops: &[Op], i: usize, j: usize) -> Option<Exit> {
     let mut o = ops[j];
     if j == i {
-        match handler(o.imm & super::x87_burst::SLOT_MASK) {
-            Some(h) => o.h = h,
+        match lowered(o.imm & super::x87_burst::SLOT_MASK) {
+            Some(l) => l.restore(&mut o),
             // Only a poisoned slot table gets here; the instruction is reported.
             None => return Some(op::unimplemented(cpu, ops, j)),
         }

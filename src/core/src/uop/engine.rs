@@ -292,7 +292,9 @@ impl UopState {
         let Some(Verdict::Run(c)) = self.heads.get_mut(&head) else {
             return None;
         };
-        let flat_ok = (0..8).all(|s| c.flat_segs & (1 << s) == 0 || cpu.seg_base[s] == 0);
+        let flat_ok = (0..8).all(|s| {
+            c.flat_segs & (1 << s) == 0 || (cpu.seg_base[s] == 0 && cpu.null_segs & (1 << s) == 0)
+        });
         if !flat_ok {
             return None;
         }

@@ -87,9 +87,14 @@ __asm__(
     "\n"
     ".globl exit_stub\n"
     "exit_stub:\n"
-    "  movl %esp, g_out_regs+16\n"
+    /* The case may have left a null or code selector in DS or ES: the first stores
+       go through SS, then DS and ES get SS's flat selector back. */
+    "  movl %esp, %ss:g_out_regs+16\n"
+    "  movl %eax, %ss:g_out_regs+0\n"
+    "  movw %ss, %ax\n"
+    "  movw %ax, %ds\n"
+    "  movw %ax, %es\n"
     "  movl $(g_priv_stack+16384-16), %esp\n"
-    "  movl %eax, g_out_regs+0\n"
     "  movl %ecx, g_out_regs+4\n"
     "  movl %edx, g_out_regs+8\n"
     "  movl %ebx, g_out_regs+12\n"

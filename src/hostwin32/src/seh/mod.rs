@@ -117,6 +117,10 @@ pub fn dispatch(t: &mut GuestThread, proc: &Arc<Process>, e: Exception) -> Resul
         )));
     }
     let (rec, ctx) = translate(t, &e);
+    // The handlers run with the kernel's user data segments, whatever the faulting
+    // code had loaded (a null ES, say); the CONTEXT records those. NtContinue does
+    // not load them back (`Context::apply`): the flat selectors stay.
+    t.cpu.reset_data_segments();
     if e.kind == ExceptionKind::FloatingPoint {
         // The CONTEXT keeps the pending exception; the handlers themselves get an
         // FPU they can use (Windows saves and reloads the state around them).
@@ -177,9 +181,10 @@ fn translate(t: &GuestThread, e: &Exception) -> (ExceptionRecord, Context) {
             new(c, e.eip, &[])
         }
         ExceptionKind::Privileged => new(code::PRIVILEGED_INSTRUCTION, e.eip, &[]),
-        // INT n through a kernel-only gate is a general-protection fault, which user
-        // mode sees as an access violation reading 0xFFFFFFFF.
-        ExceptionKind::SoftwareInterrupt(_) => new(
+        // INT n through a kernel-only gate and a segment load or far transfer
+        // naming a selector user mode may not use are general-protection faults,
+        // which user mode sees as an access violation reading 0xFFFFFFFF.
+        ExceptionKind::SoftwareInterrupt(_) | ExceptionKind::GeneralProtection => new(
             code::ACCESS_VIOLATION,
             e.eip,
             &[layout::access::READ, 0xffff_ffff],
