@@ -612,7 +612,8 @@ mod tests {
         let i = x.inverse().unwrap();
         let (a, b) = x.apply(5.0, 9.0);
         let (c, d) = i.apply(a, b);
-        assert!((c - 5.0).abs() < 1e-9 && (d - 9.0).abs() < 1e-9);
+        // The inverse is kept in single precision, like an XFORM.
+        assert!((c - 5.0).abs() < 1e-4 && (d - 9.0).abs() < 1e-4);
     }
 
     #[test]
@@ -636,5 +637,21 @@ mod tests {
         assert_eq!(lp_to_dp(&a, 4, 2), (12, 19));
         // Back: (19-20)*3/-2+1 = 2.5, a half that rounds up.
         assert_eq!(dp_to_lp(&a, 12, 19), Some((4, 3)));
+    }
+
+    #[test]
+    fn a_half_from_a_single_precision_inverse_rounds_down() {
+        // y = (10 + 1) * 7/2 + 9 = 47.5 exactly, but 1/(2/7) in single precision is
+        // just under 3.5: Windows (and Wine) answer 47.
+        let a = Attrs {
+            map_mode: MM_ANISOTROPIC,
+            win_ext: (3, 7),
+            vp_ext: (5, 2),
+            win_org: (-4, 9),
+            vp_org: (6, -1),
+            ..Attrs::default()
+        };
+        assert_eq!(dp_to_lp(&a, 10, 10), Some((-2, 47)));
+        assert_eq!(lp_to_dp(&a, 10, 10), (29, -1));
     }
 }
