@@ -16,6 +16,7 @@ pub mod hle;
 pub mod host;
 pub mod inspect;
 pub mod kernel32;
+pub mod kernelbase;
 pub mod keys;
 pub mod loader;
 pub mod msi;
@@ -47,6 +48,7 @@ pub mod winmm;
 pub fn hle_dlls() -> Vec<hle::HleDll> {
     let mut dlls = vec![
         kernel32::DLL,
+        kernelbase::DLL,
         msvcrt::DLL,
         advapi32::DLL,
         user32::DLL,
