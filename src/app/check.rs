@@ -109,6 +109,9 @@ pub fn run_text(r: &RunReport, frames: u64, png: &std::path::Path) -> String {
         None => "never".to_string(),
     };
     let _ = writeln!(t, "  first window:          {}", at(p.first_window));
+    if !p.titles.is_empty() {
+        let _ = writeln!(t, "  windows shown:         \"{}\"", p.titles.join("\", \""));
+    }
     let _ = writeln!(t, "  first presented frame: {}", at(p.first_present));
     let _ = writeln!(
         t,
@@ -213,6 +216,7 @@ pub fn run(a: CheckArgs) -> Result<i32> {
         json["run"] = serde_json::json!({
             "frames": a.frames,
             "first_window_tick": p.first_window,
+            "window_titles": p.titles,
             "first_present_tick": p.first_present,
             "presented": p.presented.min(a.frames),
             "reached": p.reached,

@@ -66,6 +66,10 @@ pub struct Progress {
     pub presented: u64,
     /// The run ended at its last frame (rather than by the program).
     pub reached: bool,
+    /// The titles of the visible top-level windows it showed, in the order first
+    /// seen (`winterp check` reports them; the Wine corpus test compares them with
+    /// the titles Wine shows).
+    pub titles: Vec<String>,
 }
 
 /// What a headless run ended with.
@@ -560,6 +564,11 @@ impl FrameRun {
             p.ticks = k;
             if shown {
                 p.first_window.get_or_insert(k);
+                for t in winterp_hostwin32::user32::present::visible_titles(proc) {
+                    if !p.titles.contains(&t) {
+                        p.titles.push(t);
+                    }
+                }
                 // Until a program presents through DirectDraw, its window is what it
                 // shows (GDI programs, and DirectDraw ones that draw with GDI).
                 if display::presents(proc) == 0 {

@@ -181,6 +181,28 @@ static void tab_test(void)
         show_rect("tab: fixed item", 1, r);
     }
     DestroyWindow(t);
+    /* With an image list every item makes room for an icon, with or without one. */
+    t = CreateWindowA(WC_TABCONTROLA, "", WS_CHILD | WS_VISIBLE, 10, 10, 300, 200, main_w, (HMENU)102, NULL, NULL);
+    SendMessageA(t, WM_SETFONT, (WPARAM)font, 0);
+    {
+        HIMAGELIST il = ImageList_Create(16, 16, ILC_COLOR, 1, 1);
+        SendMessageA(t, TCM_SETIMAGELIST, 0, (LPARAM)il);
+        for (i = 0; i < 2; i++) {
+            memset(&it, 0, sizeof it);
+            it.mask = TCIF_TEXT | TCIF_IMAGE;
+            it.pszText = (char *)names[i == 0 ? 0 : 1];
+            it.iImage = i == 0 ? 0 : -1;
+            SendMessageA(t, TCM_INSERTITEMA, i, (LPARAM)&it);
+            SendMessageA(t, TCM_GETITEMRECT, i, (LPARAM)&r);
+            printf("tab: icon item %d width text%+ld height %ld\n", i, r.right - r.left - text_w(names[i == 0 ? 0 : 1]),
+                   r.bottom - r.top);
+        }
+        SetRect(&r, 0, 0, 300, 200);
+        SendMessageA(t, TCM_ADJUSTRECT, FALSE, (LPARAM)&r);
+        printf("tab: icon adjust top %ld\n", r.top);
+        DestroyWindow(t);
+        ImageList_Destroy(il);
+    }
 }
 
 /* ---- header ---------------------------------------------------------------- */

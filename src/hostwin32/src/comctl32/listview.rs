@@ -1205,9 +1205,9 @@ fn insert_column(cx: &mut Ctx, h: u32, index: u32, p: u32, unicode: bool) -> UR<
     };
     let m = &cx.proc.mem;
     let sub = if mask & LVCF_SUBITEM != 0 {
-        m.read_u32(p + 20)? as i32
+        Some(m.read_u32(p + 20)? as i32)
     } else {
-        index as i32
+        None
     };
     let image = if mask & LVCF_IMAGE != 0 {
         m.read_u32(p + 24)? as i32
@@ -1225,7 +1225,7 @@ fn insert_column(cx: &mut Ctx, h: u32, index: u32, p: u32, unicode: bool) -> UR<
             i,
             Column {
                 fmt,
-                sub_item: sub,
+                sub_item: sub.unwrap_or(i as i32),
                 image,
             },
         )
@@ -1668,7 +1668,8 @@ fn paint(cx: &mut Ctx, h: u32) -> UR<u32> {
                 let col_meta = with(cx, h, |s| s.cols.clone()).unwrap_or_default();
                 for (k, c) in cols.iter().enumerate().skip(1) {
                     let meta = col_meta.get(k).cloned().unwrap_or_default();
-                    let t = item_text(cx, h, i, meta.sub_item.max(k as i32))?;
+                    // Sub-item texts are addressed by column, as Wine's list view does.
+                    let t = item_text(cx, h, i, k as i32)?;
                     let r = Rect::new(c.0 + 6, b.top, c.0 + c.1 - 6, b.bottom);
                     if r.right <= r.left {
                         continue;

@@ -2,8 +2,8 @@
 //! index, state and application bytes (TCM_SETITEMEXTRA), one selected item, the
 //! display-area arithmetic of TCM_ADJUSTRECT, hit testing, fixed-width and padded
 //! items, TCS_BUTTONS and TCS_MULTILINE rows, and the TCN_SELCHANGING / TCN_SELCHANGE
-//! pair around a selection the user makes (mouse or arrow keys). Item images are
-//! kept (TCM_SETIMAGELIST) but not drawn.
+//! pair around a selection the user makes (mouse or arrow keys), and item icons
+//! from the image list (every item makes room for one once a list is set).
 
 use super::header::{
     fill, inside, le32, measure, notify, paint_with, point, put_rect, read_rect, redraw, style_of,
@@ -134,7 +134,7 @@ fn with<R>(cx: &Ctx, h: u32, f: impl FnOnce(&mut Tab) -> R) -> Option<R> {
 
 /// Item rectangles (as TCM_GETITEMRECT gives them) and the number of rows.
 fn layout(cx: &mut Ctx, h: u32) -> UR<(Vec<Rect>, i32, i32)> {
-    let Some((texts, font, size, padding, min_w, cur)) = with(cx, h, |s| {
+    let Some((texts, font, size, padding, min_w, cur, himl)) = with(cx, h, |s| {
         (
             s.items.iter().map(|i| i.text.clone()).collect::<Vec<_>>(),
             s.font,
@@ -142,6 +142,7 @@ fn layout(cx: &mut Ctx, h: u32) -> UR<(Vec<Rect>, i32, i32)> {
             s.padding,
             s.min_width,
             s.cur,
+            s.himl,
         )
     }) else {
         return Ok((Vec::new(), 0, 0));
@@ -149,7 +150,10 @@ fn layout(cx: &mut Ctx, h: u32) -> UR<(Vec<Rect>, i32, i32)> {
     let style = style_of(cx, h);
     let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
     let (th, widths) = measure(cx, h, font, &refs)?;
-    let item_h = size.map_or(th + 2 + padding.1, |s| s.1);
+    // With an image list every item makes room for an icon (and the padding after it).
+    let icon = icon_size(cx, himl);
+    let icon_w = if icon.0 > 0 { icon.0 + padding.0 } else { 0 };
+    let item_h = size.map_or((th + 2).max(icon.1) + padding.1, |s| s.1);
     let (cw, _) = super::header::client_size(cx, h);
     let buttons = style & TCS_BUTTONS != 0;
     let multi = style & TCS_MULTILINE != 0;
@@ -161,7 +165,7 @@ fn layout(cx: &mut Ctx, h: u32) -> UR<(Vec<Rect>, i32, i32)> {
         let w = if style & TCS_FIXEDWIDTH != 0 {
             size.map_or(FIXED_WIDTH, |s| s.0)
         } else {
-            (w + 2 * padding.0).max(min_w)
+            (w + 2 * padding.0 + icon_w).max(min_w)
         };
         if multi && x > 2 && x + w > cw - 2 {
             row += 1;
@@ -200,6 +204,13 @@ fn layout(cx: &mut Ctx, h: u32) -> UR<(Vec<Rect>, i32, i32)> {
         })
         .collect();
     Ok((out, rows, row_h))
+}
+
+fn icon_size(cx: &Ctx, himl: u32) -> (i32, i32) {
+    if himl == 0 {
+        return (0, 0);
+    }
+    super::imagelist::size(cx.proc, himl).unwrap_or((0, 0))
 }
 
 /// The display area of a control of `w` x `hh` whose tabs take `rows` rows.
@@ -280,9 +291,9 @@ fn hit(cx: &mut Ctx, h: u32, p: (i32, i32)) -> UR<(i32, u32)> {
 
 fn paint(cx: &mut Ctx, h: u32) -> UR<u32> {
     let (rs, rows, row_h) = layout(cx, h)?;
-    let Some((items, cur, font, focus)) =
-        with(cx, h, |s| (s.items.clone(), s.cur, s.font, s.focus))
-    else {
+    let Some((items, cur, font, focus, himl, padding)) = with(cx, h, |s| {
+        (s.items.clone(), s.cur, s.font, s.focus, s.himl, s.padding)
+    }) else {
         return Ok(0);
     };
     let style = style_of(cx, h);
@@ -325,11 +336,21 @@ fn paint(cx: &mut Ctx, h: u32) -> UR<u32> {
                     gp::BF_LEFT | gp::BF_TOP | gp::BF_RIGHT | gp::BF_SOFT,
                 )?;
             }
+            let icon = icon_size(cx, himl);
+            let mut tr = r;
+            if icon.0 > 0 {
+                let x = r.left + padding.0;
+                if it.image >= 0 {
+                    let y = r.top + (r.height() - icon.1) / 2;
+                    super::imagelist::draw(cx.proc, himl, it.image, hdc, x, y, 0)?;
+                }
+                tr = Rect::new(x + icon.0, r.top, r.right, r.bottom);
+            }
             gp::draw_text(
                 cx.proc,
                 hdc,
                 &it.text,
-                r,
+                tr,
                 gp::DT_CENTER | gp::DT_VCENTER | gp::DT_SINGLELINE,
             );
             if has_focus && i as i32 == focus && style & TCS_FOCUSNEVER == 0 {
