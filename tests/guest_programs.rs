@@ -38,6 +38,7 @@ const PROGRAMS: &[&str] = &[
     "hello",
     "playsnd",
     "procchild",
+    "proclaunch",
     "procparent",
     "seh",
     "shellfolders",
@@ -522,6 +523,17 @@ fn procchild_deterministic() {
 
 /// CreateProcess: the child is a second winterp process in the same sandbox and
 /// mode, its output between the parent's lines.
+/// A GUI child (procwin) waited for with WaitForInputIdle, then ended.
+#[test]
+fn proclaunch_normal() {
+    guest_program("proclaunch", Mode::Normal);
+}
+
+#[test]
+fn proclaunch_deterministic() {
+    guest_program("proclaunch", Mode::Deterministic);
+}
+
 #[test]
 fn procparent_normal() {
     guest_program("procparent", Mode::Normal);

@@ -661,6 +661,40 @@ fn input_log_close() {
     input_log(&script, None, "input_log.close.stdout");
 }
 
+// ---- child processes --------------------------------------------------------------
+
+/// CreateProcess of a GUI program: `winterp check` on the console launcher
+/// proclaunch reports what its child "procwin" showed, and the launcher's
+/// WaitForInputIdle returned when the child first waited for messages.
+#[test]
+fn check_reports_the_window_of_a_child_process() {
+    let child = "procwin";
+    let png = tempfile::tempdir().unwrap();
+    let r = winterp(&[
+        s("check"),
+        s("--frames"),
+        s("20"),
+        s("--screenshot"),
+        png.path().join("launch.png").display().to_string(),
+        exe("proclaunch").display().to_string(),
+    ]);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains(&format!("child process {child}.exe")))
+        .unwrap_or_else(|| {
+            panic!(
+                "no child line in the report:\n{}\n--- stderr ---\n{}",
+                r.stdout,
+                tail(&r.stderr, 20)
+            )
+        });
+    assert!(
+        line.contains("first window at tick ") && line.contains("reached its last frame"),
+        "{line}"
+    );
+}
+
 // ---- bookkeeping -----------------------------------------------------------------
 
 /// build.sh's GUI list, the programs here and the committed files agree.

@@ -33,6 +33,7 @@ const WINDOWED: &[&str] = &[
     "input_log",
     "mmtimer",
     "msglog",
+    "procwin",
     "timer",
     "waveout_stream",
 ];

@@ -86,6 +86,19 @@ impl ChildLaunch {
     }
 }
 
+/// `--winver`'s value name for a version.
+pub fn winver_name(v: winterp_hostwin32::process::WinVersion) -> &'static str {
+    use winterp_hostwin32::process::WinVersion as V;
+    match v {
+        V::Win95 => "95",
+        V::Win98 => "98",
+        V::WinMe => "me",
+        V::Nt4 => "nt4",
+        V::Win2000 => "2000",
+        V::WinXp => "xp",
+    }
+}
+
 /// The parent's mode, which its children run in.
 #[derive(Clone, Debug)]
 pub struct Mode {

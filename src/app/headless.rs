@@ -563,6 +563,10 @@ impl FrameRun {
             let mut p = lock(&self.progress);
             p.ticks = k;
             if shown {
+                if p.first_window.is_none() {
+                    // A child tells its parent at once: the parent may end it soon.
+                    createprocess::report(proc, &createprocess::ChildEvent::FirstWindow(k));
+                }
                 p.first_window.get_or_insert(k);
                 for t in winterp_hostwin32::user32::present::visible_titles(proc) {
                     if !p.titles.contains(&t) {

@@ -156,6 +156,11 @@ fn main() -> Result<()> {
                 trace_api: cli.trace_api,
                 stub_unimplemented: cli.stub_unimplemented,
                 max_instructions: cli.max_instructions,
+                child: cli
+                    .child_spec
+                    .as_deref()
+                    .map(child::ChildLaunch::load)
+                    .transpose()?,
             })?;
             std::process::exit(code);
         }

@@ -83,6 +83,8 @@ for src in src/*.c; do
             verinfo:version.dll) continue ;;
             # playsnd tests WINMM's mmio and PlaySound.
             playsnd:winmm.dll) continue ;;
+            # proclaunch waits for its child with USER32's WaitForInputIdle.
+            proclaunch:user32.dll) continue ;;
             # comctl_views tests COMCTL32's list view, header, tab control and property sheets.
             comctl_views:comctl32.dll) continue ;;
             # treeview tests COMCTL32's tree view.

@@ -24,8 +24,9 @@ cp bin/*.exe "$run/"
 status=0
 for exe in bin/*.exe; do
     name=$(basename "$exe" .exe)
-    # GUI programs need a display and scripted input: run-wine-gui.sh.
-    case " dialog gdi_draw input_log msglog timer " in *" $name "*) continue ;; esac
+    # GUI programs need a display and scripted input: run-wine-gui.sh (proclaunch
+    # starts procwin, which shows a window until it is ended).
+    case " dialog gdi_draw input_log msglog timer procwin proclaunch " in *" $name "*) continue ;; esac
     set --
     if [ -f "expected/$name.args" ]; then
         while IFS= read -r arg; do

@@ -42,6 +42,8 @@ pub struct GuiArgs {
     pub trace_api: bool,
     pub stub_unimplemented: bool,
     pub max_instructions: Option<u64>,
+    /// Another winterp's CreateProcess started this one (`--child-spec`).
+    pub child: Option<crate::child::ChildLaunch>,
 }
 
 /// How long a program may take to end after WM_CLOSE before it is ended.
@@ -243,6 +245,11 @@ impl App {
             trace_api: self.args.trace_api,
             stub_unimplemented: self.args.stub_unimplemented,
             max_instructions: self.args.max_instructions,
+            child: if from_cli {
+                self.args.child.clone()
+            } else {
+                None
+            },
         };
         self.program_settings = ps;
         self.settings.note_recent(&program);

@@ -37,6 +37,8 @@ pub struct Launch {
     pub trace_api: bool,
     pub stub_unimplemented: bool,
     pub max_instructions: Option<u64>,
+    /// Another winterp's CreateProcess started this one (`--child-spec`).
+    pub child: Option<crate::child::ChildLaunch>,
 }
 
 /// How a program's run ended.
@@ -58,6 +60,8 @@ const CONSOLE_KEEP: usize = 16 * 1024;
 pub struct GuiHost {
     start: Instant,
     pub console: Mutex<String>,
+    /// The mode the running program's CreateProcess children start in.
+    child_mode: Mutex<Option<crate::child::Mode>>,
 }
 
 impl GuiHost {
@@ -65,6 +69,7 @@ impl GuiHost {
         GuiHost {
             start: Instant::now(),
             console: Mutex::new(String::new()),
+            child_mode: Mutex::new(None),
         }
     }
 
@@ -82,6 +87,18 @@ impl GuiHost {
 }
 
 impl Host for GuiHost {
+    /// A child opens a player window of its own (a new process of this binary).
+    fn start_process(
+        &self,
+        spec: &winterp_hostwin32::kernel32::createprocess::ChildSpec,
+    ) -> Result<std::process::Child, winterp_hostwin32::kernel32::createprocess::StartError> {
+        let mode = lock(&self.child_mode).clone().ok_or_else(|| {
+            winterp_hostwin32::kernel32::createprocess::StartError::Failed(
+                "no program is running".into(),
+            )
+        })?;
+        crate::child::launcher(mode)(spec)
+    }
     fn stdout(&self, bytes: &[u8]) {
         use std::io::Write;
         let _ = std::io::stdout().lock().write_all(bytes);
@@ -294,6 +311,21 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
     config.version = l.winver;
     // Message boxes are guest windows the user answers in the frame.
     config.message_box_ticks = None;
+    if let Some(c) = &l.child {
+        config.guest_path = c.guest_path.clone();
+        config.env = c.env.clone();
+        config.child = Some(c.child_of());
+    }
+    *lock(&s.host.child_mode) = Some(crate::child::Mode {
+        headless: false,
+        deterministic: l.deterministic,
+        frames: None,
+        frames_are_ticks: false,
+        winver: Some(crate::child::winver_name(l.winver).to_string()),
+        stub_unimplemented: l.stub_unimplemented,
+        trace_api: l.trace_api,
+        max_instructions: l.max_instructions,
+    });
     let guest_dir = config
         .guest_path
         .rsplit_once('\\')
@@ -308,14 +340,24 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
         Ok(d) => d,
         Err(e) => return Ending::LoadFailed(format!("{e:#}")),
     };
-    let vfs = Vfs::new(VfsConfig {
-        program_dir: program
-            .parent()
-            .map(|p| p.to_path_buf())
-            .unwrap_or_default(),
-        guest_dir,
-        overlay_dir,
-        allow_writes_to_original: false,
+    // A child shares its parent's sandbox and starts in the folder it was given.
+    let vfs = Vfs::new(match &l.child {
+        Some(c) => c.vfs_config(),
+        None => VfsConfig {
+            program_dir: program
+                .parent()
+                .map(|p| p.to_path_buf())
+                .unwrap_or_default(),
+            guest_dir,
+            overlay_dir,
+            allow_writes_to_original: false,
+        },
+    })
+    .and_then(|v| {
+        if let Some(c) = &l.child {
+            v.set_current_dir(&c.current_dir)?;
+        }
+        Ok(v)
     });
     match vfs {
         Ok(v) => {
@@ -357,6 +399,8 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
         );
     }
     let _ = s.proc.set(proc.clone());
+    // CREATE_SUSPENDED: nothing runs before the parent's ResumeThread.
+    winterp_hostwin32::kernel32::createprocess::hold_until_resumed(&proc);
     if let Err(e) = winterp_hostwin32::startup::initialize(&proc, &mut main) {
         return Ending::LoadFailed(format!("cannot start {}: {e}", program.display()));
     }
@@ -372,6 +416,12 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
     };
     let end = scheduler::run_process(&proc, main);
     s.stop.store(true, Ordering::SeqCst);
+    if let ThreadEnd::Exited(c) | ThreadEnd::ProcessExit(c) = &end {
+        winterp_hostwin32::kernel32::createprocess::report(
+            &proc,
+            &winterp_hostwin32::kernel32::createprocess::ChildEvent::Exit(*c),
+        );
+    }
     if let Some(b) = bridge {
         let _ = b.join();
     }
