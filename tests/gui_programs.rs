@@ -76,7 +76,6 @@ const GUI_PROGRAMS: &[&str] = &[
     "input_log",
     "mdi",
     "menubar",
-    "minsize",
     "msglog",
     "msgbox",
     "regsave",
@@ -112,11 +111,6 @@ fn stdout_program(name: &str, deterministic: bool) {
         },
         tail(&got.stderr, 30)
     );
-}
-
-#[test]
-fn minsize_normal() {
-    stdout_program("minsize", false);
 }
 
 #[test]
