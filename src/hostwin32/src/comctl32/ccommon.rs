@@ -280,6 +280,7 @@ pub fn classes() -> Vec<crate::user32::hostclass::HostClass> {
         super::tooltip::class(),
         super::progress::class(),
         super::updown::class(),
+        super::rebar::class(),
     ]
 }
 
@@ -290,6 +291,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
     v.extend(super::tooltip::exports());
     v.extend(super::progress::exports());
     v.extend(super::updown::exports());
+    v.extend(super::rebar::exports());
     v.extend(super::imagelist::exports());
     v
 }

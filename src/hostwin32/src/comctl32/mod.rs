@@ -13,6 +13,7 @@ pub mod header;
 pub mod imagelist;
 pub mod listview;
 pub mod progress;
+pub mod rebar;
 pub mod propsheet;
 pub mod statusbar;
 pub mod tab;
