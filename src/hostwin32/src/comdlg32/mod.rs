@@ -13,9 +13,50 @@ pub const DLL: HleDll = HleDll {
     attach: None,
 };
 
-/// No common dialog ever ran in this process, so none failed.
-fn CommDlgExtendedError(_cx: &mut Ctx) -> u32 {
-    0
+/// The error of the last common dialog function that failed (0 when none did).
+#[derive(Default)]
+struct LastError(std::sync::atomic::AtomicU32);
+
+fn set_error(cx: &Ctx, code: u32) {
+    cx.proc
+        .slot::<LastError>()
+        .0
+        .store(code, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn CommDlgExtendedError(cx: &mut Ctx) -> u32 {
+    cx.proc
+        .slot::<LastError>()
+        .0
+        .load(std::sync::atomic::Ordering::Relaxed)
+}
+
+const PD_RETURNDEFAULT: u32 = 0x400;
+const PDERR_NODEFAULTPRN: u32 = 0x1008;
+
+/// The emulated machine has no printer: asking for the default one
+/// (PD_RETURNDEFAULT) fails with PDERR_NODEFAULTPRN, as on Windows without a
+/// printer installed. The print dialog itself is not provided.
+fn print_dlg(cx: &mut Ctx, ppd: Ptr, name: &str) -> ApiResult<bool> {
+    if ppd.is_null() {
+        return Ok(false);
+    }
+    let flags = cx.proc.mem.read_u32(ppd.0 + 20)?;
+    if flags & PD_RETURNDEFAULT == 0 {
+        return Err(crate::hle::ApiError::UnimplementedCase(format!(
+            "{name} showing the print dialog"
+        )));
+    }
+    set_error(cx, PDERR_NODEFAULTPRN);
+    Ok(false)
+}
+
+fn PrintDlgA(cx: &mut Ctx, ppd: Ptr) -> ApiResult<bool> {
+    print_dlg(cx, ppd, "PrintDlgA")
+}
+
+fn PrintDlgW(cx: &mut Ctx, ppd: Ptr) -> ApiResult<bool> {
+    print_dlg(cx, ppd, "PrintDlgW")
 }
 
 /// GetFileTitle's title: the name after the last separator; `None` for a path
@@ -57,6 +98,8 @@ fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("CommDlgExtendedError", CommDlgExtendedError),
         stdcall("GetFileTitleW", GetFileTitleW),
+        stdcall("PrintDlgA", PrintDlgA),
+        stdcall("PrintDlgW", PrintDlgW),
     ]
 }
 

@@ -89,8 +89,29 @@ pub fn with_state<T>(proc: &Arc<Process>, f: impl FnOnce(&mut State) -> T) -> T 
     f(&mut g)
 }
 
+/// Compound files (structured storage) are not provided: StgCreateDocfile fails
+/// with E_NOTIMPL, which callers see as any failed creation (WordPad keeps going
+/// without the storage its rich edit OLE callback would put objects in), and says
+/// so in the log. *ppstgOpen is set to NULL as documented for failures.
+fn StgCreateDocfile(
+    cx: &mut crate::hle::Ctx,
+    _pwcsName: u32,
+    grfMode: u32,
+    _reserved: u32,
+    ppstgOpen: crate::hle::Ptr,
+) -> crate::hle::ApiResult<u32> {
+    log::warn!(
+        "ole32: StgCreateDocfile(mode {grfMode:#x}): compound files are not implemented, returning E_NOTIMPL"
+    );
+    if !ppstgOpen.is_null() {
+        cx.proc.mem.write_u32(ppstgOpen.0, 0)?;
+    }
+    Ok(0x8000_4001)
+}
+
 fn exports() -> Vec<ApiDef> {
     let mut v = vec![
+        stdcall("StgCreateDocfile", StgCreateDocfile),
         stdcall("CoInitialize", apartment::CoInitialize),
         stdcall("CoInitializeEx", apartment::CoInitializeEx),
         stdcall("CoUninitialize", apartment::CoUninitialize),
