@@ -242,6 +242,7 @@ struct State {
     hide_sel: bool,
     zoom: (u32, u32),
     rect: Option<Rect>,
+    ole_callback: u32,
 }
 
 impl Default for State {
@@ -269,6 +270,7 @@ impl Default for State {
             hide_sel: false,
             zoom: (0, 0),
             rect: None,
+            ole_callback: 0,
         }
     }
 }
@@ -1480,6 +1482,13 @@ fn redo(cx: &mut Ctx, h: u32) -> UR<bool> {
     Ok(ok)
 }
 
+/// Calls IUnknown method `slot` (1 AddRef, 2 Release) of guest object `obj`.
+fn com_call(cx: &mut Ctx, obj: u32, slot: u32) -> UR<u32> {
+    let vt = cx.proc.mem.read_u32(obj)?;
+    let f = cx.proc.mem.read_u32(vt + 4 * slot)?;
+    crate::user32::guest(cx, f, &[obj])
+}
+
 fn mouse_xy(lp: u32) -> (i32, i32) {
     ((lp & 0xffff) as i16 as i32, (lp >> 16) as i16 as i32)
 }
@@ -1512,6 +1521,10 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
             Ok(0)
         }
         WM_NCDESTROY => {
+            let cb = st(cx, h, |s| std::mem::replace(&mut s.ole_callback, 0));
+            if cb != 0 {
+                com_call(cx, cb, 2)?;
+            }
             let fonts: Vec<u32> = st(cx, h, |s| s.fonts.values().copied().collect());
             for f in fonts {
                 crate::user32::call_export(cx, "GDI32.dll", "DeleteObject", &[f])?;
@@ -1928,10 +1941,19 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
             "RichEdit EM_GETOLEINTERFACE (the IRichEditOle object)".into(),
         )
         .into()),
-        EM_SETOLECALLBACK => Err(ApiError::UnimplementedCase(
-            "RichEdit EM_SETOLECALLBACK (OLE objects in the document)".into(),
-        )
-        .into()),
+        EM_SETOLECALLBACK => {
+            // The callback is only consulted when OLE objects are inserted, which
+            // this control does not support; it is kept (with a reference) as
+            // Windows keeps it.
+            let old = st(cx, h, |s| std::mem::replace(&mut s.ole_callback, lp));
+            if lp != 0 {
+                com_call(cx, lp, 1)?;
+            }
+            if old != 0 {
+                com_call(cx, old, 2)?;
+            }
+            Ok(1)
+        }
         EM_HIDESELECTION => {
             st(cx, h, |s| s.hide_sel = wp != 0);
             redraw(cx, h);
