@@ -670,6 +670,88 @@ static void propsheet_test(void)
     printf("sheet: destroyed %d\n", !IsWindow(sheet));
 }
 
+/* ---- a modal wizard, driven by a thread timer ------------------------------ */
+
+static INT_PTR CALLBACK wiz_page_proc(HWND h, UINT m, WPARAM wp, LPARAM lp)
+{
+    int n = (int)GetWindowLongPtrA(h, GWLP_USERDATA);
+    (void)wp;
+    if (m == WM_INITDIALOG) {
+        SetWindowLongPtrA(h, GWLP_USERDATA, ((PROPSHEETPAGEA *)lp)->lParam);
+        printf("  wizard page %ld: WM_INITDIALOG\n", (long)((PROPSHEETPAGEA *)lp)->lParam);
+        return TRUE;
+    }
+    if (m == WM_NOTIFY) {
+        NMHDR *nh = (NMHDR *)lp;
+        const char *name = NULL;
+        switch (nh->code) {
+        case PSN_SETACTIVE:
+            name = "PSN_SETACTIVE";
+            PostMessageA(GetParent(h), PSM_SETWIZBUTTONS, 0, n == 1 ? PSWIZB_NEXT : PSWIZB_BACK | PSWIZB_FINISH);
+            break;
+        case PSN_KILLACTIVE: name = "PSN_KILLACTIVE"; break;
+        case PSN_WIZNEXT: name = "PSN_WIZNEXT"; break;
+        case PSN_WIZBACK: name = "PSN_WIZBACK"; break;
+        case PSN_WIZFINISH: name = "PSN_WIZFINISH"; break;
+        case PSN_APPLY: name = "PSN_APPLY"; break;
+        case PSN_RESET: name = "PSN_RESET"; break;
+        }
+        if (name) {
+            printf("  wizard page %d: %s\n", n, name);
+            SetWindowLongPtrA(h, DWLP_MSGRESULT, 0);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static void CALLBACK wiz_tick(HWND h, UINT m, UINT_PTR id, DWORD t)
+{
+    static int step;
+    HWND s = GetActiveWindow();
+    (void)h;
+    (void)m;
+    (void)t;
+    step++;
+    printf("wizard step %d: next %d finish %d back %d\n", step,
+           IsWindowEnabled(GetDlgItem(s, 0x3024)) && IsWindowVisible(GetDlgItem(s, 0x3024)),
+           IsWindowEnabled(GetDlgItem(s, 0x3025)) && IsWindowVisible(GetDlgItem(s, 0x3025)),
+           IsWindowEnabled(GetDlgItem(s, 0x3023)));
+    if (step == 1)
+        SendMessageA(s, PSM_PRESSBUTTON, PSBTN_NEXT, 0);
+    if (step == 2)
+        SendMessageA(s, PSM_PRESSBUTTON, PSBTN_FINISH, 0);
+    if (step == 2)
+        KillTimer(NULL, id);
+}
+
+static void wizard_test(void)
+{
+    static WORD t1[64], t2[64];
+    PROPSHEETPAGEA pg[2];
+    PROPSHEETHEADERA hdr;
+    int i;
+    make_template(t1, 200, 100, "one");
+    make_template(t2, 200, 100, "two");
+    memset(pg, 0, sizeof pg);
+    for (i = 0; i < 2; i++) {
+        pg[i].dwSize = sizeof pg[i];
+        pg[i].dwFlags = PSP_DLGINDIRECT;
+        pg[i].pResource = (DLGTEMPLATE *)(i ? t2 : t1);
+        pg[i].pfnDlgProc = wiz_page_proc;
+        pg[i].lParam = i + 1;
+    }
+    memset(&hdr, 0, sizeof hdr);
+    hdr.dwSize = sizeof hdr;
+    hdr.dwFlags = PSH_PROPSHEETPAGE | PSH_WIZARD;
+    hdr.hwndParent = main_w;
+    hdr.pszCaption = "Wizard";
+    hdr.nPages = 2;
+    hdr.ppsp = pg;
+    SetTimer(NULL, 0, 100, wiz_tick);
+    printf("wizard: result %ld\n", (long)PropertySheetA(&hdr));
+}
+
 int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
 {
     WNDCLASSA wc;
@@ -691,6 +773,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     listview_test();
     views_test();
     propsheet_test();
+    wizard_test();
     DestroyWindow(main_w);
     return 0;
 }

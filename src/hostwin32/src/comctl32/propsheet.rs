@@ -656,12 +656,8 @@ fn command(cx: &mut Ctx, sheet: u32, id: u32) -> UR<()> {
         IDC_FINISH_BUTTON => {
             let cur = with(cx, sheet, |s| s.cur).unwrap_or(-1);
             let h = page_hwnd(cx, sheet, cur);
+            // Wizard pages get no PSN_APPLY on Finish (as Wine 8 shows).
             if psn(cx, sheet, h, PSN_WIZFINISH, 0)? == 0 {
-                for p in created_pages(cx, sheet) {
-                    if p != h {
-                        psn(cx, sheet, p, PSN_APPLY, 1)?;
-                    }
-                }
                 finish(cx, sheet, 1);
             }
         }
