@@ -103,7 +103,7 @@ impl Recorder {
 
     fn emr(&mut self, typ: u32, body: &[u8]) {
         let mut b = body.to_vec();
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(0);
         }
         le32(&mut self.recs, typ);
