@@ -342,7 +342,7 @@ mod tests {
         b.extend_from_slice(&[0; 36]);
         b.extend_from_slice(&[0; 6]);
         b.extend_from_slice(&wide("Translation\0"));
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(0);
         }
         b.extend_from_slice(&0x0409u16.to_le_bytes());

@@ -185,7 +185,7 @@ fn template(spec: &Spec, has_icon: bool) -> Vec<u8> {
         t.extend_from_slice(&[0, 0]);
     };
     let align = |t: &mut Vec<u8>| {
-        while t.len() % 4 != 0 {
+        while !t.len().is_multiple_of(4) {
             t.push(0);
         }
     };
