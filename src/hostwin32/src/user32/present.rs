@@ -26,6 +26,19 @@ pub fn frame_origin(wm: &super::wm::Wm, h: u32) -> (i32, i32) {
     (x + r.left, y + r.top)
 }
 
+/// The titles of the process's visible top-level windows (what a user sees in
+/// their caption bars), bottom of the z-order first.
+pub fn visible_titles(proc: &Process) -> Vec<String> {
+    let wm = lock_wm(proc);
+    wm.top
+        .iter()
+        .rev()
+        .filter_map(|&h| wm.win(h))
+        .filter(|w| w.style & super::wm::WS_VISIBLE != 0)
+        .map(|w| w.text.clone())
+        .collect()
+}
+
 /// The screen point of the top-left pixel of the frame [`compose_frame`] makes.
 pub fn frame_screen_origin(proc: &Process) -> Option<(i32, i32)> {
     let wm = lock_wm(proc);
