@@ -76,6 +76,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "input_log",
     "mdi",
     "menubar",
+    "minsize",
     "msglog",
     "msgbox",
     "regsave",
@@ -111,6 +112,11 @@ fn stdout_program(name: &str, deterministic: bool) {
         },
         tail(&got.stderr, 30)
     );
+}
+
+#[test]
+fn minsize_normal() {
+    stdout_program("minsize", false);
 }
 
 #[test]

@@ -568,6 +568,21 @@ pub fn create_window(cx: &mut Ctx, a: Create) -> UR<u32> {
                 cx.proc.mem.write_u32(mmi + 4 * k as u32, *v as u32)?;
             }
             send(cx, hwnd, WM_GETMINMAXINFO, 0, mmi, a.unicode)?;
+            // The new window is kept within the tracking sizes the answer allows
+            // (the maximum first, then the minimum, which wins): a program that
+            // creates its window 2x0 and sizes it later still gets a window its
+            // caption and menu bar fit in meanwhile.
+            let at = |k: u32| -> UR<i32> { Ok(cx.proc.mem.read_u32(mmi + 4 * k)? as i32) };
+            let (min_w, min_h, max_w, max_h) = (at(6)?, at(7)?, at(8)?, at(9)?);
+            let w = rect.width().min(max_w).max(min_w).max(0);
+            let h = rect.height().min(max_h).max(min_h).max(0);
+            if (w, h) != (rect.width(), rect.height()) {
+                if let Some(win) = lock_wm(cx.proc).win_mut(hwnd) {
+                    win.rect = Rect::new(rect.left, rect.top, rect.left + w, rect.top + h);
+                }
+                cx.proc.mem.write_u32(cs + 16, h as u32)?;
+                cx.proc.mem.write_u32(cs + 20, w as u32)?;
+            }
         }
         if send(cx, hwnd, WM_NCCREATE, 0, cs, a.unicode)? == 0 {
             return Ok(false);
