@@ -1063,7 +1063,6 @@ fn select(cx: &mut Ctx, tv: u32, h: u32, cause: u32) -> UR<bool> {
 }
 
 fn get_next(cx: &mut Ctx, tv: u32, code: u32, h: u32) -> UR<u32> {
-    let page = visible_count(cx, tv)?.max(1) as usize;
     Ok(with(cx, tv, |t| {
         let exists = t.items.contains_key(&h);
         match code {
@@ -1095,10 +1094,6 @@ fn get_next(cx: &mut Ctx, tv: u32, code: u32, h: u32) -> UR<u32> {
             }
             _ => 0,
         }
-    })
-    .map(|v| {
-        let _ = page;
-        v
     })
     .unwrap_or(0))
 }
@@ -1530,9 +1525,9 @@ fn mouse(cx: &mut Ctx, tv: u32, m: u32, lp: u32) -> UR<()> {
             }
             if f & TVHT_ONITEMBUTTON != 0 {
                 expand(cx, tv, h, TVE_TOGGLE, true)?;
-            } else if h != 0 && f & (TVHT_ONITEMICON | TVHT_ONITEMLABEL | TVHT_ONITEMSTATEICON) != 0
-                || (h != 0
-                    && ccommon::win(cx, tv).is_some_and(|w| w.style & TVS_FULLROWSELECT != 0))
+            } else if h != 0
+                && (f & (TVHT_ONITEMICON | TVHT_ONITEMLABEL | TVHT_ONITEMSTATEICON) != 0
+                    || ccommon::win(cx, tv).is_some_and(|w| w.style & TVS_FULLROWSELECT != 0))
             {
                 select(cx, tv, h, TVC_BYMOUSE)?;
             }
