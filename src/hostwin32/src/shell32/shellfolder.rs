@@ -598,9 +598,7 @@ fn EnumAddRef(cx: &mut Ctx, this: u32) -> u32 {
 
 fn EnumRelease(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     let left = with(cx, |s| {
-        let Some(e) = s.enums.get_mut(&this) else {
-            return None;
-        };
+        let e = s.enums.get_mut(&this)?;
         e.refs = e.refs.saturating_sub(1);
         let left = e.refs;
         if left == 0 {

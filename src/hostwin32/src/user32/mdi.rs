@@ -119,10 +119,6 @@ fn client_of(cx: &Ctx, child: u32) -> Option<u32> {
     get(cx, parent).map(|_| parent)
 }
 
-fn lohi(a: i32, b: i32) -> u32 {
-    (a as u16 as u32) | ((b as u16 as u32) << 16)
-}
-
 fn style_of(cx: &Ctx, h: u32) -> u32 {
     lock_wm(cx.proc).win(h).map_or(0, |w| w.style)
 }
