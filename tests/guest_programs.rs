@@ -36,6 +36,7 @@ const PROGRAMS: &[&str] = &[
     "fpu",
     "heap",
     "hello",
+    "loadsys",
     "playsnd",
     "procchild",
     "proclaunch",
@@ -439,6 +440,16 @@ fn seh_normal() {
 #[test]
 fn seh_deterministic() {
     guest_program("seh", Mode::Deterministic);
+}
+
+#[test]
+fn loadsys_normal() {
+    guest_program("loadsys", Mode::Normal);
+}
+
+#[test]
+fn loadsys_deterministic() {
+    guest_program("loadsys", Mode::Deterministic);
 }
 
 #[test]

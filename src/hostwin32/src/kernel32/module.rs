@@ -179,7 +179,18 @@ fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
         return Ok(Outcome::Return(0));
     }
-    match loader::load_library(cx.proc, cx.thread, &file) {
+    let r = match loader::load_library(cx.proc, cx.thread, &file) {
+        Err(LoadError::NotFound { name: not_found }) => {
+            match search_folders(cx, name.trim_end(), &file)? {
+                Some((guest, host)) => {
+                    loader::load_library_file(cx.proc, cx.thread, &host, &guest)
+                }
+                None => Err(LoadError::NotFound { name: not_found }),
+            }
+        }
+        r => r,
+    };
+    match r {
         Ok(h) => Ok(Outcome::Return(h as u64)),
         Err(LoadError::GuestEnded { end, .. }) => super::process::guest_call_end(end),
         Err(e) => {
@@ -194,6 +205,33 @@ fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
             Ok(Outcome::Return(0))
         }
     }
+}
+
+/// Where Windows looks for a DLL that is neither beside the program nor one of the
+/// system DLLs winterp provides: a name with a path is that file; a bare name is
+/// looked for in the system folder, the Windows folder and the current folder, in
+/// that order (the loader has already tried the program's folder). Answers the
+/// file's guest path and its host file.
+fn search_folders(
+    cx: &Ctx,
+    name: &str,
+    file: &str,
+) -> ApiResult<Option<(String, std::path::PathBuf)>> {
+    let vfs = super::file::vfs(cx.proc)?;
+    let candidates: Vec<String> = if name.contains(['\\', '/']) {
+        let with_ext = if base_name(name).contains('.') {
+            name.to_string()
+        } else {
+            format!("{name}.dll")
+        };
+        vec![with_ext]
+    } else {
+        [vfs.system_dir(), vfs.windows_dir(), vfs.current_dir()]
+            .iter()
+            .map(|d| format!("{}\\{}", d.trim_end_matches('\\'), file_name_for(file)))
+            .collect()
+    };
+    Ok(candidates.iter().find_map(|c| vfs.host_file(c).ok()))
 }
 
 pub fn LoadLibraryA(cx: &mut Ctx, lpLibFileName: Ptr) -> ApiResult<Outcome> {
