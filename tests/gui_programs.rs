@@ -69,6 +69,7 @@ use winterp_hostwin32::display::Frame;
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
 const GUI_PROGRAMS: &[&str] = &[
     "childid",
+    "comctl_bars",
     "comctl_views",
     "dialog",
     "gdi_draw",
@@ -117,6 +118,16 @@ fn stdout_program(name: &str, deterministic: bool) {
 #[test]
 fn minsize_normal() {
     stdout_program("minsize", false);
+}
+
+#[test]
+fn comctl_bars_normal() {
+    stdout_program("comctl_bars", false);
+}
+
+#[test]
+fn comctl_bars_deterministic() {
+    stdout_program("comctl_bars", true);
 }
 
 #[test]

@@ -87,6 +87,8 @@ for src in src/*.c; do
             proclaunch:user32.dll) continue ;;
             # comctl_views tests COMCTL32's list view, header, tab control and property sheets.
             comctl_views:comctl32.dll) continue ;;
+            # comctl_bars tests COMCTL32's status bar, toolbar, progress bar and up-down control.
+            comctl_bars:comctl32.dll) continue ;;
             # treeview tests COMCTL32's tree view.
             treeview:comctl32.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).

@@ -132,14 +132,18 @@ fn set_text(cx: &mut Ctx, h: u32, wp: u32, lp: u32, u: bool) -> UR<u32> {
         };
         match part {
             Some(p) => {
+                let changed = p.text != text || p.kind != kind;
                 p.text = text;
                 p.kind = kind;
-                true
+                (true, changed)
             }
-            None => false,
+            None => (false, false),
         }
     });
-    cc::redraw(cx, h);
+    let (ok, changed) = ok;
+    if changed {
+        cc::redraw(cx, h);
+    }
     Ok(ok as u32)
 }
 

@@ -807,10 +807,12 @@ fn paint(cx: &mut Ctx, h: u32) -> UR<u32> {
 }
 
 fn set_state_bits(cx: &mut Ctx, h: u32, cmd: u32, bits: u8, on: bool) -> UR<u32> {
-    let ok = st(cx, h, |s| {
+    // Programs refresh button states from their idle loop: only a change redraws.
+    let (ok, changed) = st(cx, h, |s| {
         let Some(i) = s.index_of(cmd) else {
-            return false;
+            return (false, false);
         };
+        let before: Vec<u8> = s.buttons.iter().map(|b| b.state).collect();
         if bits == TBSTATE_CHECKED {
             check(s, i, on);
         } else if on {
@@ -818,12 +820,14 @@ fn set_state_bits(cx: &mut Ctx, h: u32, cmd: u32, bits: u8, on: bool) -> UR<u32>
         } else {
             s.buttons[i].state &= !bits;
         }
-        true
+        (true, s.buttons.iter().map(|b| b.state).ne(before))
     });
-    if bits == TBSTATE_HIDDEN {
-        autosize_if_created(cx, h)?;
+    if changed {
+        if bits == TBSTATE_HIDDEN {
+            autosize_if_created(cx, h)?;
+        }
+        cc::redraw(cx, h);
     }
-    cc::redraw(cx, h);
     Ok(ok as u32)
 }
 

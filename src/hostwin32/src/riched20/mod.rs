@@ -14,7 +14,7 @@
 
 pub mod rtf;
 
-use crate::gdi32::objects::{LogFont, Obj, cr_to_rgb};
+use crate::gdi32::objects::{LogFont, Obj};
 use crate::gdi32::{Rect, paint as gp};
 use crate::hle::{ApiDef, ApiError, Ctx, HleDll};
 use crate::user32::hostclass::HostClass;
