@@ -360,7 +360,18 @@ pub fn text_out_dc(
         cx += a;
     }
     let cell = Rect::new(dl, dt, dl + width, dt + fi.height());
-    let mut bounds = cell;
+    // Glyphs can reach past the advances (lpDx smaller than the glyphs, or zero, as
+    // in some metafiles' text records): the drawing area covers every glyph.
+    let reach = fi.max_width.max(1);
+    let mut bounds = match (xs.iter().min(), xs.iter().max()) {
+        (Some(&lo), Some(&hi)) => Rect::new(
+            cell.left.min(lo),
+            cell.top,
+            cell.right.max(hi + reach),
+            cell.bottom,
+        ),
+        _ => cell,
+    };
     if let Some(r) = o.opaque {
         let r = d.rect_to_dev(r);
         bounds = Rect::new(
