@@ -23,7 +23,7 @@ pub(super) fn views_classes() -> Vec<crate::user32::hostclass::HostClass> {
     vec![
         HostClass {
             name: CLASS,
-            export: "HeaderWndProc",
+            export: "__winterp_HeaderWndProc",
             wndproc,
             style: 0x8,
             wnd_extra: 4,
@@ -31,7 +31,7 @@ pub(super) fn views_classes() -> Vec<crate::user32::hostclass::HostClass> {
         },
         HostClass {
             name: super::listview::CLASS,
-            export: "ListViewWndProc",
+            export: "__winterp_ListViewWndProc",
             wndproc: super::listview::wndproc,
             style: 0xb,
             wnd_extra: 4,
@@ -39,7 +39,7 @@ pub(super) fn views_classes() -> Vec<crate::user32::hostclass::HostClass> {
         },
         HostClass {
             name: super::tab::CLASS,
-            export: "TabWndProc",
+            export: "__winterp_TabWndProc",
             wndproc: super::tab::wndproc,
             style: 0xb,
             wnd_extra: 4,
@@ -54,10 +54,10 @@ pub(super) fn views_exports() -> Vec<crate::hle::ApiDef> {
     use crate::hle::stdcall;
     use crate::user32::hostclass::export;
     vec![
-        export("HeaderWndProc", wndproc),
-        export("TabWndProc", super::tab::wndproc),
-        export("ListViewWndProc", super::listview::wndproc),
-        export("PropertySheetDlgProc", ps::sheet_proc),
+        export("__winterp_HeaderWndProc", wndproc),
+        export("__winterp_TabWndProc", super::tab::wndproc),
+        export("__winterp_ListViewWndProc", super::listview::wndproc),
+        export("__winterp_PropertySheetDlgProc", ps::sheet_proc),
         stdcall("PropertySheetA", ps::PropertySheetA),
         stdcall("PropertySheetW", ps::PropertySheetW),
         stdcall("CreatePropertySheetPageA", ps::CreatePropertySheetPageA),

@@ -1433,7 +1433,7 @@ fn property_sheet(cx: &mut Ctx, psh: u32, unicode: bool) -> UR<u32> {
         }
         let dlgproc = cx
             .proc
-            .resolve_hle(super::DLL.name, "PropertySheetDlgProc")?;
+            .resolve_hle(super::DLL.name, "__winterp_PropertySheetDlgProc")?;
         ret(crate::user32::dialog::CreateDialogIndirectParamW(
             cx, hinst, tpl, parent, dlgproc, key,
         )?)

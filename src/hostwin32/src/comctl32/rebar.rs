@@ -737,13 +737,13 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
 }
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
-    vec![crate::user32::hostclass::export("ReBarWndProc", wndproc)]
+    vec![crate::user32::hostclass::export("__winterp_ReBarWndProc", wndproc)]
 }
 
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: "ReBarWindow32",
-        export: "ReBarWndProc",
+        export: "__winterp_ReBarWndProc",
         wndproc,
         style: 0x8 | 0x1 | 0x2,
         wnd_extra: 0,

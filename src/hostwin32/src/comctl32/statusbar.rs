@@ -518,7 +518,7 @@ pub fn DrawStatusTextW(
 pub fn exports() -> Vec<crate::hle::ApiDef> {
     use crate::hle::stdcall;
     vec![
-        crate::user32::hostclass::export("StatusWindowProc", wndproc),
+        crate::user32::hostclass::export("__winterp_StatusWindowProc", wndproc),
         stdcall("CreateStatusWindowA", CreateStatusWindowA).ordinal(6),
         stdcall("CreateStatusWindow", CreateStatusWindowA),
         stdcall("CreateStatusWindowW", CreateStatusWindowW),
@@ -531,7 +531,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: "msctls_statusbar32",
-        export: "StatusWindowProc",
+        export: "__winterp_StatusWindowProc",
         wndproc,
         style: 0x8 | 0x1 | 0x2, // CS_DBLCLKS | CS_VREDRAW | CS_HREDRAW
         wnd_extra: 0,

@@ -1399,7 +1399,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
     use crate::hle::stdcall;
     let _ = IDB_STD_SMALL_COLOR;
     vec![
-        crate::user32::hostclass::export("ToolbarWindowProc", wndproc),
+        crate::user32::hostclass::export("__winterp_ToolbarWindowProc", wndproc),
         stdcall("CreateToolbarEx", CreateToolbarEx),
     ]
 }
@@ -1407,7 +1407,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: "ToolbarWindow32",
-        export: "ToolbarWindowProc",
+        export: "__winterp_ToolbarWindowProc",
         wndproc,
         style: 0x8 | 0x1 | 0x2,
         wnd_extra: 0,

@@ -539,13 +539,13 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
 }
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
-    vec![crate::user32::hostclass::export("TooltipsWndProc", wndproc)]
+    vec![crate::user32::hostclass::export("__winterp_TooltipsWndProc", wndproc)]
 }
 
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: "tooltips_class32",
-        export: "TooltipsWndProc",
+        export: "__winterp_TooltipsWndProc",
         wndproc,
         style: 0x8 | 0x800, // CS_DBLCLKS | CS_SAVEBITS
         wnd_extra: 0,

@@ -1847,7 +1847,7 @@ pub fn wndproc(cx: &mut Ctx, tv: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: CLASS,
-        export: "TreeViewWndProc",
+        export: "__winterp_TreeViewWndProc",
         wndproc,
         style: 0x8 | 0x1 | 0x2,
         wnd_extra: 4,
@@ -1856,5 +1856,5 @@ pub fn class() -> crate::user32::hostclass::HostClass {
 }
 
 pub fn export() -> crate::hle::ApiDef {
-    crate::user32::hostclass::export("TreeViewWndProc", wndproc)
+    crate::user32::hostclass::export("__winterp_TreeViewWndProc", wndproc)
 }

@@ -481,7 +481,7 @@ pub fn CreateUpDownControl(cx: &mut Ctx, a: crate::hle::Dwords<12>) -> ApiResult
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
     vec![
-        crate::user32::hostclass::export("UpDownWndProc", wndproc),
+        crate::user32::hostclass::export("__winterp_UpDownWndProc", wndproc),
         crate::hle::stdcall("CreateUpDownControl", CreateUpDownControl).ordinal(16),
     ]
 }
@@ -489,7 +489,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
 pub fn class() -> crate::user32::hostclass::HostClass {
     crate::user32::hostclass::HostClass {
         name: "msctls_updown32",
-        export: "UpDownWndProc",
+        export: "__winterp_UpDownWndProc",
         wndproc,
         style: 0x8 | 0x1 | 0x2,
         wnd_extra: 0,

@@ -40,14 +40,14 @@ fn attach(proc: &crate::process::Process) {
         proc,
         DLL.name,
         &[
-            class("RichEdit20W", "RichEditWndProcW"),
+            class("RichEdit20W", "__winterp_RichEditWndProcW"),
             class("RichEdit20A", "RichEditANSIWndProc"),
         ],
     );
 }
 
 fn attach32(proc: &crate::process::Process) {
-    crate::user32::hostclass::register(proc, DLL32.name, &[class("RICHEDIT", "RichEdit10WndProc")]);
+    crate::user32::hostclass::register(proc, DLL32.name, &[class("RICHEDIT", "__winterp_RichEdit10WndProc")]);
 }
 
 fn class(name: &'static str, export: &'static str) -> HostClass {
@@ -63,14 +63,14 @@ fn class(name: &'static str, export: &'static str) -> HostClass {
 
 fn exports() -> Vec<ApiDef> {
     vec![
-        crate::user32::hostclass::export("RichEditWndProcW", wndproc),
+        crate::user32::hostclass::export("__winterp_RichEditWndProcW", wndproc),
         crate::user32::hostclass::export("RichEditANSIWndProc", wndproc).ordinal(10),
     ]
 }
 
 fn exports32() -> Vec<ApiDef> {
     vec![crate::user32::hostclass::export(
-        "RichEdit10WndProc",
+        "__winterp_RichEdit10WndProc",
         wndproc,
     )]
 }

@@ -35,7 +35,7 @@ const CPL_DYNAMIC_RES: u32 = 0;
 const NEWCPLINFOW_SIZE: u32 = 20 + 2 * (32 + 64 + 128);
 
 const CLASS: &str = "Control Panel";
-const WNDPROC_EXPORT: &str = "ControlPanelWndProc";
+const WNDPROC_EXPORT: &str = "__winterp_ControlPanelWndProc";
 const LIST_ID: u32 = 1;
 
 /// One applet of a CPL, as CPL_INQUIRE/CPL_NEWINQUIRE described it.

@@ -103,7 +103,9 @@ pub fn host_proc_of(proc: &Process, addr: u32) -> Option<HostWndProc> {
 
 /// The HLE export through which guest code calls host window procedure `f`
 /// directly (a subclass procedure forwarding to the address it replaced). Text
-/// arguments are taken as UTF-16, as the classes are registered Unicode.
+/// arguments are taken as UTF-16, as the classes are registered Unicode. `name`
+/// is winterp's own (`__winterp_...`, which the export table check leaves out)
+/// unless the real DLL exports the procedure by that name.
 pub fn export(name: &'static str, f: HostWndProc) -> ApiDef {
     stdcall(name, move |cx: &mut Ctx, hwnd: u32, msg: u32, wp: u32, lp: u32| {
         super::fin(f(cx, hwnd, msg, wp, lp, true))
