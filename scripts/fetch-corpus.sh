@@ -20,8 +20,12 @@ SEVENZA_SHA256="31fd52f8996986623cf52c3b4d0f7ac74a9dec63fc16c902cef673eed550c435
 # (games, accessories) and console tools.
 WINE_PROGRAMS=(
   winemine notepad clock winver progman winefile regedit wordpad write winhlp32 view
-  taskmgr cmd xcopy find findstr fc attrib hostname expand extrac32 cabarc where whoami
+  taskmgr control explorer iexplore msiexec msinfo32 oleview uninstaller winecfg wineconsole
+  conhost cmd xcopy find findstr fc attrib hostname expand extrac32 cabarc where whoami
+  appwiz.cpl
 )
+# A name without an extension is NAME.exe.
+wine_file() { if [[ $1 == *.* ]]; then echo "$1"; else echo "$1.exe"; fi; }
 
 die() {
   echo "fetch-corpus: error: $*" >&2
@@ -65,7 +69,7 @@ fi
 # --- Wine programs from Debian libwine:i386 ------------------------------------------
 have_all_wine=1
 for p in "${WINE_PROGRAMS[@]}"; do
-  [ -s "$CACHE/wine/$p.exe" ] || have_all_wine=0
+  [ -s "$CACHE/wine/$(wine_file "$p")" ] || have_all_wine=0
 done
 if ((have_all_wine)); then
   log "Wine programs present"
@@ -94,8 +98,9 @@ else
   [ -d "$src" ] || die "$deb has no usr/lib/i386-linux-gnu/wine/i386-windows"
   mkdir -p "$CACHE/wine"
   for p in "${WINE_PROGRAMS[@]}"; do
-    [ -f "$src/$p.exe" ] || die "$p.exe missing from $(basename "$deb")"
-    install -m 0644 "$src/$p.exe" "$CACHE/wine/$p.exe"
+    f=$(wine_file "$p")
+    [ -f "$src/$f" ] || die "$f missing from $(basename "$deb")"
+    install -m 0644 "$src/$f" "$CACHE/wine/$f"
   done
   basename "$deb" >"$CACHE/wine/SOURCE"
   log "Wine programs stored from $(basename "$deb")"
@@ -118,6 +123,6 @@ fi
 {
   echo "7zip-bin@$SEVENZIP_BIN_VERSION win/ia32/7za.exe"
   echo "libwine:i386 $(cat "$CACHE/wine/SOURCE" 2>/dev/null || echo unknown)"
-  (cd "$CACHE" && sha256sum win/ia32/7za.exe wine/*.exe)
+  (cd "$CACHE" && sha256sum win/ia32/7za.exe wine/*.exe wine/*.cpl)
 } >"$CACHE/MANIFEST"
 log "corpus ready in $CACHE"
