@@ -493,19 +493,20 @@ fn paint(cx: &mut Ctx, h: u32) -> UR<u32> {
                 gp::draw_edge_ex(cx.proc, hdc, g, gp::BDR_RAISEDINNER, gp::BF_RECT)?;
                 x += GRIPPER;
             }
-            if b.image >= 0 && himl != 0 {
-                if let Some((iw, ih)) = imagelist::size(cx.proc, himl) {
-                    imagelist::draw(
-                        cx.proc,
-                        himl,
-                        b.image,
-                        hdc,
-                        x,
-                        r.top + (r.height() - ih) / 2,
-                        imagelist::ILD_TRANSPARENT,
-                    )?;
-                    x += iw + 2;
-                }
+            if b.image >= 0
+                && himl != 0
+                && let Some((iw, ih)) = imagelist::size(cx.proc, himl)
+            {
+                imagelist::draw(
+                    cx.proc,
+                    himl,
+                    b.image,
+                    hdc,
+                    x,
+                    r.top + (r.height() - ih) / 2,
+                    imagelist::ILD_TRANSPARENT,
+                )?;
+                x += iw + 2;
             }
             if !b.text.is_empty() {
                 let tr = Rect::new(x, r.top, r.left + headers[i], r.bottom);
@@ -737,7 +738,10 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
 }
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
-    vec![crate::user32::hostclass::export("__winterp_ReBarWndProc", wndproc)]
+    vec![crate::user32::hostclass::export(
+        "__winterp_ReBarWndProc",
+        wndproc,
+    )]
 }
 
 pub fn class() -> crate::user32::hostclass::HostClass {

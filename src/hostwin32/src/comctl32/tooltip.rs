@@ -196,7 +196,7 @@ fn tool_text(cx: &mut Ctx, h: u32, tool: (u32, u32)) -> UR<String> {
         None => (super::toolbar::notify_window(cx, tool.0), 0, 0, 0),
     };
     // NMTTDISPINFOW after NMHDR: lpszText, szText[80], hinst, uFlags, lParam.
-    let mut extra = vec![0u32; 1 + 40 + 3];
+    let mut extra = [0u32; 1 + 40 + 3];
     extra[41] = hinst;
     extra[42] = flags;
     extra[43] = lparam;
@@ -539,7 +539,10 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
 }
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
-    vec![crate::user32::hostclass::export("__winterp_TooltipsWndProc", wndproc)]
+    vec![crate::user32::hostclass::export(
+        "__winterp_TooltipsWndProc",
+        wndproc,
+    )]
 }
 
 pub fn class() -> crate::user32::hostclass::HostClass {

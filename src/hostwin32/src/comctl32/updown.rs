@@ -83,7 +83,7 @@ fn format_pos(v: i32, base: u32, thousands: bool) -> String {
     let digits = v.unsigned_abs().to_string();
     let mut out = String::new();
     for (k, c) in digits.chars().enumerate() {
-        if thousands && k > 0 && (digits.len() - k) % 3 == 0 {
+        if thousands && k > 0 && (digits.len() - k).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

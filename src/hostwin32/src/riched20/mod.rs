@@ -47,7 +47,11 @@ fn attach(proc: &crate::process::Process) {
 }
 
 fn attach32(proc: &crate::process::Process) {
-    crate::user32::hostclass::register(proc, DLL32.name, &[class("RICHEDIT", "__winterp_RichEdit10WndProc")]);
+    crate::user32::hostclass::register(
+        proc,
+        DLL32.name,
+        &[class("RICHEDIT", "__winterp_RichEdit10WndProc")],
+    );
 }
 
 fn class(name: &'static str, export: &'static str) -> HostClass {
@@ -522,10 +526,10 @@ fn origin(s: &State) -> (i32, i32) {
 }
 
 fn line_of(lines: &[Line], pos: usize) -> usize {
-    match lines.iter().rposition(|l| l.start <= pos) {
-        Some(i) => i,
-        None => 0,
-    }
+    lines
+        .iter()
+        .rposition(|l| l.start <= pos)
+        .unwrap_or_default()
 }
 
 /// The client position of character `pos` (its left edge, the line's top).

@@ -305,21 +305,15 @@ pub fn read(data: &[u8], default: &CharFmt, decode: &dyn Fn(&[u8]) -> String) ->
                         b'*' => {
                             g.skip = true;
                         }
-                        b'\\' | b'{' | b'}' => {
-                            if !g.skip && g.dest == Dest::Body {
-                                pending.push(n);
-                            }
+                        b'\\' | b'{' | b'}' if !g.skip && g.dest == Dest::Body => {
+                            pending.push(n);
                         }
-                        b'~' => {
-                            if !g.skip && g.dest == Dest::Body {
-                                pending.push(0xa0);
-                            }
+                        b'~' if !g.skip && g.dest == Dest::Body => {
+                            pending.push(0xa0);
                         }
-                        b'\r' | b'\n' => {
-                            if !g.skip && g.dest == Dest::Body {
-                                flush(&mut doc, &mut pending, &g, decode);
-                                end_para(&mut doc, &g);
-                            }
+                        b'\r' | b'\n' if !g.skip && g.dest == Dest::Body => {
+                            flush(&mut doc, &mut pending, &g, decode);
+                            end_para(&mut doc, &g);
                         }
                         _ => {}
                     }
@@ -490,13 +484,15 @@ pub fn read(data: &[u8], default: &CharFmt, decode: &dyn Fn(&[u8]) -> String) ->
             }
         }
         // Fonts named before \deff's table is read: apply the default font now.
-        if g.dest == Dest::Body && stack.len() == 1 && !fonts.is_empty() && doc.text.is_empty() {
-            if let Some((face, cs)) = font_face(&fonts, deff)
-                && g.fmt.face == default.face
-            {
-                g.fmt.face = face;
-                g.fmt.charset = cs;
-            }
+        if g.dest == Dest::Body
+            && stack.len() == 1
+            && !fonts.is_empty()
+            && doc.text.is_empty()
+            && g.fmt.face == default.face
+            && let Some((face, cs)) = font_face(&fonts, deff)
+        {
+            g.fmt.face = face;
+            g.fmt.charset = cs;
         }
     }
     flush(&mut doc, &mut pending, &g, decode);
