@@ -119,7 +119,7 @@ pub fn launcher(mode: Mode) -> Launcher {
     Box::new(move |spec: &ChildSpec| {
         let exe = std::env::current_exe()
             .map_err(|e| StartError::Failed(format!("cannot find the winterp binary: {e}")))?;
-        let json = spec.child.status_file.with_extension("json");
+        let json = spec.child.spec_file();
         let launch = ChildLaunch::from_spec(spec, mode.frames_are_ticks);
         let text = serde_json::to_string(&launch).map_err(|e| StartError::Failed(e.to_string()))?;
         std::fs::write(&json, text)

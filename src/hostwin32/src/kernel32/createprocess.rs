@@ -79,6 +79,12 @@ impl ChildOf {
     pub fn resume_file(&self) -> PathBuf {
         self.status_file.with_extension("resume")
     }
+
+    /// Where the host may put what it passes to the child (removed once the child
+    /// ended, in case it never read it).
+    pub fn spec_file(&self) -> PathBuf {
+        self.status_file.with_extension("json")
+    }
 }
 
 /// What the host needs to start a child emulator process.
@@ -512,6 +518,13 @@ fn watch(proc: Weak<Process>, child: Arc<Child>) {
         let changed = read_events(&child);
         if let Some(s) = ended {
             read_events(&child);
+            // Removed before the exit is published: whoever waits for it may then
+            // remove the folder.
+            let _ = std::fs::remove_file(&child.status_file);
+            let _ = std::fs::remove_file(child.status_file.with_extension("json"));
+            if let Some(f) = &child.resume_file {
+                let _ = std::fs::remove_file(f);
+            }
             let p = proc.upgrade();
             // The exit is published under the dispatcher lock, so a waiter cannot
             // check between the change and the wake.
@@ -529,10 +542,6 @@ fn watch(proc: Weak<Process>, child: Arc<Child>) {
             }
             drop(k);
             *lock(&child.host) = None;
-            let _ = std::fs::remove_file(&child.status_file);
-            if let Some(f) = &child.resume_file {
-                let _ = std::fs::remove_file(f);
-            }
             return;
         }
         if changed {
