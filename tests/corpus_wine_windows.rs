@@ -19,13 +19,31 @@ use std::process::Command;
 
 /// Programs that show a window under Wine but not yet under winterp, and why.
 const KNOWN_GAPS: &[(&str, &str)] = &[
-    ("explorer", "IExplorerBrowser (the shell's browser object) and win32u.dll"),
-    ("iexplore", "ieframe's IEWinMain: the web browser (MSHTML) is not emulated"),
-    ("taskmgr", "USER32 GetGuiResources, KERNEL32 GetProcessIoCounters, Shell_NotifyIconW"),
-    ("wineconsole", "KERNEL32 ReadConsoleInputW; conhost's console window"),
-    ("winefile", "its drive list: the title names no drive (\"[]\")"),
+    (
+        "explorer",
+        "IExplorerBrowser (the shell's browser object) and win32u.dll",
+    ),
+    (
+        "iexplore",
+        "ieframe's IEWinMain: the web browser (MSHTML) is not emulated",
+    ),
+    (
+        "taskmgr",
+        "USER32 GetGuiResources, KERNEL32 GetProcessIoCounters, Shell_NotifyIconW",
+    ),
+    (
+        "wineconsole",
+        "KERNEL32 ReadConsoleInputW; conhost's console window",
+    ),
+    (
+        "winefile",
+        "its drive list: the title names no drive (\"[]\")",
+    ),
     ("winhlp32", "COMDLG32 GetOpenFileNameA (the Open dialog)"),
-    ("write", "CreateProcessW of the system folder's wordpad.exe fails"),
+    (
+        "write",
+        "CreateProcessW of the system folder's wordpad.exe fails",
+    ),
 ];
 
 /// Where Wine's title carries something Windows does not have, the title winterp
@@ -71,7 +89,8 @@ fn oracle() -> Vec<(String, Vec<String>)> {
         } else if let Some(w) = line.strip_prefix("win ")
             && let Some(last) = out.last_mut()
         {
-            last.1.push(w.split(" | ").next().unwrap_or(w).trim().to_string());
+            last.1
+                .push(w.split(" | ").next().unwrap_or(w).trim().to_string());
         }
     }
     out.retain(|(_, w)| !w.is_empty());
@@ -117,7 +136,10 @@ fn sandbox_system_dir(data: &Path) -> PathBuf {
     std::fs::read_dir(&windows)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().is_some_and(|n| n.eq_ignore_ascii_case("system")))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.eq_ignore_ascii_case("system"))
+        })
         .unwrap_or_else(|| panic!("no system folder in {}", windows.display()))
 }
 
@@ -150,7 +172,11 @@ fn check_once(dir: &Path, exe: &Path, name: &str) -> Shown {
     };
     let strings = |x: &serde_json::Value| -> Vec<String> {
         x.as_array()
-            .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let children = v["run"]["children"]
@@ -175,11 +201,19 @@ fn wine_programs_with_a_window_show_it() {
         return;
     };
     let programs = oracle();
-    assert!(programs.len() >= 20, "the oracle lists {} programs", programs.len());
+    assert!(
+        programs.len() >= 20,
+        "the oracle lists {} programs",
+        programs.len()
+    );
     let missing: Vec<String> = programs
         .iter()
         .map(|(n, _)| format!("{n}.exe"))
-        .chain(SYSTEM_FILES.iter().flat_map(|(_, f)| f.iter().map(|f| f.to_string())))
+        .chain(
+            SYSTEM_FILES
+                .iter()
+                .flat_map(|(_, f)| f.iter().map(|f| f.to_string())),
+        )
         .filter(|f| !corpus.join(f).is_file())
         .collect();
     if !missing.is_empty() {
@@ -213,7 +247,10 @@ fn wine_programs_with_a_window_show_it() {
                     chunk
                         .into_iter()
                         .map(|(n, _)| {
-                            (n.clone(), run_check(dir, &corpus.join(format!("{n}.exe")), n))
+                            (
+                                n.clone(),
+                                run_check(dir, &corpus.join(format!("{n}.exe")), n),
+                            )
                         })
                         .collect::<Vec<_>>()
                 })
@@ -244,7 +281,10 @@ fn wine_programs_with_a_window_show_it() {
             shown += 1;
             match own {
                 Some(t) => println!("  {name:<12} shows \"{t}\""),
-                None => println!("  {name:<12} its child {} shows a window", got.children.join(", ")),
+                None => println!(
+                    "  {name:<12} its child {} shows a window",
+                    got.children.join(", ")
+                ),
             }
         } else {
             println!(

@@ -110,7 +110,11 @@ pub fn run_text(r: &RunReport, frames: u64, png: &std::path::Path) -> String {
     };
     let _ = writeln!(t, "  first window:          {}", at(p.first_window));
     if !p.titles.is_empty() {
-        let _ = writeln!(t, "  windows shown:         \"{}\"", p.titles.join("\", \""));
+        let _ = writeln!(
+            t,
+            "  windows shown:         \"{}\"",
+            p.titles.join("\", \"")
+        );
     }
     let _ = writeln!(t, "  first presented frame: {}", at(p.first_present));
     let _ = writeln!(

@@ -193,7 +193,10 @@ pub fn wndproc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u3
 }
 
 pub fn exports() -> Vec<crate::hle::ApiDef> {
-    vec![crate::user32::hostclass::export("__winterp_ProgressWndProc", wndproc)]
+    vec![crate::user32::hostclass::export(
+        "__winterp_ProgressWndProc",
+        wndproc,
+    )]
 }
 
 pub fn class() -> crate::user32::hostclass::HostClass {

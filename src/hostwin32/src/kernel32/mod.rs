@@ -23,8 +23,8 @@ pub mod sync;
 pub mod system;
 mod thread;
 pub mod time;
-pub mod toolhelp;
 mod tls;
+pub mod toolhelp;
 
 use crate::hle::{ApiDef, HleDll};
 

@@ -182,9 +182,7 @@ fn load(cx: &mut Ctx, name: String, flags: u32) -> ApiResult<Outcome> {
     let r = match loader::load_library(cx.proc, cx.thread, &file) {
         Err(LoadError::NotFound { name: not_found }) => {
             match search_folders(cx, name.trim_end(), &file)? {
-                Some((guest, host)) => {
-                    loader::load_library_file(cx.proc, cx.thread, &host, &guest)
-                }
+                Some((guest, host)) => loader::load_library_file(cx.proc, cx.thread, &host, &guest),
                 None => Err(LoadError::NotFound { name: not_found }),
             }
         }

@@ -918,7 +918,11 @@ fn list_op(
             }
         }
         LB_GETTEXTLEN if data_items => with_ctl(cx, h, |c| {
-            if idx >= 0 && (idx as usize) < c.items.len() { 4 } else { LB_ERR }
+            if idx >= 0 && (idx as usize) < c.items.len() {
+                4
+            } else {
+                LB_ERR
+            }
         }),
         LB_ADDSTRING | LB_INSERTSTRING => {
             let s = super::read_str(cx, lp, u)?;

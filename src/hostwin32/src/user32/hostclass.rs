@@ -107,7 +107,10 @@ pub fn host_proc_of(proc: &Process, addr: u32) -> Option<HostWndProc> {
 /// is winterp's own (`__winterp_...`, which the export table check leaves out)
 /// unless the real DLL exports the procedure by that name.
 pub fn export(name: &'static str, f: HostWndProc) -> ApiDef {
-    stdcall(name, move |cx: &mut Ctx, hwnd: u32, msg: u32, wp: u32, lp: u32| {
-        super::fin(f(cx, hwnd, msg, wp, lp, true))
-    })
+    stdcall(
+        name,
+        move |cx: &mut Ctx, hwnd: u32, msg: u32, wp: u32, lp: u32| {
+            super::fin(f(cx, hwnd, msg, wp, lp, true))
+        },
+    )
 }
