@@ -648,7 +648,8 @@ mod tests {
 }";
         let d = read(src, &CharFmt::default(), &latin1).expect("an RTF document");
         let text: String = d.text.iter().collect();
-        assert_eq!(text, "Hello bold red\r it\u{e9}\u{20ac}x\r");
+        // The space after \li720 ends the control word.
+        assert_eq!(text, "Hello bold red\rit\u{e9}\u{20ac}x\r");
         assert_eq!(d.paras.len(), 3);
         assert_eq!(d.paras[0].align, PFA_CENTER);
         assert_eq!(d.paras[1].start, 720);
@@ -656,8 +657,8 @@ mod tests {
         assert!(!f(0).bold && f(0).size == 240 && f(0).face == "Arial");
         assert!(f(6).bold);
         assert_eq!(f(11).color, Some(0xff));
-        assert!(f(16).italic);
-        assert!(!f(18).italic);
+        assert!(f(15).italic && f(16).italic);
+        assert!(!f(17).italic);
     }
 
     #[test]
@@ -684,7 +685,7 @@ mod tests {
         let mut d = Doc::default();
         d.replace(0, 0, &normalize("a\rb\rc"), 0);
         assert_eq!(d.paras.len(), 3);
-        d.replace(1, 4, &[], 0);
+        d.replace(2, 4, &[], 0);
         assert_eq!(d.text.iter().collect::<String>(), "a\rc");
         assert_eq!(d.paras.len(), 2);
         assert_eq!(d.crlf_text(0, 3), "a\r\nc");
