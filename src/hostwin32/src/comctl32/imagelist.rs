@@ -1116,46 +1116,6 @@ pub fn exports() -> Vec<ApiDef> {
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn list(cx: i32, cy: i32) -> ImageList {
-        ImageList {
-            cx,
-            cy,
-            flags: ILC_MASK,
-            bk: CLR_NONE,
-            grow: 4,
-            images: Vec::new(),
-            overlays: [-1; 15],
-            info_bitmaps: None,
-        }
-    }
-
-    #[test]
-    fn cut_goes_left_to_right_then_down() {
-        let l = list(2, 1);
-        let px: Vec<u32> = (0..8).collect();
-        let imgs = l.cut(4, 2, &px, None);
-        assert_eq!(imgs.len(), 4);
-        assert_eq!(imgs[1].px, vec![2, 3]);
-        assert_eq!(imgs[2].px, vec![4, 5]);
-    }
-
-    #[test]
-    fn written_stream_has_the_documented_header() {
-        let mut l = list(2, 2);
-        l.images = l.cut(4, 2, &[1, 2, 3, 4, 5, 6, 7, 8], Some(&[true; 8]));
-        let s = serialize(&l);
-        assert_eq!(&s[0..4], &[0x49, 0x4c, 0x01, 0x01]);
-        assert_eq!(u16::from_le_bytes([s[4], s[5]]), 2);
-        assert_eq!(&s[28..30], b"BM");
-        let bmp_len = u32::from_le_bytes([s[30], s[31], s[32], s[33]]) as usize;
-        assert_eq!(&s[28 + bmp_len..30 + bmp_len], b"BM");
-    }
-}
-
 /// Draws the opaque pixels of image `i` at (x, y) in one colour (0x00RRGGBB): what
 /// a toolbar's disabled button is made of.
 pub fn draw_solid(
@@ -1221,4 +1181,44 @@ pub fn draw_solid(
         Some(mask),
     )?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(cx: i32, cy: i32) -> ImageList {
+        ImageList {
+            cx,
+            cy,
+            flags: ILC_MASK,
+            bk: CLR_NONE,
+            grow: 4,
+            images: Vec::new(),
+            overlays: [-1; 15],
+            info_bitmaps: None,
+        }
+    }
+
+    #[test]
+    fn cut_goes_left_to_right_then_down() {
+        let l = list(2, 1);
+        let px: Vec<u32> = (0..8).collect();
+        let imgs = l.cut(4, 2, &px, None);
+        assert_eq!(imgs.len(), 4);
+        assert_eq!(imgs[1].px, vec![2, 3]);
+        assert_eq!(imgs[2].px, vec![4, 5]);
+    }
+
+    #[test]
+    fn written_stream_has_the_documented_header() {
+        let mut l = list(2, 2);
+        l.images = l.cut(4, 2, &[1, 2, 3, 4, 5, 6, 7, 8], Some(&[true; 8]));
+        let s = serialize(&l);
+        assert_eq!(&s[0..4], &[0x49, 0x4c, 0x01, 0x01]);
+        assert_eq!(u16::from_le_bytes([s[4], s[5]]), 2);
+        assert_eq!(&s[28..30], b"BM");
+        let bmp_len = u32::from_le_bytes([s[30], s[31], s[32], s[33]]) as usize;
+        assert_eq!(&s[28 + bmp_len..30 + bmp_len], b"BM");
+    }
 }

@@ -664,9 +664,11 @@ mod tests {
     #[test]
     fn written_rtf_reads_back() {
         let mut d = Doc::default();
-        let mut bold = CharFmt::default();
-        bold.bold = true;
-        bold.color = Some(0x00ff00);
+        let bold = CharFmt {
+            bold: true,
+            color: Some(0x00ff00),
+            ..Default::default()
+        };
         let b = d.intern(&bold);
         d.replace(0, 0, &normalize("plain\r\nnext {x}"), 0);
         d.replace(0, 5, &normalize("BOLD"), b);

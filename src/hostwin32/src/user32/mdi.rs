@@ -1647,36 +1647,6 @@ pub fn exports() -> Vec<ApiDef> {
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_positions_stagger_by_caption_and_frame() {
-        // 22 = SM_CYCAPTION 19 + SM_CYFRAME 4 - 1; 400/66 = 6 steps.
-        let ((x, y), (w, h)) = default_pos((600, 400), 0);
-        assert_eq!((x, y, w, h), (0, 0, 600 - 6 * 22, 400 - 6 * 22));
-        assert_eq!(default_pos((600, 400), 1).0, (22, 22));
-        assert_eq!(default_pos((600, 400), 7).0, (0, 0));
-    }
-
-    #[test]
-    fn bar_buttons_are_bitmap_items() {
-        let b = |id, flags| MenuItem {
-            id,
-            flags,
-            ..Default::default()
-        };
-        assert_eq!(bar_button(&b(SC_CLOSE, MF_BITMAP)), Some(BarButton::Close));
-        assert_eq!(
-            bar_button(&b(0, MF_BITMAP | MF_POPUP)),
-            Some(BarButton::SysMenu)
-        );
-        assert_eq!(bar_button(&b(SC_CLOSE, 0)), None);
-        assert_eq!(bar_button(&b(5, MF_BITMAP)), None);
-    }
-}
-
 // ---- Placement ----------------------------------------------------------------------------
 
 /// Where an MDI child goes back to when restored, if it is maximized or minimized
@@ -1737,4 +1707,34 @@ pub fn set_placement(cx: &mut Ctx, hwnd: u32, normal: Rect, cmd: u32) -> UR<bool
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_positions_stagger_by_caption_and_frame() {
+        // 22 = SM_CYCAPTION 19 + SM_CYFRAME 4 - 1; 400/66 = 6 steps.
+        let ((x, y), (w, h)) = default_pos((600, 400), 0);
+        assert_eq!((x, y, w, h), (0, 0, 600 - 6 * 22, 400 - 6 * 22));
+        assert_eq!(default_pos((600, 400), 1).0, (22, 22));
+        assert_eq!(default_pos((600, 400), 7).0, (0, 0));
+    }
+
+    #[test]
+    fn bar_buttons_are_bitmap_items() {
+        let b = |id, flags| MenuItem {
+            id,
+            flags,
+            ..Default::default()
+        };
+        assert_eq!(bar_button(&b(SC_CLOSE, MF_BITMAP)), Some(BarButton::Close));
+        assert_eq!(
+            bar_button(&b(0, MF_BITMAP | MF_POPUP)),
+            Some(BarButton::SysMenu)
+        );
+        assert_eq!(bar_button(&b(SC_CLOSE, 0)), None);
+        assert_eq!(bar_button(&b(5, MF_BITMAP)), None);
+    }
 }
