@@ -14,6 +14,7 @@ few programs and the table is rebuilt from all results.
 import argparse
 import concurrent.futures as cf
 import json
+import re
 import os
 import subprocess
 import sys
@@ -81,10 +82,14 @@ def check(winterp, exe, frames, timeout, results, name, extra):
             cwd=os.path.dirname(exe), capture_output=True, text=True, timeout=timeout,
             env=dict(os.environ, WINTERP_DATA_DIR=os.path.join(results, "data")),
         )
-        code, out = p.returncode, p.stdout
+        code, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         code, out = None, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-    r = {"name": name, "exit": code, "seconds": round(time.time() - t0, 1), "frames": frames}
+        err = ""
+    r = {"name": name, "exit": code, "seconds": round(time.time() - t0, 1), "frames": frames,
+         # Captions of the message boxes the run answered (the headless runner
+         # prints each as `winterp: message box "CAPTION": ...`).
+         "message_boxes": re.findall(r'^winterp: message box "(.*?)": ', err or "", re.M)}
     try:
         with open(js) as f:
             r["check"] = json.load(f)
@@ -114,6 +119,13 @@ def summary(r):
         what = run.get("end") or ""
         if run.get("first_unimplemented"):
             what = f"first unimplemented: {run['first_unimplemented']}; {what}"
+    # A program that only ever showed message boxes (an error report before it
+    # quits) presented nothing of its own.
+    titles = run.get("window_titles") or []
+    boxes = r.get("message_boxes") or []
+    if first and titles and all(t in boxes for t in titles) and not run.get("reached"):
+        first = False
+        what = f"showed only a message box ({', '.join(titles)}); {what}"
     return (first, run.get("presented", 0), what)
 
 
@@ -285,6 +297,17 @@ def write(a, rows, results, wine_results):
         shows = lambda r: r.get("check", {}).get("run", {}).get("first_window_tick") is not None
         shown = [r for r in wine if shows(r)]
         windowed = [r for r in wine if oracle.get(r["name"])]
+        # Wine-branded titles and what Windows (and winterp) call the same window,
+        # as tests/corpus_wine_windows.rs maps them.
+        same_window = {("winver", "About Wine 8.0"): "About Wine ",
+                       ("control", "Wine Control Panel"): "Control Panel"}
+
+        def titled(r):
+            """The titles winterp showed that Wine shows too."""
+            got = [t.strip() for t in r.get("check", {}).get("run", {}).get("window_titles") or []]
+            want = oracle.get(r["name"], [])
+            return [w for w in want
+                    if w.strip() in got or same_window.get((r["name"], w), "\0").strip() in got]
         lines.append("")
         lines.append("## Wine's programs (Debian libwine:i386)")
         lines.append("")
@@ -293,14 +316,19 @@ def write(a, rows, results, wine_results):
                      f"(`scripts/wine-main-windows.sh`, results in "
                      f"`scripts/wine-main-windows.txt`) {len(windowed)} of them show a "
                      f"window; winterp shows one for "
-                     f"{sum(1 for r in windowed if shows(r))} of those.")
+                     f"{sum(1 for r in windowed if shows(r))} of those, and a window of the "
+                     f"title Wine shows for {sum(1 for r in windowed if titled(r))} (the "
+                     f"count `tests/corpus_wine_windows.rs` checks, which also puts the files "
+                     f"Wine keeps in the system folder into the sandbox).")
         lines.append("")
-        lines.append("| program | window under Wine | window under winterp | result |")
-        lines.append("|---|---|---|---|")
+        lines.append("| program | window under Wine | windows under winterp | same title | result |")
+        lines.append("|---|---|---|---|---|")
         for r in wine:
             first, pres, what = summary(r)
             under_wine = ", ".join(oracle.get(r["name"], [])) or "none"
-            lines.append(f"| {r['name']} | {md_escape(under_wine)} | {'yes' if shows(r) else 'no'} | "
+            got = ", ".join(r.get("check", {}).get("run", {}).get("window_titles") or []) or "none"
+            same = "yes" if titled(r) else ("no" if oracle.get(r["name"]) else "-")
+            lines.append(f"| {r['name']} | {md_escape(under_wine)} | {md_escape(got)} | {same} | "
                          f"{md_escape(what)[:200]} |")
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
