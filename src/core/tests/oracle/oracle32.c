@@ -24,7 +24,8 @@
  * an alternate signal stack (the guest ESP is never used for a signal frame) and
  * reported with the signal, trap number, error code, si_addr and the state from the
  * ucontext. After each case the window bytes that differ from the pristine window
- * are reported as runs and restored.
+ * are reported as runs and restored; DS, ES, FS and GS get the host's selectors
+ * back (in the exit stub, and in the signal entry before any C code runs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +58,9 @@ uint32_t g_out_eflags;
 uint8_t g_out_fsave[FSAVE_SIZE] __attribute__((aligned(16)));
 uint32_t g_host_esp;
 uint32_t g_code_entry;
+/* The host's FS and GS (glibc keeps its TLS in GS): a case may load others; they
+   are put back when the case ends or faults. */
+uint16_t g_host_fs, g_host_gs;
 uint8_t g_priv_stack[16384] __attribute__((aligned(16)));
 
 void run_guest(void);
@@ -94,6 +98,10 @@ __asm__(
     "  movw %ss, %ax\n"
     "  movw %ax, %ds\n"
     "  movw %ax, %es\n"
+    "  movw g_host_fs, %ax\n"
+    "  movw %ax, %fs\n"
+    "  movw g_host_gs, %ax\n"
+    "  movw %ax, %gs\n"
     "  movl $(g_priv_stack+16384-16), %esp\n"
     "  movl %ecx, g_out_regs+4\n"
     "  movl %edx, g_out_regs+8\n"
@@ -112,7 +120,18 @@ __asm__(
     "  popl %esi\n"
     "  popl %ebx\n"
     "  popl %ebp\n"
-    "  ret\n");
+    "  ret\n"
+    "\n"
+    /* Signal entry: the kernel gives the handler flat DS and ES but leaves FS and
+       GS as the case had them; the C handler (and siglongjmp) need the host's. */
+    ".globl on_signal_entry\n"
+    "on_signal_entry:\n"
+    "  movw g_host_fs, %ax\n"
+    "  movw %ax, %fs\n"
+    "  movw g_host_gs, %ax\n"
+    "  movw %ax, %gs\n"
+    "  jmp on_signal\n");
+void on_signal_entry(int, siginfo_t *, void *);
 
 /* ---- fault capture ---- */
 static sigjmp_buf g_jb;
@@ -128,7 +147,8 @@ static void die(const char *msg) {
     exit(2);
 }
 
-static void on_signal(int sig, siginfo_t *si, void *ucv) {
+__attribute__((used)) void on_signal(int sig, siginfo_t *si, void *ucv);
+__attribute__((used)) void on_signal(int sig, siginfo_t *si, void *ucv) {
     /* The guest may have left AC/DF/NT set: make the handler's own code safe. */
     __asm__ volatile("pushl $0x202\n\tpopfl" ::: "cc", "memory");
     if (!g_in_guest) {
@@ -174,7 +194,7 @@ static void install_handlers(void) {
     if (sigaltstack(&ss, NULL) != 0) die("sigaltstack");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
+    sa.sa_sigaction = on_signal_entry;
     /* SA_NODEFER: nothing is left blocked after the siglongjmp out of the handler. */
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
@@ -399,6 +419,7 @@ int main(void) {
     memset(g_code, 0xcc, CODE_PAGE);
     memcpy(g_win, g_pristine, g_win_size);
     g_code_entry = g_code_addr;
+    __asm__ volatile("movw %%fs, %0\n\tmovw %%gs, %1" : "=m"(g_host_fs), "=m"(g_host_gs));
     install_handlers();
     uint32_t ready[2] = {MAGIC_READY, (uint32_t)(uintptr_t)exit_stub};
     write_full(ready, 8);

@@ -1,6 +1,7 @@
-//! Loads and stores: FLD FST FSTP (m32 m64 m80 ST(i)), FILD FIST FISTP FISTTP
-//! (m16 m32 m64), FBLD FBSTP (packed BCD) and the constants FLD1 FLDZ FLDPI
-//! FLDL2E FLDL2T FLDLG2 FLDLN2.
+//! Loads and stores: FLD FST FSTP (m32 m64 m80 ST(i)), FILD FIST FISTP (m16 m32
+//! m64), FBLD FBSTP (packed BCD) and the constants FLD1 FLDZ FLDPI FLDL2E FLDL2T
+//! FLDLG2 FLDLN2. FISTTP is SSE3, which winterp does not report: not lowered
+//! (docs/architecture.md).
 
 use super::arith::f32_bits_to_f64;
 use super::ext;
@@ -485,16 +486,12 @@ pub fn to_int(rc: u16, v: f64, bits: u32) -> (i64, u16, bool) {
     }
 }
 
-fn fist<const S: u32, const POP: bool, const TRUNC: bool>(
-    cpu: &mut Cpu,
-    ops: &[Op],
-    i: usize,
-) -> Exit {
+fn fist<const S: u32, const POP: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let ea = cpu.ea(&ops[i]);
     let f = &cpu.fpu;
     let k = f.pk(0);
-    let rc = if TRUNC { RC_CHOP } else { f.rc() };
+    let rc = f.rc();
     let (val, fl, c1) = if f.is_empty(k) {
         (i64::MIN >> (64 - S), IE | super::SF, false)
     } else if f.is_raw(k) {
@@ -655,18 +652,13 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
             _ => fild::<64>,
         },
         Fist => match ms {
-            MemorySize::Int16 => fist::<16, false, false>,
-            _ => fist::<32, false, false>,
+            MemorySize::Int16 => fist::<16, false>,
+            _ => fist::<32, false>,
         },
         Fistp => match ms {
-            MemorySize::Int16 => fist::<16, true, false>,
-            MemorySize::Int32 => fist::<32, true, false>,
-            _ => fist::<64, true, false>,
-        },
-        Fisttp => match ms {
-            MemorySize::Int16 => fist::<16, true, true>,
-            MemorySize::Int32 => fist::<32, true, true>,
-            _ => fist::<64, true, true>,
+            MemorySize::Int16 => fist::<16, true>,
+            MemorySize::Int32 => fist::<32, true>,
+            _ => fist::<64, true>,
         },
         Fbld => fbld,
         Fbstp => fbstp,
