@@ -62,6 +62,8 @@
 //! twice after the case's code, and before it every other case); all state must be
 //! bit-identical between the two (see [`TierCheck`]). FCMOVcc runs after every kind
 //! of last flag writer: the `lazy` forms' ALU instructions and `popf`/`sahf`/`fcomi`.
+//! The tiers that change how loops run (`block_exec`, `uop`, the loop-idiom folds)
+//! take the cases as loop bodies, tier on against every tier off (`diff_tiers/`).
 //!
 //! Environment: `DIFF_QUICK=1` runs 40 cases per form; `DIFF_FILTER=a,b` runs only forms
 //! whose name contains one of the substrings; `DIFF_CASES=n` sets the cases per form;
@@ -72,6 +74,7 @@
 //! winterp (checks the harness itself: must give 0 mismatches).
 
 mod diff_forms;
+mod diff_tiers;
 mod oracle;
 
 use std::collections::VecDeque;
@@ -357,6 +360,11 @@ struct Emu {
     exec: Executor,
     pristine: Arc<Vec<u8>>,
     code_len: usize,
+    /// Instructions per executor run ([`BUDGET`]: one run); with less, the state
+    /// at every slice boundary is kept in `trace` (the tier runs compare it).
+    slice: u64,
+    /// Registers, EIP, EFLAGS and instructions retired at each slice boundary.
+    trace: Vec<([u32; 8], u32, u32, u64)>,
 }
 
 static PANIC_MSG: Mutex<Option<String>> = Mutex::new(None);
@@ -402,6 +410,8 @@ impl Emu {
             exec,
             pristine,
             code_len: 0,
+            slice: BUDGET,
+            trace: Vec::new(),
         }
     }
 
@@ -432,9 +442,20 @@ impl Emu {
         self.exec.set_stop_range(STOP, STOP + 1);
         let fsave = c.fsave;
         let exec = &mut self.exec;
+        let (slice, trace) = (self.slice, &mut self.trace);
+        trace.clear();
         let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
             cpu.fpu.frstor_image(&fsave);
-            exec.run(cpu, BUDGET)
+            let start = exec.counters.insns;
+            loop {
+                let s = exec.run(cpu, slice);
+                let done = exec.counters.insns - start;
+                if s != StopReason::BudgetSpent || done >= BUDGET {
+                    break s;
+                }
+                let regs: [u32; 8] = cpu.regs[..8].try_into().unwrap();
+                trace.push((regs, cpu.eip, cpu.eflags(), done));
+            }
         }));
         let (stop, eip) = match r {
             // The host reports the address of its jump out; so do we.
@@ -4594,6 +4615,7 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
         Side::Emu(Box::new(Emu::new(pristine.clone())))
     };
     let mut tier = (!host_vs_host).then(|| TierCheck::new(pristine.clone()));
+    let mut loops = (!host_vs_host).then(|| diff_tiers::TierLoops::new(pristine.clone()));
     let mut covered = std::collections::HashSet::new();
 
     // The oracle runs in its own process; a thread feeds it so that it works on one
@@ -4684,6 +4706,9 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
             if let Some(t) = tier.as_mut() {
                 t.check(&forms[*f].name, c, show);
             }
+            if let Some(l) = loops.as_mut() {
+                l.check(&forms[*f].name, c, show);
+            }
             total += 1;
             let s = &mut stats[*f];
             if s.cases < dump {
@@ -4762,7 +4787,8 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
     }
     let nforms = stats.iter().filter(|s| s.cases > 0).count();
     println!("differential: {total} cases over {nforms} forms, {bad} mismatches");
-    let tier_bad = tier.as_ref().map_or(0, TierCheck::finish);
+    let tier_bad = tier.as_ref().map_or(0, TierCheck::finish)
+        + loops.as_ref().map_or(0, diff_tiers::TierLoops::finish);
     // Only a full run covers every form.
     let untested = if opts.all_forms {
         report_forms(&covered)
