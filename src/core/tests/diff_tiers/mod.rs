@@ -23,9 +23,12 @@
 //! they fold ([`fold_loop`]): a store (`mov [m], r/imm`, `movq [m], mm`) becomes a
 //! fill (`add base, ±size; dec ctr; jnz`), a load (`mov r, [m]`, `movzx`) a scan
 //! (`add base, ±size; cmp r, v; jnz`, v the value some pass meets, or another) and
-//! a copy (the load, `mov [dst], r`, both cursors stepped, `dec ctr; jnz`), the
-//! case's addressing, registers and memory as they are, the streams running off the
-//! window's edges now and then.
+//! a copy (the load, `mov [dst], r`, both cursors stepped, `dec ctr; jnz`); a byte
+//! load `movzx r32, byte [m]` also a table lookup (`movzx t, byte [tb + r]; mov
+//! [dst], t8`) as a LUT loop or, unrolled over consecutive bytes, a straight-line
+//! `lut_span`; a `cmp r8, imm8` the first rung of a `case_chain` ladder ([`ladder`]).
+//! The case's addressing, registers and memory stay as they are, so the streams run
+//! off the window's edges now and then.
 //!
 //! [`ITERATIONS`] passes: `uop` lowers a loop only once its head has been entered
 //! 32 times (`uop::engine::HOT`), `block_exec` at the head's first decode. The
@@ -148,9 +151,9 @@ fn end_diffs(a: &End, b: &End) -> Vec<String> {
     d
 }
 
-/// The case's single load or store instruction as a loop the folds take (see
-/// the module comment), with the case's registers adjusted (counter, copy
-/// destination); `None` for other forms.
+/// The case's single load, store or byte compare as code the folds take (see the
+/// module comment), with the case's registers adjusted (counter, cursors, table);
+/// `None` for other forms.
 fn fold_loop(c: &Case, pristine: &[u8], k: usize) -> Option<(Vec<u8>, [u32; 8])> {
     use iced_x86::OpKind;
     let mut dec = Decoder::with_ip(32, &c.code, CODE as u64, DecoderOptions::NONE);
@@ -158,6 +161,11 @@ fn fold_loop(c: &Case, pristine: &[u8], k: usize) -> Option<(Vec<u8>, [u32; 8])>
     if ins.len() != c.code.len() || ins.has_lock_prefix() || ins.segment_prefix() != Register::None
     {
         return None;
+    }
+    if matches!(ins.code(), Code::Cmp_rm8_imm8 | Code::Cmp_AL_imm8)
+        && ins.op0_kind() == OpKind::Register
+    {
+        return ladder(c, &ins, k);
     }
     let name = format!("{:?}", ins.code());
     let store = matches!(
@@ -228,7 +236,77 @@ fn fold_loop(c: &Case, pristine: &[u8], k: usize) -> Option<(Vec<u8>, [u32; 8])>
     };
     let add_ind = Instruction::with2(Code::Add_rm32_imm8, ind, step).unwrap();
     let passes = 1 + (k * 7919 % 96) as u32;
-    if load && k.is_multiple_of(2) {
+    let byte_index = ins.code() == Code::Movzx_r32_rm8 && ins.op0_register() != Register::ESP;
+    if byte_index && k % 4 >= 2 {
+        // LUT: the loaded byte indexes a 256-byte table in the window; the entry is
+        // stored through a second cursor. As a loop (LUT) or, unrolled over
+        // consecutive source and destination bytes, a straight-line span
+        // (`lut_span`).
+        let p = ins.op0_register();
+        used |= 1 << p.number();
+        let low: Vec<usize> = free
+            .iter()
+            .copied()
+            .filter(|&r| r < 4 && used & (1 << r) == 0)
+            .collect();
+        let t = *low.first()?;
+        let rest: Vec<usize> = free
+            .iter()
+            .copied()
+            .filter(|&r| r != t && used & (1 << r) == 0)
+            .collect();
+        let (tb, dst) = (*rest.first()?, *rest.get(1)?);
+        regs[tb] = WIN + 0x100 + (k as u32 * 131 % (WIN_SIZE - 0x300));
+        regs[dst] = WIN + 0x100 + (k as u32 * 97 % (WIN_SIZE - 0x200));
+        let lookup = Instruction::with2(
+            Code::Movzx_r32_rm8,
+            R32[t],
+            MemoryOperand::with_base_index(R32[tb], p),
+        )
+        .unwrap();
+        let dir: i32 = if down { -1 } else { 1 };
+        if k % 4 == 2 {
+            let ctr = *rest.get(2)?;
+            regs[ctr] = passes;
+            emit(lookup, &mut body);
+            emit(
+                Instruction::with2(Code::Mov_rm8_r8, MemoryOperand::with_base(R32[dst]), R8[t])
+                    .unwrap(),
+                &mut body,
+            );
+            emit(add_ind, &mut body);
+            emit(
+                Instruction::with2(Code::Add_rm32_imm8, R32[dst], dir).unwrap(),
+                &mut body,
+            );
+            emit(
+                Instruction::with1(Code::Dec_rm32, R32[ctr]).unwrap(),
+                &mut body,
+            );
+        } else {
+            body.clear();
+            let units = 4 + k / 4 % 5;
+            for u in 0..units as i32 {
+                let mut src = ins;
+                src.set_memory_displacement32(
+                    ins.memory_displacement32().wrapping_add((u * dir) as u32),
+                );
+                src.set_memory_displ_size(4);
+                emit(src, &mut body);
+                emit(lookup, &mut body);
+                emit(
+                    Instruction::with2(
+                        Code::Mov_rm8_r8,
+                        MemoryOperand::with_base_displ(R32[dst], (u * dir) as i64),
+                        R8[t],
+                    )
+                    .unwrap(),
+                    &mut body,
+                );
+            }
+            return Some((body, regs));
+        }
+    } else if load && k.is_multiple_of(2) {
         // SCAN: the value some pass loads, or (one in eight) any value.
         let v = ins.op0_register();
         let ea = ins
@@ -326,6 +404,59 @@ fn fold_loop(c: &Case, pristine: &[u8], k: usize) -> Option<(Vec<u8>, [u32; 8])>
     }
     body.extend_from_slice(&[0x75, short as i8 as u8]);
     Some((body, regs))
+}
+
+/// `case_chain`'s ladder: the case's `cmp r8, imm8` and `je` are the first rung,
+/// then 1 to 5 more rungs on the same register (`80 /7 ib`, `je` or `jne`, some
+/// immediates the register's value); each rung's target adds its own constant to
+/// another register and jumps to the end, so the rung taken shows in the state.
+fn ladder(c: &Case, ins: &Instruction, k: usize) -> Option<(Vec<u8>, [u32; 8])> {
+    let r8 = ins.op0_register();
+    let rn = r8.number() as u8;
+    let reg = (r8.number() & 3) as u32;
+    let x = [EBX, ESI, EDI, EBP, EDX, ECX]
+        .into_iter()
+        .find(|&x| x as u32 != reg)? as u8;
+    let val = if rn < 4 {
+        c.regs[rn as usize] as u8
+    } else {
+        (c.regs[rn as usize - 4] >> 8) as u8
+    };
+    let rungs = 2 + k % 5;
+    // Layout: rungs, `jmp end`, then one pad per rung (`lea x, [x+j+1]; jmp end`).
+    let first = c.code.len() + 6;
+    let ladder_len = first + (rungs - 1) * 9 + 5;
+    let pad = |j: usize| ladder_len + 8 * j;
+    let end = pad(rungs);
+    let mut code = c.code.clone();
+    let jcc = |code: &mut Vec<u8>, cc: u8, to: usize| {
+        let rel = to as i64 - (code.len() as i64 + 6);
+        code.extend_from_slice(&[0x0f, cc]);
+        code.extend_from_slice(&(rel as i32).to_le_bytes());
+    };
+    jcc(&mut code, 0x84, pad(0));
+    for j in 1..rungs {
+        let imm = match (k / 5 + j) % 4 {
+            0 => val,
+            1 => val.wrapping_add(1),
+            _ => (k * 31 + j * 57) as u8,
+        };
+        code.extend_from_slice(&[0x80, 0xf8 | rn, imm]);
+        let cc = if (k + j) % 5 == 4 { 0x85 } else { 0x84 };
+        jcc(&mut code, cc, pad(j));
+    }
+    let jmp = |code: &mut Vec<u8>, to: usize| {
+        let rel = to as i64 - (code.len() as i64 + 5);
+        code.push(0xe9);
+        code.extend_from_slice(&(rel as i32).to_le_bytes());
+    };
+    jmp(&mut code, end);
+    for j in 0..rungs {
+        code.extend_from_slice(&[0x8d, 0x40 | x << 3 | x, j as u8 + 1]);
+        jmp(&mut code, end);
+    }
+    debug_assert_eq!(code.len(), end);
+    Some((code, c.regs))
 }
 
 struct Arm {
@@ -489,7 +620,7 @@ impl TierLoops {
                 arm.name,
                 arm.cases,
                 if arm.folds {
-                    "the loads and stores the folds take"
+                    "the loads, stores and byte compares the folds take"
                 } else {
                     "counted passes"
                 },
