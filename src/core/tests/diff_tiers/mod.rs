@@ -30,6 +30,10 @@
 //! The case's addressing, registers and memory stay as they are, so the streams run
 //! off the window's edges now and then.
 //!
+//! An x87 or MMX body is put between two `fxch st(1); fxch st(1)` pairs, so that
+//! `x87_fusion` fuses it where it is on (the "default tiers" arm: the gates as
+//! programs run, folds and `x87_fusion` on; and "every tier").
+//!
 //! [`ITERATIONS`] passes: `uop` lowers a loop only once its head has been entered
 //! 32 times (`uop::engine::HOT`), `block_exec` at the head's first decode. The
 //! off arm has every tier off; each on arm only the tier under test. A tier that
@@ -38,6 +42,7 @@
 //! loops each tier ran.
 
 use super::*;
+use winterp_core::tiers::ALL as ALL_TIERS;
 
 /// The loop counter's page: mapped read-write on the tier emulators only, far from
 /// the window (whose neighbouring pages stay unmapped).
@@ -463,8 +468,8 @@ struct Arm {
     name: &'static str,
     /// The tiers on in this arm (every other tier off).
     on: Vec<Tier>,
-    /// Whether the arm runs [`fold_loop`]'s loops (else [`loop_code`]'s).
-    folds: bool,
+    /// Which loops the arm runs: [`loop_code`]'s, [`fold_loop`]'s.
+    shapes: [bool; 2],
     emu: Emu,
     tiers: Arc<Tiers>,
     /// Loops run through the arm.
@@ -513,17 +518,29 @@ impl TierLoops {
             Tier::CaseChain,
         ];
         let arms = [
-            ("block_exec", vec![Tier::BlockExec], false),
-            ("uop", vec![Tier::Uop], false),
-            ("folds", folds, true),
+            ("block_exec", vec![Tier::BlockExec], [true, false]),
+            ("uop", vec![Tier::Uop], [true, false]),
+            ("folds", folds, [false, true]),
+            // The default gates (the folds and `x87_fusion`), as programs run, and
+            // every tier at once (`block_exec` then claims the blocks the others
+            // would take).
+            (
+                "default tiers",
+                ALL_TIERS
+                    .into_iter()
+                    .filter(|&t| Tiers::new().is_on(t))
+                    .collect(),
+                [true, true],
+            ),
+            ("every tier", ALL_TIERS.to_vec(), [true, true]),
         ]
         .into_iter()
-        .map(|(name, on, folds)| {
+        .map(|(name, on, shapes)| {
             let tiers = gates(&on);
             Arm {
                 name,
                 on,
-                folds,
+                shapes,
                 emu: Emu::with_tiers(pristine.clone(), Some(tiers.clone())),
                 tiers,
                 cases: 0,
@@ -554,7 +571,14 @@ impl TierLoops {
         let k = self.cases;
         self.cases += 1;
         let mut generic = c.clone();
-        generic.code = loop_code(&c.code, k % 2 == 1);
+        // An x87/MMX body inside an x87 pair (as the straight-line `x87_fusion` pass
+        // does), so the tier fuses it in the arms where it is on.
+        let body = if has_x87_or_mmx(&c.code) {
+            [&FXCH2[..], &c.code, &FXCH2].concat()
+        } else {
+            c.code.clone()
+        };
+        generic.code = loop_code(&body, k % 2 == 1);
         generic.host_code = None;
         let fold = fold_loop(c, &self.pristine, k);
         if fold.is_none() && !generic_ok {
@@ -569,39 +593,39 @@ impl TierLoops {
         });
         // The off arm's ends, whole and sliced, per loop shape.
         let mut off: [Option<(End, End)>; 2] = [None, None];
+        let loops = [generic_ok.then_some(&generic), fold.as_ref()];
         for arm in &mut self.arms {
-            let w = match (&fold, arm.folds) {
-                (_, false) if generic_ok => &generic,
-                (_, false) => continue,
-                (Some(f), true) => f,
-                (None, true) => continue,
-            };
-            let (whole, sliced) = off[arm.folds as usize].get_or_insert_with(|| {
-                (run(&mut self.off, w, BUDGET), run(&mut self.off, w, SLICE))
-            });
-            let before = arm.runs().0;
-            let a = run(&mut arm.emu, w, BUDGET);
-            let b = run(&mut arm.emu, w, SLICE);
-            arm.cases += 1;
-            if arm.runs().0 > before {
-                arm.taken += 1;
-            }
-            let mut d = end_diffs(whole, &a);
-            d.extend(
-                end_diffs(sliced, &b)
-                    .into_iter()
-                    .map(|x| format!("sliced: {x}")),
-            );
-            if !d.is_empty() {
-                arm.bad += 1;
-                if arm.shown < show {
-                    arm.shown += 1;
-                    println!(
-                        "{} changes the loop of {form}: {}\n  {}",
-                        arm.name,
-                        disasm(&w.code),
-                        d.join("\n  ")
-                    );
+            for (shape, w) in loops.iter().enumerate() {
+                let Some(w) = w.filter(|_| arm.shapes[shape]) else {
+                    continue;
+                };
+                let (whole, sliced) = off[shape].get_or_insert_with(|| {
+                    (run(&mut self.off, w, BUDGET), run(&mut self.off, w, SLICE))
+                });
+                let before = arm.runs().0;
+                let a = run(&mut arm.emu, w, BUDGET);
+                let b = run(&mut arm.emu, w, SLICE);
+                arm.cases += 1;
+                if arm.runs().0 > before {
+                    arm.taken += 1;
+                }
+                let mut d = end_diffs(whole, &a);
+                d.extend(
+                    end_diffs(sliced, &b)
+                        .into_iter()
+                        .map(|x| format!("sliced: {x}")),
+                );
+                if !d.is_empty() {
+                    arm.bad += 1;
+                    if arm.shown < show {
+                        arm.shown += 1;
+                        println!(
+                            "{} changes the loop of {form}: {}\n  {}",
+                            arm.name,
+                            disasm(&w.code),
+                            d.join("\n  ")
+                        );
+                    }
                 }
             }
         }
@@ -619,21 +643,21 @@ impl TierLoops {
                  {iterations} iterations), {} mismatches",
                 arm.name,
                 arm.cases,
-                if arm.folds {
-                    "the loads, stores and byte compares the folds take"
-                } else {
-                    "counted passes"
+                match arm.shapes {
+                    [true, false] => "counted passes",
+                    [false, true] => "the loads, stores and byte compares the folds take",
+                    _ => "both kinds",
                 },
                 arm.taken,
                 arm.bad
             );
-            if arm.folds {
+            if arm.shapes[1] {
                 let per: Vec<String> = arm
                     .on
                     .iter()
                     .map(|&t| format!("{} {}", t.name(), arm.tiers.stats(t).snapshot().runs))
                     .collect();
-                println!("  fold runs: {}", per.join(", "));
+                println!("  runs per tier: {}", per.join(", "));
             }
             assert!(
                 arm.cases < 100 || arm.taken > 0,
