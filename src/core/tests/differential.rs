@@ -1514,6 +1514,7 @@ fn code_specs() -> Vec<Spec> {
         let mn = match mn.as_str() {
             "Sal" => "Shl",
             "Leavew" => "Leaved",
+            "Enterw" => "Enterd",
             "Ffreep" => "Ffree",
             "Fneni" | "Fndisi" | "Fnsetpm" => "Fnop",
             m => m,
@@ -4824,9 +4825,9 @@ const CPUID_EXCEPTIONS: &[&str] = &[
     // report, and it is not lowered.
     "Paddq_mm_mmm64",
     // Base-architecture forms winterp does not implement yet (they stop the program
-    // with the named report): 16-bit ENTER, INT1 (ICEBP), and the P6's hint NOPs
+    // with the named report): INT1 (ICEBP), and the P6's hint NOPs
     // 0F 0D, 0F 18-1F with a ModRM reg iced reserves (below: by prefix).
-    "Enterw_imm16_imm8", "Int1",
+    "Int1",
 ];
 
 /// CPUID tells exactly what winterp implements: a legacy form is lowered exactly

@@ -121,15 +121,19 @@ fn leave<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     next(cpu, ops, i)
 }
 
-/// ENTER size, level (32-bit operand size).
-fn enter(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+/// ENTER size, level. The operand size `S` sets the width of every push (the old
+/// frame pointer, the copied ones, the new one) and of the frame pointer written
+/// (with 16 bits only BP changes); the stack's address size (32 bits, SS is flat)
+/// makes ESP, and EBP as the copy source, move in 32 bits (SDM ENTER).
+fn enter<const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     let o = &ops[i];
     let size = o.imm;
     let level = o.imm2 & 31;
+    let w = S / 8;
     let sp = cpu.regs[ESP];
     let bp = cpu.regs[EBP];
-    // Everything ENTER writes: EBP, level-1 copied frame pointers, the new frame pointer.
-    let writes = 4 + if level > 0 { 4 * level } else { 0 };
+    // Everything ENTER writes: (E)BP, level-1 copied frame pointers, the new frame pointer.
+    let writes = w + if level > 0 { w * level } else { 0 };
     mtry!(
         cpu,
         ops,
@@ -143,22 +147,22 @@ fn enter(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             cpu,
             ops,
             i,
-            cpu.mem.read_u32(stack_addr(cpu, bp.wrapping_sub(4 * k)))
+            cpu.load(S, stack_addr(cpu, bp.wrapping_sub(w * k)))
         ));
     }
     let mut code = false;
-    let mut p = sp.wrapping_sub(4);
-    code |= mtry!(cpu, ops, i, cpu.mem.write_u32(stack_addr(cpu, p), bp)) == Wrote::Code;
+    let mut p = sp.wrapping_sub(w);
+    code |= mtry!(cpu, ops, i, cpu.store(S, stack_addr(cpu, p), bp)) == Wrote::Code;
     let frame = p;
     for v in reads {
-        p = p.wrapping_sub(4);
-        code |= mtry!(cpu, ops, i, cpu.mem.write_u32(stack_addr(cpu, p), v)) == Wrote::Code;
+        p = p.wrapping_sub(w);
+        code |= mtry!(cpu, ops, i, cpu.store(S, stack_addr(cpu, p), v)) == Wrote::Code;
     }
     if level > 0 {
-        p = p.wrapping_sub(4);
-        code |= mtry!(cpu, ops, i, cpu.mem.write_u32(stack_addr(cpu, p), frame)) == Wrote::Code;
+        p = p.wrapping_sub(w);
+        code |= mtry!(cpu, ops, i, cpu.store(S, stack_addr(cpu, p), frame)) == Wrote::Code;
     }
-    cpu.regs[EBP] = frame;
+    cpu.set_reg(S, EBP as u8, frame);
     cpu.regs[ESP] = p.wrapping_sub(size);
     after_store(cpu, ops, i, if code { Wrote::Code } else { Wrote::Data })
 }
@@ -225,10 +229,14 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
         } else {
             leave::<32>
         }),
-        Mnemonic::Enter if ins.code() == Code::Enterd_imm16_imm8 => {
+        Mnemonic::Enter => {
             o.imm = ins.immediate16() as u32;
             o.imm2 = ins.immediate8_2nd() as u32;
-            Some(enter)
+            Some(if ins.code() == Code::Enterw_imm16_imm8 {
+                enter::<16>
+            } else {
+                enter::<32>
+            })
         }
         _ => None,
     }
