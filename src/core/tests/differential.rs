@@ -739,12 +739,17 @@ fn either_read_faulted(h: &Outcome, e: &Outcome, m: &Mask) -> bool {
     if ha != ea || h.regs != e.regs {
         return false;
     }
-    let operand = |a: u32| -> Option<usize> {
+    // The elements holding an address (both, when they overlap).
+    let operands = |a: u32| -> Vec<usize> {
         [h.regs[ESI], h.regs[EDI]]
             .iter()
-            .position(|&b| a.wrapping_sub(b) < size)
+            .enumerate()
+            .filter(|(_, b)| a.wrapping_sub(**b) < size)
+            .map(|(k, _)| k)
+            .collect()
     };
-    matches!((operand(*haddr), operand(*eaddr)), (Some(x), Some(y)) if x != y)
+    let (hs, es) = (operands(*haddr), operands(*eaddr));
+    hs.iter().any(|x| es.iter().any(|y| x != y))
 }
 
 /// Both sides raised a read fault at an unmapped byte of [`Mask::span_read`].
