@@ -36,7 +36,8 @@
 //!
 //! [`ITERATIONS`] passes: `uop` lowers a loop only once its head has been entered
 //! 32 times (`uop::engine::HOT`), `block_exec` at the head's first decode. The
-//! off arm has every tier off; each on arm only the tier under test. A tier that
+//! off arm has every tier off; the `block_exec`, `uop` and folds arms only the
+//! tiers under test, then the default gates and every tier at once. A tier that
 //! cannot take a body (an instruction outside its vocabulary) leaves it to the
 //! interpreter, which the arms then agree on trivially; the summary says how many
 //! loops each tier ran.
@@ -44,8 +45,8 @@
 use super::*;
 use winterp_core::tiers::ALL as ALL_TIERS;
 
-/// The loop counter's page: mapped read-write on the tier emulators only, far from
-/// the window (whose neighbouring pages stay unmapped).
+/// The loop counter's page: mapped read-write on the loop pass's emulators (not on
+/// the main one), far from the window (whose neighbouring pages stay unmapped).
 const CTR: u32 = 0x3800_0000;
 /// Passes of the loop: past `uop`'s hotness threshold (32 entries of the head).
 const ITERATIONS: u32 = 48;
