@@ -16,15 +16,19 @@ probe() {
     xdotool search --onlyvisible --name '.*' 2>/dev/null | while read -r w; do
         name=$(xdotool getwindowname "$w" 2>/dev/null || true)
         [ -n "$name" ] || continue
-        echo "win $name | $(xwininfo -id "$w" | grep -E 'Width|Height' | tr -s ' ' | tr '\n' ' ')"
+        # printf, not echo: an echo that reads backslash escapes would end the
+        # line at the "\c" of "C:\windows\system32\cmd.exe".
+        printf 'win %s | %s\n' "$name" "$(xwininfo -id "$w" | grep -E 'Width|Height' | tr -s ' ' | tr '\n' ' ')"
     done
     wineserver -k >/dev/null 2>&1 || true
 }
-export -f probe
+# The function goes in the command itself: xvfb-run is a /bin/sh script, and a
+# dash there drops bash's exported functions from the environment.
+probe_src=$(declare -f probe)
 for d in "$dir"/*/; do
     name=$(basename "$d")
     exe=$(ls "$d"*.exe 2>/dev/null | head -1) || true
     [ -n "$exe" ] || continue
     echo "== $name"
-    timeout 60 xvfb-run -a bash -c 'probe "$0"' "$exe" 2>/dev/null | grep '^win ' || true
+    timeout 60 xvfb-run -a bash -c "$probe_src"'; probe "$0"' "$exe" 2>/dev/null | grep '^win ' || true
 done

@@ -28,6 +28,7 @@ use std::time::Duration;
 /// step with the folder.
 const PROGRAMS: &[&str] = &[
     "comdplay",
+    "coninput",
     "cplrun",
     "cpuheavy",
     "crash",
@@ -390,6 +391,16 @@ fn sysexports_without_stubs_reports_the_function() {
         "no report naming BackupRead with its 7 arguments:\n{}",
         tail(&got.stderr, 30)
     );
+}
+
+#[test]
+fn coninput_normal() {
+    guest_program("coninput", Mode::Normal);
+}
+
+#[test]
+fn coninput_deterministic() {
+    guest_program("coninput", Mode::Deterministic);
 }
 
 #[test]

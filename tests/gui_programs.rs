@@ -55,6 +55,12 @@
 //!   cycled, destroyed and created at CW_USEDEFAULT: the children's rectangles, the
 //!   active child, the frame's title and menu bar item count, the window menu and
 //!   the children's WM_MDIACTIVATE/WM_CHILDACTIVATE; expected output from Wine 8.
+//! - `xsend`: SendMessage between threads: a send to a thread inside
+//!   CreateDialogIndirectParam waits for its message loop, a waiting sender serves
+//!   messages sent to it, SendMessageTimeout times out; expected output from Wine 8,
+//!   in both modes.
+//! - `procres`: GetProcessIoCounters, GetGuiResources and Shell_NotifyIconW as
+//!   taskmgr uses them (README: the lines Wine 8 stubs keep Windows' behaviour).
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -80,11 +86,13 @@ const GUI_PROGRAMS: &[&str] = &[
     "minsize",
     "msglog",
     "msgbox",
+    "procres",
     "regsave",
     "rtstart",
     "scrollbar",
     "timer",
     "treeview",
+    "xsend",
 ];
 
 // ---- programs with an expected stdout ------------------------------------------
@@ -113,6 +121,26 @@ fn stdout_program(name: &str, deterministic: bool) {
         },
         tail(&got.stderr, 30)
     );
+}
+
+#[test]
+fn xsend_normal() {
+    stdout_program("xsend", false);
+}
+
+#[test]
+fn xsend_deterministic() {
+    stdout_program("xsend", true);
+}
+
+#[test]
+fn procres_normal() {
+    stdout_program("procres", false);
+}
+
+#[test]
+fn procres_deterministic() {
+    stdout_program("procres", true);
 }
 
 #[test]

@@ -31,6 +31,9 @@ pub struct ChildLaunch {
     pub status_file: PathBuf,
     pub suspended: bool,
     pub show_window: Option<u16>,
+    /// CREATE_NEW_CONSOLE for a console program.
+    #[serde(default)]
+    pub new_console: bool,
     /// `winterp check`'s frame rule (a DirectDraw program's run also ends at tick N).
     pub frames_are_ticks: bool,
 }
@@ -52,6 +55,7 @@ impl ChildLaunch {
             status_file: s.child.status_file.clone(),
             suspended: s.child.suspended,
             show_window: s.child.show_window,
+            new_console: s.child.new_console,
             frames_are_ticks,
         }
     }
@@ -73,6 +77,7 @@ impl ChildLaunch {
             status_file: self.status_file.clone(),
             suspended: self.suspended,
             show_window: self.show_window,
+            new_console: self.new_console,
         }
     }
 

@@ -25,6 +25,12 @@ LDFLAGS="-Wl,--no-insert-timestamp"
 # A src/NAME.rc next to one is compiled with windres and linked in (after
 # src/NAME.py, if there is one, wrote the files it names).
 GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm -lcomctl32"
+# GUI programs that test one more area import its DLLs too.
+gui_libs() {
+    case "$1" in
+        procres) echo "-lshell32" ;;
+    esac
+}
 # Console programs that test one more area import its DLLs too.
 console_libs() {
     case "$1" in
@@ -60,7 +66,7 @@ for src in src/*.c; do
             (cd src && $WINDRES $gen -O coff -o "$tmp/$name.res.o" "$name.rc")
             res="$tmp/$name.res.o"
         fi
-        $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS
+        $CC $CFLAGS -mwindows -o "bin/$name.exe" "$src" $res $LDFLAGS $GUI_LIBS $(gui_libs "$name")
     else
         # A console program's src/NAME.rc is linked in too (verinfo reads its
         # own version resource).
@@ -93,6 +99,8 @@ for src in src/*.c; do
             treeview:comctl32.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
+            # procres tests SHELL32's notification-area icons.
+            procres:shell32.dll) continue ;;
         esac
         case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             *:kernel32.dll|*:msvcrt.dll) ;;

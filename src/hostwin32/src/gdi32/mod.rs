@@ -114,6 +114,15 @@ impl Inner {
     }
 }
 
+/// The GDI objects this process holds (GetGuiResources): the pens, brushes, fonts,
+/// bitmaps, palettes and regions it created, its DCs and its metafiles. Stock
+/// objects belong to the system, as on Windows.
+pub fn object_count(proc: &Process) -> u32 {
+    let g = proc.gdi32.lock();
+    let made = g.objs.keys().filter(|&&h| h >= FIRST_HANDLE).count();
+    (made + g.dcs.len() + g.metafiles.len()) as u32
+}
+
 /// A DC for drawing into a window (GetDC, BeginPaint, GetWindowDC): user32 calls this
 /// with the window's backing store, client origin and visible area.
 pub fn create_window_dc(proc: &Process, target: WindowTarget) -> u32 {

@@ -6,14 +6,14 @@
 // Win32 signatures are fixed by the API, however many parameters they take.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
 use crate::objects::KernelObject;
 use crate::process::Process;
 use crate::teb::set_last_error;
 use std::sync::{Arc, Mutex};
 
 use super::misc::err;
-use super::string::{ANSI_CP, OEM_CP, read_wide};
+use super::string::{ANSI_CP, OEM_CP};
 
 /// Which standard stream a console handle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,13 +54,47 @@ impl Console {
         }
     }
 
-    /// Writes bytes to the host stream; false for an input handle.
+    /// Writes bytes in the console output code page: to the process's own console
+    /// if it has one, else to the host stream; false for an input handle.
     pub fn write(&self, proc: &Process, bytes: &[u8]) -> bool {
+        if let Some(own) = super::conscreen::own_console(proc) {
+            let cp = super::string::CodePage::from_arg(output_cp(proc))
+                .ok()
+                .flatten()
+                .unwrap_or(super::string::CodePage::Oem437);
+            let units: Vec<u16> = bytes
+                .iter()
+                .map(|&b| super::string::byte_to_unicode(cp, b))
+                .collect();
+            return self.write_own(&own, &units);
+        }
         match self.stream {
             Stream::Output => proc.host.stdout(bytes),
             Stream::Error => proc.host.stderr(bytes),
             Stream::Input => return false,
         }
+        true
+    }
+
+    /// Writes UTF-16 text: into the process's own console, else to the host
+    /// stream (the host terminal speaks UTF-8).
+    pub fn write_units(&self, proc: &Process, units: &[u16]) -> bool {
+        if let Some(own) = super::conscreen::own_console(proc) {
+            return self.write_own(&own, units);
+        }
+        self.write(proc, String::from_utf16_lossy(units).as_bytes())
+    }
+
+    fn write_own(&self, own: &super::conscreen::OwnConsole, units: &[u16]) -> bool {
+        if self.stream == Stream::Input {
+            return false;
+        }
+        let mode = *self.mode.lock().unwrap_or_else(|e| e.into_inner());
+        own.lock().write(
+            units,
+            mode & ENABLE_PROCESSED_OUTPUT != 0,
+            mode & ENABLE_WRAP_AT_EOL_OUTPUT != 0,
+        );
         true
     }
 
@@ -153,9 +187,7 @@ pub fn WriteConsoleW(
         .chunks_exact(2)
         .map(|p| u16::from_le_bytes([p[0], p[1]]))
         .collect();
-    // The host terminal speaks UTF-8.
-    let text = String::from_utf16_lossy(&units);
-    if !c.write(cx.proc, text.as_bytes()) {
+    if !c.write_units(cx.proc, &units) {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
     }
@@ -174,20 +206,41 @@ pub fn ReadConsoleA(
     nNumberOfCharsToRead: u32,
     lpNumberOfCharsRead: Ptr,
     _pInputControl: u32,
-) -> ApiResult<bool> {
+) -> ApiResult<Outcome> {
     let Some(c) = console_arg(cx, hConsoleInput)? else {
-        return Ok(false);
+        return Ok(Outcome::Return(0));
     };
+    if let Some(own) = super::conscreen::own_console(cx.proc)
+        && c.stream == Stream::Input
+    {
+        let units = match super::conscreen::read_chars(cx, &c, &own, nNumberOfCharsToRead)? {
+            Ok(u) => u,
+            Err(o) => return Ok(o),
+        };
+        let cp = super::string::CodePage::from_arg(GetConsoleCP(cx))?
+            .unwrap_or(super::string::CodePage::Oem437);
+        let b: Vec<u8> = units
+            .iter()
+            .map(|&u| super::string::unicode_to_byte(cp, u).unwrap_or(b'?'))
+            .collect();
+        cx.proc.mem.write_bytes(lpBuffer.0, &b)?;
+        if !lpNumberOfCharsRead.is_null() {
+            cx.proc
+                .mem
+                .write_u32(lpNumberOfCharsRead.0, b.len() as u32)?;
+        }
+        return Ok(Outcome::Return(1));
+    }
     let mut b = vec![0u8; nNumberOfCharsToRead as usize];
     let Some(n) = c.read(cx.proc, &mut b) else {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
-        return Ok(false);
+        return Ok(Outcome::Return(0));
     };
     cx.proc.mem.write_bytes(lpBuffer.0, &b[..n])?;
     if !lpNumberOfCharsRead.is_null() {
         cx.proc.mem.write_u32(lpNumberOfCharsRead.0, n as u32)?;
     }
-    Ok(true)
+    Ok(Outcome::Return(1))
 }
 
 /// ReadConsoleA's bytes in the console input code page, as UTF-16.
@@ -198,14 +251,29 @@ pub fn ReadConsoleW(
     nNumberOfCharsToRead: u32,
     lpNumberOfCharsRead: Ptr,
     _pInputControl: u32,
-) -> ApiResult<bool> {
+) -> ApiResult<Outcome> {
     let Some(c) = console_arg(cx, hConsoleInput)? else {
-        return Ok(false);
+        return Ok(Outcome::Return(0));
     };
+    if let Some(own) = super::conscreen::own_console(cx.proc)
+        && c.stream == Stream::Input
+    {
+        let units = match super::conscreen::read_chars(cx, &c, &own, nNumberOfCharsToRead)? {
+            Ok(u) => u,
+            Err(o) => return Ok(o),
+        };
+        super::string::write_wide(cx.proc, lpBuffer.0, &units)?;
+        if !lpNumberOfCharsRead.is_null() {
+            cx.proc
+                .mem
+                .write_u32(lpNumberOfCharsRead.0, units.len() as u32)?;
+        }
+        return Ok(Outcome::Return(1));
+    }
     let mut b = vec![0u8; nNumberOfCharsToRead as usize];
     let Some(n) = c.read(cx.proc, &mut b) else {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
-        return Ok(false);
+        return Ok(Outcome::Return(0));
     };
     let cp = super::string::CodePage::from_arg(GetConsoleCP(cx))?
         .unwrap_or(super::string::CodePage::Oem437);
@@ -217,7 +285,7 @@ pub fn ReadConsoleW(
     if !lpNumberOfCharsRead.is_null() {
         cx.proc.mem.write_u32(lpNumberOfCharsRead.0, n as u32)?;
     }
-    Ok(true)
+    Ok(Outcome::Return(1))
 }
 
 pub fn GetConsoleMode(cx: &mut Ctx, hConsoleHandle: u32, lpMode: Ptr) -> ApiResult<bool> {
@@ -272,8 +340,11 @@ pub fn GetConsoleCP(cx: &mut Ctx) -> u32 {
 }
 
 pub fn GetConsoleOutputCP(cx: &mut Ctx) -> u32 {
-    cx.proc
-        .k32
+    output_cp(cx.proc)
+}
+
+fn output_cp(proc: &Process) -> u32 {
+    proc.k32
         .console
         .output_cp
         .lock()
@@ -322,18 +393,6 @@ pub fn FreeConsole(_cx: &mut Ctx) -> bool {
     true
 }
 
-pub fn SetConsoleTitleA(cx: &mut Ctx, lpConsoleTitle: Ptr) -> ApiResult<bool> {
-    let t = super::string::read_ansi(cx.proc, lpConsoleTitle.0)?;
-    log::info!("console title: {t}");
-    Ok(true)
-}
-
-pub fn SetConsoleTitleW(cx: &mut Ctx, lpConsoleTitle: Ptr) -> ApiResult<bool> {
-    let t = String::from_utf16_lossy(&read_wide(cx.proc, lpConsoleTitle.0)?);
-    log::info!("console title: {t}");
-    Ok(true)
-}
-
 /// The screen buffer the headless console reports: Windows' default console, 80
 /// columns by 300 lines with an 80x25 window at the top, light grey on black. The
 /// host terminal keeps the real cursor, so the cursor is reported at the origin.
@@ -352,6 +411,28 @@ pub fn GetConsoleScreenBufferInfo(
     if c.stream == Stream::Input {
         set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
         return Ok(false);
+    }
+    if let Some(own) = super::conscreen::own_console(cx.proc) {
+        use super::conscreen::{COLUMNS, LINES};
+        let s = own.lock();
+        // The whole 80x25 buffer is in the window (Windows 9x's console).
+        let fields: [i16; 11] = [
+            COLUMNS,
+            LINES,
+            s.cursor.0,
+            s.cursor.1,
+            s.attr as i16,
+            0,
+            0,
+            COLUMNS - 1,
+            LINES - 1,
+            COLUMNS,
+            LINES,
+        ];
+        drop(s);
+        let b: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
+        cx.proc.mem.write_bytes(lpConsoleScreenBufferInfo.0, &b)?;
+        return Ok(true);
     }
     let fields: [i16; 11] = [
         SCREEN_COLUMNS,
@@ -388,8 +469,6 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SetConsoleOutputCP", SetConsoleOutputCP),
         stdcall("AllocConsole", AllocConsole),
         stdcall("FreeConsole", FreeConsole),
-        stdcall("SetConsoleTitleA", SetConsoleTitleA),
-        stdcall("SetConsoleTitleW", SetConsoleTitleW),
     ]
 }
 

@@ -41,6 +41,7 @@ pub const ERROR_BAD_EXE_FORMAT: u32 = 193;
 pub const ERROR_NOT_SUPPORTED: u32 = 50;
 pub const STILL_ACTIVE: u32 = 259;
 const CREATE_SUSPENDED: u32 = 0x4;
+const CREATE_NEW_CONSOLE: u32 = 0x10;
 const STARTF_USESHOWWINDOW: u32 = 0x1;
 const STARTF_USESTDHANDLES: u32 = 0x100;
 /// The id shift for the first process's children (see the module comment).
@@ -72,6 +73,9 @@ pub struct ChildOf {
     pub suspended: bool,
     /// STARTUPINFO.wShowWindow when the parent gave STARTF_USESHOWWINDOW.
     pub show_window: Option<u16>,
+    /// A console program started with CREATE_NEW_CONSOLE: it gets a console of its
+    /// own, shown in a console window ([`super::conscreen`]), not the parent's.
+    pub new_console: bool,
 }
 
 impl ChildOf {
@@ -830,6 +834,7 @@ fn create_process(cx: &mut Ctx, r: Request) -> ApiResult<bool> {
         status_file: status_file.clone(),
         suspended,
         show_window,
+        new_console: r.flags & CREATE_NEW_CONSOLE != 0 && subsystem == 3,
     };
     let spec = ChildSpec {
         program: found.host.clone(),

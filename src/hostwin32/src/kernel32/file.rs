@@ -35,6 +35,7 @@ use crate::vfs::{
 use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::{FileExt, MetadataExt};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::console::{Console, Stream};
@@ -401,6 +402,42 @@ pub fn CreateFileW(
 
 // ---- ReadFile / WriteFile --------------------------------------------------------------
 
+/// The I/O this process asked of files and devices, as GetProcessIoCounters
+/// reports it (IO_COUNTERS): ReadFile and WriteFile of files and the null device
+/// that succeeded, with their bytes, and DeviceIoControl requests as "other"
+/// operations (none moves data: there are no devices that answer them). Console
+/// reads and writes are not counted: on Windows they are requests to the console
+/// server, not I/O of the process.
+#[derive(Default)]
+pub struct IoCounters {
+    pub read_ops: AtomicU64,
+    pub write_ops: AtomicU64,
+    pub other_ops: AtomicU64,
+    pub read_bytes: AtomicU64,
+    pub write_bytes: AtomicU64,
+    pub other_bytes: AtomicU64,
+}
+
+impl IoCounters {
+    fn count(ops: &AtomicU64, bytes: &AtomicU64, n: usize) {
+        ops.fetch_add(1, Ordering::Relaxed);
+        bytes.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// The six counters in IO_COUNTERS order.
+    pub fn snapshot(&self) -> [u64; 6] {
+        [
+            &self.read_ops,
+            &self.write_ops,
+            &self.other_ops,
+            &self.read_bytes,
+            &self.write_bytes,
+            &self.other_bytes,
+        ]
+        .map(|c| c.load(Ordering::Relaxed))
+    }
+}
+
 /// The offset an OVERLAPPED structure gives a synchronous handle.
 fn overlapped_offset(cx: &Ctx, p: Ptr) -> ApiResult<Option<u64>> {
     if p.is_null() {
@@ -435,6 +472,7 @@ pub fn ReadFile(
     {
         return fail(cx, err::ERROR_NOACCESS, false);
     }
+    let counters = cx.proc.slot::<IoCounters>();
     let data: Vec<u8> = if let Some(f) = o.downcast_ref::<FileObject>() {
         if !f.read {
             return fail(cx, err::ERROR_ACCESS_DENIED, false);
@@ -446,10 +484,19 @@ pub fn ReadFile(
             None => f.read(nNumberOfBytesToRead as usize),
         };
         match r {
-            Ok(v) => v,
+            Ok(v) => {
+                IoCounters::count(&counters.read_ops, &counters.read_bytes, v.len());
+                v
+            }
             Err(e) => return fail(cx, io_code(&e), false),
         }
     } else if let Some(c) = o.downcast_ref::<Console>() {
+        if c.stream == Stream::Input && super::conscreen::own_console(cx.proc).is_some() {
+            return Err(ApiError::UnimplementedCase(
+                "ReadFile of the input of a console of the process's own (ReadConsole reads it)"
+                    .into(),
+            ));
+        }
         let mut b = vec![0u8; nNumberOfBytesToRead as usize];
         match c.read(cx.proc, &mut b) {
             Some(n) => {
@@ -459,6 +506,7 @@ pub fn ReadFile(
             None => return fail(cx, err::ERROR_ACCESS_DENIED, false),
         }
     } else if o.downcast_ref::<NullDevice>().is_some() {
+        IoCounters::count(&counters.read_ops, &counters.read_bytes, 0);
         Vec::new()
     } else {
         return fail(cx, err::ERROR_INVALID_HANDLE, false);
@@ -508,11 +556,16 @@ pub fn WriteFile(
                 return fail(cx, io_code(&e), false);
             }
         }
+        let c = cx.proc.slot::<IoCounters>();
+        IoCounters::count(&c.write_ops, &c.write_bytes, data.len());
     } else if let Some(c) = o.downcast_ref::<Console>() {
         if !c.write(cx.proc, &data) {
             return fail(cx, err::ERROR_ACCESS_DENIED, false);
         }
-    } else if o.downcast_ref::<NullDevice>().is_none() {
+    } else if o.downcast_ref::<NullDevice>().is_some() {
+        let c = cx.proc.slot::<IoCounters>();
+        IoCounters::count(&c.write_ops, &c.write_bytes, data.len());
+    } else {
         return fail(cx, err::ERROR_INVALID_HANDLE, false);
     }
     if !lpNumberOfBytesWritten.is_null() {
@@ -1650,6 +1703,8 @@ pub fn DeviceIoControl(
     if object(cx, hDevice).is_none() {
         return fail(cx, err::ERROR_INVALID_HANDLE, false);
     }
+    let c = cx.proc.slot::<IoCounters>();
+    IoCounters::count(&c.other_ops, &c.other_bytes, 0);
     if lpOverlapped.is_null() && !lpBytesReturned.is_null() {
         cx.proc.mem.write_u32(lpBytesReturned.0, 0)?;
     }

@@ -2,6 +2,7 @@
 //! exports to the DLL's list.
 
 pub mod atom;
+pub mod conscreen;
 pub mod console;
 pub mod createprocess;
 mod delayload;
@@ -47,6 +48,7 @@ fn exports() -> Vec<ApiDef> {
         time::exports,
         file::exports,
         console::exports,
+        conscreen::exports,
         misc::exports,
         sync::exports,
         thread::exports,

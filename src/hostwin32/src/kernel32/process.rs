@@ -871,8 +871,32 @@ pub fn GetProcessTimes(
     Ok(true)
 }
 
+/// IO_COUNTERS of this process: six ULONGLONGs, the read, write and other
+/// operations and then their bytes ([`super::file::IoCounters`]). Another
+/// process's counters live in that process: asking for a child's is reported.
+pub fn GetProcessIoCounters(cx: &mut Ctx, hProcess: u32, lpIoCounters: Ptr) -> ApiResult<bool> {
+    match super::createprocess::process_target(cx.proc, hProcess) {
+        super::createprocess::Target::Own => {}
+        super::createprocess::Target::Child(_) => {
+            return Err(ApiError::UnimplementedCase(
+                "GetProcessIoCounters of a child process".into(),
+            ));
+        }
+        super::createprocess::Target::Invalid => {
+            set_last_error(cx, err::ERROR_INVALID_HANDLE)?;
+            return Ok(false);
+        }
+    }
+    let v = cx.proc.slot::<super::file::IoCounters>().snapshot();
+    for (k, x) in v.iter().enumerate() {
+        cx.proc.mem.write_u64(lpIoCounters.0 + 8 * k as u32, *x)?;
+    }
+    Ok(true)
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("GetProcessIoCounters", GetProcessIoCounters),
         stdcall("SetFileApisToOEM", SetFileApisToOEM),
         stdcall("SetFileApisToANSI", SetFileApisToANSI),
         stdcall("AreFileApisANSI", AreFileApisANSI),

@@ -88,7 +88,7 @@ pub(crate) fn byte_to_unicode(cp: CodePage, b: u8) -> u16 {
     }
 }
 
-fn unicode_to_byte(cp: CodePage, u: u16) -> Option<u8> {
+pub(crate) fn unicode_to_byte(cp: CodePage, u: u16) -> Option<u8> {
     if u < 0x80 {
         return Some(u as u8);
     }

@@ -3,7 +3,8 @@
 //! CommandLineToArgvW ([`cmdline`]), Control_RunDLL and the Control Panel ([`control`]), ShellExecute and FindExecutable
 //! ([`execute`]), SHGetFileInfo's names and attributes ([`fileinfo`]), and
 //! ExtractIcon ([`icons`]), and the shell namespace's IShellFolder objects from
-//! SHGetDesktopFolder ([`shellfolder`]). Other dialogs (the folder browser, file
+//! SHGetDesktopFolder ([`shellfolder`]), and the notification area's icons
+//! ([`tray`]). Other dialogs (the folder browser, file
 //! operations) are not provided, and report themselves as not implemented by name when
 //! called.
 
@@ -17,6 +18,7 @@ pub mod folders;
 pub mod icons;
 pub mod pidl;
 pub mod shellfolder;
+pub mod tray;
 
 use crate::hle::{
     ApiDef, ApiError, ApiResult, CStrPtr, Ctx, HleDll, Outcome, Ptr, WStrPtr, stdcall,
@@ -230,6 +232,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(fileinfo::exports());
     v.extend(icons::exports());
     v.extend(shellfolder::exports());
+    v.extend(tray::exports());
     v
 }
 

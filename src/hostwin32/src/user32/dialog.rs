@@ -824,6 +824,17 @@ fn send_item(cx: &mut Ctx, hdlg: u32, id: u32, m: u32, wp: u32, lp: u32, u: bool
     send(cx, c, m, wp, lp, u)
 }
 
+/// SendDlgItemMessage: the guest's own send, so it waits as SendMessage does
+/// ([`send_api`]).
+fn send_item_api(cx: &mut Ctx, hdlg: u32, id: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u32> {
+    let c = get_item(cx, hdlg, id);
+    if c == 0 {
+        crate::teb::set_last_error(cx, 1421)?;
+        return Ok(0);
+    }
+    send_api(cx, c, m, wp, lp, u, crate::scheduler::INFINITE).map(|v| v.unwrap_or(0))
+}
+
 pub fn SendDlgItemMessageA(
     cx: &mut Ctx,
     hDlg: u32,
@@ -832,7 +843,9 @@ pub fn SendDlgItemMessageA(
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(send_item(cx, hDlg, nIDDlgItem, Msg, wParam, lParam, false))
+    fin(send_item_api(
+        cx, hDlg, nIDDlgItem, Msg, wParam, lParam, false,
+    ))
 }
 pub fn SendDlgItemMessageW(
     cx: &mut Ctx,
@@ -842,7 +855,9 @@ pub fn SendDlgItemMessageW(
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(send_item(cx, hDlg, nIDDlgItem, Msg, wParam, lParam, true))
+    fin(send_item_api(
+        cx, hDlg, nIDDlgItem, Msg, wParam, lParam, true,
+    ))
 }
 pub fn SetDlgItemTextA(
     cx: &mut Ctx,

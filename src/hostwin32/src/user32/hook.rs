@@ -36,6 +36,16 @@ fn hooks(cx: &Ctx) -> std::sync::Arc<Hooks> {
     cx.proc.slot::<Hooks>()
 }
 
+/// How many hooks the process has set (GetGuiResources counts them).
+pub fn count(cx: &Ctx) -> usize {
+    hooks(cx)
+        .list
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+        .len()
+}
+
 fn kind_name(k: i32) -> &'static str {
     match k {
         -1 => "WH_MSGFILTER",

@@ -129,6 +129,34 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
                 log::debug!("key {vk:#x} with no window to receive it");
                 return;
             }
+            if target == super::conwin::console_window(proc) {
+                // The console window's keys are the console's input records.
+                let shift = wm.keys[VK_SHIFT] & 0x80 != 0;
+                let caps = wm.keys[VK_CAPITAL] & 1 != 0;
+                let ch = if ctrl || alt {
+                    None
+                } else {
+                    crate::keys::char_for_key(vk as u8, shift, caps)
+                };
+                // dwControlKeyState: LEFT_ALT_PRESSED, LEFT_CTRL_PRESSED,
+                // SHIFT_PRESSED, CAPSLOCK_ON, ENHANCED_KEY.
+                let state = (alt as u32) << 1
+                    | (ctrl as u32) << 3
+                    | (shift as u32) << 4
+                    | (caps as u32) << 7
+                    | (extended as u32) << 8;
+                let rec = crate::kernel32::conscreen::key_record(
+                    down,
+                    1,
+                    vk as u16,
+                    scancode as u16 & 0xff,
+                    ch.map_or(0, |c| c as u16),
+                    state,
+                );
+                drop(wm);
+                crate::kernel32::conscreen::push_input(proc, &[rec]);
+                return;
+            }
             let sys = (alt && !ctrl) || vk == VK_F10 || (vk == VK_MENU && !ctrl) || wm.focus == 0;
             let message = match (down, sys) {
                 (true, false) => WM_KEYDOWN,

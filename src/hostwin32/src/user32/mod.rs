@@ -11,9 +11,11 @@
 #![allow(non_snake_case)]
 
 pub mod controls;
+pub mod conwin;
 pub mod deferpos;
 pub mod dialog;
 pub mod displaysettings;
+pub mod guires;
 pub mod hook;
 pub mod hostclass;
 pub mod icon;
@@ -328,6 +330,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(deferpos::exports());
     v.extend(msgbox::exports());
     v.extend(displaysettings::exports());
+    v.extend(guires::exports());
     v.extend(scroll::exports());
     v.extend(mdi::exports());
     v.extend(hook::exports());

@@ -309,7 +309,9 @@ pub fn send(cx: &mut Ctx, hwnd: u32, msg: u32, wp: u32, lp: u32, unicode: bool) 
         crate::teb::set_last_error(cx, ERROR_INVALID_WINDOW_HANDLE)?;
         return Ok(0);
     };
-    if tid == cx.thread.tid {
+    // Thread 0 is the console server's (the console window): it answers on the
+    // sender's thread.
+    if tid == cx.thread.tid || tid == 0 {
         return call_proc(cx, f, fu, hwnd, msg, wp, lp, unicode);
     }
     send_other_thread(cx, tid, hwnd, msg, wp, lp, unicode)
@@ -339,8 +341,8 @@ impl Waitable for SentOnly {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn send_other_thread(
+/// Queues a message for thread `tid` and returns the slot its reply will fill.
+fn queue_sent(
     cx: &mut Ctx,
     tid: u32,
     hwnd: u32,
@@ -348,14 +350,11 @@ fn send_other_thread(
     wp: u32,
     lp: u32,
     unicode: bool,
-) -> UR<u32> {
+) -> Arc<Reply> {
     let reply = Arc::new(Reply {
         st: Mutex::new(None),
     });
-    let (target, mine) = {
-        let mut wm = lock_wm(cx.proc);
-        (wm.queue(tid), wm.queue(cx.thread.tid))
-    };
+    let target = lock_wm(cx.proc).queue(tid);
     let time = wm::now_ms(cx) as u32;
     target.lock().sent.push_back(Sent {
         msg: Msg {
@@ -370,6 +369,106 @@ fn send_other_thread(
         reply: reply.clone(),
     });
     wm::wake_queue(cx.proc, &target);
+    reply
+}
+
+/// SendMessage as guest code calls it (SendMessage, SendMessageTimeout,
+/// SendDlgItemMessage); `Ok(None)` when `ms` passed without a reply.
+///
+/// A message for another thread's window waits, as on Windows, until that thread
+/// retrieves messages (GetMessage, PeekMessage, a modal loop, a send of its own);
+/// meanwhile this thread serves messages sent to it. The wait must not keep this
+/// thread on the host stack: in deterministic mode every thread shares one host
+/// stack, and a receiver whose host frames lie below the sender's (a main thread
+/// inside CreateDialogParam whose WM_INITDIALOG started the sending thread) could
+/// never run to reply. So the wait returns [`Outcome::Resume`] like any blocking
+/// API, and the call is made again when the reply (or a message sent to this
+/// thread) arrives; the send is found in the queue's `pending` list by the guest
+/// call depth it was made at, so it is queued once. Host code that sends from
+/// inside another API uses [`send`], which waits in place.
+pub fn send_api(
+    cx: &mut Ctx,
+    hwnd: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    unicode: bool,
+    ms: u32,
+) -> UR<Option<u32>> {
+    let depth = cx.thread.call_depth;
+    let mine = lock_wm(cx.proc).queue(cx.thread.tid);
+    let resumed = {
+        let mut d = mine.lock();
+        // Sends of deeper guest calls that unwound without their reply are over.
+        while d.pending.last().is_some_and(|p| p.0 > depth) {
+            d.pending.pop();
+        }
+        d.pending
+            .last()
+            .filter(|p| p.0 == depth)
+            .map(|p| (p.1.clone(), p.2))
+    };
+    let (reply, target) = match resumed {
+        Some(r) => r,
+        None => {
+            let tid = lock_wm(cx.proc).win(hwnd).map(|w| w.tid);
+            match tid {
+                Some(t) if t != cx.thread.tid && t != 0 => {
+                    let r = queue_sent(cx, t, hwnd, msg, wp, lp, unicode);
+                    mine.lock().pending.push((depth, r.clone(), t));
+                    (r, t)
+                }
+                // Its own window, a broadcast or an invalid handle.
+                _ => return send(cx, hwnd, msg, wp, lp, unicode).map(Some),
+            }
+        }
+    };
+    let done = |mine: &Queue| mine.lock().pending.retain(|p| !Arc::ptr_eq(&p.1, &reply));
+    // A re-called send resumes its wait (and deadline) only if it waits again;
+    // messages served meanwhile may wait themselves.
+    let mut retry = cx.thread.sched.wait.take();
+    loop {
+        if let Err(e) = process_sent(cx) {
+            done(&mine);
+            return Err(e);
+        }
+        if let Some(v) = *reply.st.lock().unwrap_or_else(|e| e.into_inner()) {
+            done(&mine);
+            return Ok(Some(v));
+        }
+        cx.thread.sched.wait = retry.take();
+        let objs: Vec<Arc<dyn KernelObject>> =
+            vec![reply.clone(), Arc::new(SentOnly(mine.clone()))];
+        match scheduler::wait_for(cx, objs, false, ms) {
+            Outcome::Return(r) if r == scheduler::WAIT_TIMEOUT as u64 => {
+                done(&mine);
+                // A message the receiver has not picked up is withdrawn.
+                let q = lock_wm(cx.proc).queue(target);
+                q.lock().sent.retain(|m| !Arc::ptr_eq(&m.reply, &reply));
+                return Ok(None);
+            }
+            Outcome::Return(_) => {}
+            Outcome::Resume => return Err(Flow::End(Outcome::Resume)),
+            o => {
+                done(&mine);
+                return Err(Flow::End(o));
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn send_other_thread(
+    cx: &mut Ctx,
+    tid: u32,
+    hwnd: u32,
+    msg: u32,
+    wp: u32,
+    lp: u32,
+    unicode: bool,
+) -> UR<u32> {
+    let reply = queue_sent(cx, tid, hwnd, msg, wp, lp, unicode);
+    let mine = lock_wm(cx.proc).queue(cx.thread.tid);
     let objs: Vec<Arc<dyn KernelObject>> = vec![reply.clone(), Arc::new(SentOnly(mine))];
     loop {
         if let Some(v) = *reply.st.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -396,6 +495,7 @@ pub fn process_sent(cx: &mut Ctx) -> UR<()> {
         let info = lock_wm(cx.proc)
             .win(s.msg.hwnd)
             .map(|w| (w.wndproc, w.unicode));
+        q.lock().in_send += 1;
         let r = match info {
             Some((f, fu)) => call_proc(
                 cx,
@@ -409,6 +509,7 @@ pub fn process_sent(cx: &mut Ctx) -> UR<()> {
             ),
             None => Ok(0),
         };
+        q.lock().in_send -= 1;
         // The sender learns the result even if the procedure ended the thread.
         let v = *r.as_ref().unwrap_or(&0);
         *s.reply.st.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
@@ -822,7 +923,7 @@ pub fn SendMessageA(
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, Msg, wParam, lParam, false))
+    fin(send_api(cx, hWnd, Msg, wParam, lParam, false, INFINITE).map(|v| v.unwrap_or(0)))
 }
 
 pub fn SendMessageW(
@@ -832,8 +933,10 @@ pub fn SendMessageW(
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, Msg, wParam, lParam, true))
+    fin(send_api(cx, hWnd, Msg, wParam, lParam, true, INFINITE).map(|v| v.unwrap_or(0)))
 }
+
+const ERROR_TIMEOUT: u32 = 1460;
 
 #[allow(clippy::too_many_arguments)]
 fn send_timeout(
@@ -842,16 +945,27 @@ fn send_timeout(
     Msg: u32,
     wParam: u32,
     lParam: u32,
+    uTimeout: u32,
     lpdwResult: Ptr,
     unicode: bool,
 ) -> ApiResult<Outcome> {
-    // Waits without the timeout: a receiver that never answers hangs the sender as
-    // SendMessage would.
-    let r = send(cx, hWnd, Msg, wParam, lParam, unicode).and_then(|v| {
-        if !lpdwResult.is_null() {
-            cx.proc.mem.write_u32(lpdwResult.0, v)?;
+    // The flags (SMTO_BLOCK, SMTO_ABORTIFHUNG, ...) change nothing here: the sender
+    // serves messages sent to it while it waits, and no thread is ever "hung".
+    let r = send_api(cx, hWnd, Msg, wParam, lParam, unicode, uTimeout).and_then(|v| match v {
+        Some(v) => {
+            if !lpdwResult.is_null() {
+                cx.proc.mem.write_u32(lpdwResult.0, v)?;
+            }
+            Ok(1u32)
         }
-        Ok(1u32)
+        None => {
+            // Windows sets the result to 0 (Wine's xsend run shows it).
+            if !lpdwResult.is_null() {
+                cx.proc.mem.write_u32(lpdwResult.0, 0)?;
+            }
+            crate::teb::set_last_error(cx, ERROR_TIMEOUT)?;
+            Ok(0)
+        }
     });
     fin(r)
 }
@@ -864,10 +978,10 @@ pub fn SendMessageTimeoutA(
     wParam: u32,
     lParam: u32,
     _fuFlags: u32,
-    _uTimeout: u32,
+    uTimeout: u32,
     lpdwResult: Ptr,
 ) -> ApiResult<Outcome> {
-    send_timeout(cx, hWnd, Msg, wParam, lParam, lpdwResult, false)
+    send_timeout(cx, hWnd, Msg, wParam, lParam, uTimeout, lpdwResult, false)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -878,10 +992,10 @@ pub fn SendMessageTimeoutW(
     wParam: u32,
     lParam: u32,
     _fuFlags: u32,
-    _uTimeout: u32,
+    uTimeout: u32,
     lpdwResult: Ptr,
 ) -> ApiResult<Outcome> {
-    send_timeout(cx, hWnd, Msg, wParam, lParam, lpdwResult, true)
+    send_timeout(cx, hWnd, Msg, wParam, lParam, uTimeout, lpdwResult, true)
 }
 
 fn send_notify(
@@ -1137,8 +1251,10 @@ pub fn GetInputState(cx: &mut Ctx) -> bool {
     !q.lock().input.is_empty()
 }
 
-pub fn InSendMessage(_cx: &mut Ctx) -> bool {
-    false
+/// Whether the message being handled was sent by another thread.
+pub fn InSendMessage(cx: &mut Ctx) -> bool {
+    let q = lock_wm(cx.proc).queue(cx.thread.tid);
+    q.lock().in_send > 0
 }
 
 fn register_message(cx: &mut Ctx, name: String) -> u32 {

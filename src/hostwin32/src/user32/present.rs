@@ -29,6 +29,7 @@ pub fn frame_origin(wm: &super::wm::Wm, h: u32) -> (i32, i32) {
 /// The titles of the process's visible top-level windows (what a user sees in
 /// their caption bars), bottom of the z-order first.
 pub fn visible_titles(proc: &Process) -> Vec<String> {
+    super::conwin::sync(proc);
     let wm = lock_wm(proc);
     wm.top
         .iter()
@@ -51,6 +52,7 @@ pub fn frame_screen_origin(proc: &Process) -> Option<(i32, i32)> {
 /// message boxes) and open menus composed on top where they overlap it; `None`
 /// while no window is visible.
 pub fn compose_frame(proc: &Process) -> Option<Frame> {
+    super::conwin::sync(proc);
     let mut wm = lock_wm(proc);
     super::menubar::paint_dirty_bars(&mut wm);
     super::scroll::paint_all(&wm);
@@ -149,6 +151,7 @@ fn blit(f: &mut Frame, px: &[u32], w: i32, h: i32, dx: i32, dy: i32) {
 
 /// The main window's title.
 pub fn main_window_title(proc: &Process) -> Option<String> {
+    super::conwin::sync(proc);
     let wm = lock_wm(proc);
     let h = wm.main_window()?;
     wm.win(h).map(|w| w.text.clone())

@@ -217,6 +217,14 @@ pub struct QueueData {
     pub posted: VecDeque<Msg>,
     pub input: VecDeque<Msg>,
     pub sent: VecDeque<Sent>,
+    /// Messages this thread sent to other threads from guest code and still waits
+    /// for: the guest-call depth of each send, its reply and the receiving thread
+    /// (`msg::send_api`): a deterministic-mode send that blocks is called again and
+    /// finds its reply here.
+    pub pending: Vec<(u32, Arc<Reply>, u32)>,
+    /// Messages from other threads this thread's window procedures are handling
+    /// (nested), for InSendMessage.
+    pub in_send: u32,
     pub quit: Option<u32>,
     /// Something arrived since the thread last looked (QS "new" bits): what waits
     /// for messages wait for.
