@@ -149,7 +149,7 @@ pub fn inject(proc: &Arc<Process>, ev: InputEvent) {
                     down,
                     1,
                     vk as u16,
-                    scancode as u16 & 0xff,
+                    scancode & 0xff,
                     ch.map_or(0, |c| c as u16),
                     state,
                 );
