@@ -1,45 +1,40 @@
 //! The x87 FPU: loads and stores of every format, arithmetic, compares,
 //! transcendentals and the control instructions.
 //!
-//! Register values are f64 (the architecture's choice: Win32 runs the x87 with the
-//! precision control at 53 bits). TOP, the tag word, the status word and the
-//! control word are exact. Internally the tag of a register is kept as either
-//! valid (0) or empty (3); FSTENV/FSAVE compute the full 2-bit tag from the
+//! Registers hold 80-bit values: an f64 where that is the whole value, else the
+//! f64 with an exact 80-bit image (`cpu::fpu`). TOP, the tag word, the status word
+//! and the control word are exact. Internally the tag of a register is kept as
+//! either valid (0) or empty (3); FSTENV/FSAVE compute the full 2-bit tag from the
 //! contents, as the hardware does.
 //!
-//! Exceptions: every operation computes the IEEE flags exactly. `+ - * / sqrt`
-//! get the exact sign of their rounding error (TwoSum, or a 64x64->128-bit product
-//! of the significands), from which PE, C1 ("rounded up") and directed rounding
-//! (RC = down, up, chop) follow; precision control 24 bits is honoured for those
-//! operations too (64 bits is treated as 53). An unmasked exception sets ES and B
-//! and is delivered as `ExceptionKind::FloatingPoint` at the next waiting x87
-//! instruction (SDM 8.6); for unmasked IE, DE and ZE the destination and the stack
-//! are left unchanged. For unmasked OE/UE the masked result is stored (the
-//! hardware stores the exponent-wrapped value, which an f64 cannot hold).
+//! Arithmetic is the x87's in 80 bits (`soft.rs`): `+ - * /`, FSQRT, FSCALE,
+//! FXTRACT, FPREM and FPREM1 compute the exact result (or one with a sticky bit
+//! below enough guard bits) of the operands' full values and round it once to the
+//! precision control's 24, 53 or 64 bits under the rounding control, with the
+//! 15-bit exponent range, the x87's denormal results (the precision's leading bits
+//! of the 64-bit significand field), its masked and unmasked overflow and
+//! underflow responses (infinity or the largest value by RC; the exponent wrapped
+//! by 24576), PE, UE, OE and C1 ("rounded up"). Unsupported encodings (unnormals,
+//! pseudo-NaNs, pseudo-infinities) are invalid operands; 80-bit denormals and
+//! pseudo-denormals raise DE. The fast path (`arith::fast`) is taken only where it
+//! is that arithmetic exactly: PC 53, RC nearest, every exception masked, operands
+//! without an image, normal double operands and a normal double result; PE and C1
+//! come from the exact rounding error (TwoSum, or a 128-bit significand product).
+//! Loads, stores, integer and BCD conversions, compares, FXAM, FRNDINT and the
+//! constants (FLDPI ... rounded from their exact values under RC) are exact
+//! (`ext.rs`, `ldst.rs`). `tests/diff_x87.rs` checks all of it against the host
+//! CPU in every precision and rounding mode.
 //!
-//! Known differences from a real x87 at PC=53, all from the f64 register format:
-//! * The register exponent range is that of a double. A product, quotient or
-//!   FSCALE result beyond it gets OE and the masked overflow response (infinity
-//!   or the largest double, by RC) in the register, where the x87 would keep the
-//!   value and flag OE only on a later store to m64. Below the normal range the
-//!   flags are the x87's (rounding at 53 bits with its wide exponent: PE and C1,
-//!   no UE) and the value is rounded to a double denormal, as a later FST m64
-//!   would round it (that store then raises nothing).
-//! * Arithmetic, FSQRT, FSCALE, FXTRACT, FPREM and the transcendentals take a
-//!   register holding an exact 80-bit image (FLD m80, FILD m64 or FBLD of a value a
-//!   double cannot hold; see `cpu::fpu`) at its nearest f64, and treat the
-//!   unsupported encodings (unnormals, pseudo-NaNs) as that value rather than
-//!   raising IE. Data movement, integer and memory-format conversion, compares and
-//!   FXAM use the image and are exact (`ext.rs`). Precision control 64 bits is
-//!   treated as 53.
-//! * Register operands of arithmetic are never "denormal" (DE is raised for m32/m64
-//!   operands, as on the hardware, where a double denormal is a normal extended
-//!   value, and for register images in the 80-bit denormal range only by the
-//!   compares and FRNDINT).
-//! * Transcendentals reduce their argument with the x87's 66-bit pi like the
-//!   hardware and evaluate in double-double, so results are within an ulp of the
-//!   hardware's (rounded to double); C1 is 0 rather than the x87's indication from
-//!   its 64-bit internal result.
+//! An unmasked exception sets ES and B and is delivered as
+//! `ExceptionKind::FloatingPoint` at the next waiting x87 instruction (SDM 8.6);
+//! for unmasked IE, DE and ZE the destination and the stack are left unchanged and
+//! C1 is cleared (the compares leave C1).
+//!
+//! Known difference: the transcendentals (F2XM1 FYL2X FYL2XP1 FPTAN FPATAN FSIN
+//! FCOS FSINCOS) reduce their argument with the x87's 66-bit pi like the hardware
+//! and evaluate in double-double from the operand's nearest double, so results are
+//! within an ulp of the hardware's rounded to a double, not its 64-bit result, and
+//! C1 is 0 rather than the x87's indication from its internal result.
 
 mod arith;
 mod cmp;
@@ -47,15 +42,19 @@ mod env;
 mod ext;
 mod ldst;
 mod num;
+pub mod soft;
 #[cfg(test)]
 mod tests;
 mod trans;
 
 // The x87 fusion tier (tiers/x87_fuse*.rs) runs the hot forms through the same
 // semantic helpers as these handlers.
-pub(crate) use arith::{ADD, DIV, DIVR, MUL, SUB, SUBR, arith, f32_bits_to_f64, fast, fast_value};
+pub(crate) use arith::{
+    ADD, DIV, DIVR, MUL, SUB, SUBR, apply80, f32_bits_to_f64, fast, fast_value,
+};
 pub(crate) use ldst::m32_fast;
 pub(crate) use num::is_snan;
+pub(crate) use soft::F80;
 
 use crate::cpu::ExceptionKind;
 use crate::cpu::fpu::{Fpu, phys};
@@ -172,6 +171,18 @@ impl Fpu {
             self.sw |= ES | B;
         }
         unmasked & (IE | DE | ZE) != 0
+    }
+
+    /// [`Fpu::exc`] for an operation that, stopped by an unmasked exception,
+    /// clears C1 (arithmetic, loads, FRNDINT, FXTRACT: the host does; the compares
+    /// leave it).
+    #[inline(always)]
+    pub fn exc_c1(&mut self, flags: u16) -> bool {
+        let stop = self.exc(flags);
+        if stop {
+            self.sw &= !C1;
+        }
+        stop
     }
 
     /// Stack underflow: IE|SF with C1 = 0. Returns true when unmasked (suppress).

@@ -38,8 +38,8 @@ use crate::exec::op::{self, Op};
 use crate::mem::{Fault, Wrote};
 use crate::ops::alu::{TEST, alu};
 use crate::ops::x87::{
-    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, IE, INDEFINITE, MUL, PE, SUB, SUBR, arith,
-    fast, fast_value,
+    self as x, ADD, C0, C1, C2, C3, DE, DIV, DIVR, ES, F80, IE, INDEFINITE, MUL, PE, SUB, SUBR,
+    apply80, fast, fast_value,
 };
 
 /// Ends the two-op slice a handler call runs in.
@@ -157,20 +157,6 @@ pub(super) fn fast_arith(op: u8, a: f64, b: f64) -> Option<f64> {
     }
 }
 
-/// `dst OP src` as `ops::x87`'s `apply` computes it.
-#[inline(always)]
-fn apply(op: u8, f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
-    match op {
-        ADD => arith::<ADD>(f, dst, src, de),
-        MUL => arith::<MUL>(f, dst, src, de),
-        SUB => arith::<SUB>(f, dst, src, de),
-        SUBR => arith::<SUB>(f, src, dst, de),
-        DIV => arith::<DIV>(f, dst, src, de),
-        DIVR => arith::<DIV>(f, src, dst, de),
-        _ => unreachable!("arith kinds carry an op below 6"),
-    }
-}
-
 /// `ST(t) = dst OP src` (OP in ADD..DIVR, `ops::x87` numbering) on every path of the
 /// handlers' `apply` + `put`; returns whether the result was stored (an unmasked
 /// exception suppresses it). Only the fast paths are inline; everything else runs
@@ -183,7 +169,15 @@ fn arith_into<const OP: u8>(
     dst: f64,
     src: f64,
     de: bool,
+    sr: usize,
 ) -> bool {
+    // An operand register holding an exact image takes the handlers' 80-bit path.
+    let regs = 1u16 << t | 1u16 << sr;
+    if cpu.fpu.raw as u16 & regs != 0 {
+        let (n, stored) = arith_cold(cpu, *s, OP, t, dst, src, de, sr);
+        *s = n;
+        return stored;
+    }
     let (base, a, b) = match OP {
         SUBR => (SUB, src, dst),
         DIVR => (DIV, src, dst),
@@ -220,13 +214,16 @@ fn arith_into<const OP: u8>(
             }
         }
     }
-    let (n, stored) = arith_cold(cpu, *s, OP, t, dst, src, de);
+    let (n, stored) = arith_cold(cpu, *s, OP, t, dst, src, de, sr);
     *s = n;
     stored
 }
 
-/// [`arith_into`] off its fast paths: the handlers' own arithmetic
-/// (`apply`, `put`) on `cpu.fpu`, after a flush; returns the reloaded scalars.
+/// [`arith_into`] off its fast paths: the handlers' own arithmetic (`apply80`, the
+/// 80-bit soft-float, whose results are the fast path's where that applies) on
+/// `cpu.fpu`, after a flush; `dst` is register `t`'s value and `src` register
+/// `sr`'s (`sr` 8: a memory operand), each read as its exact image if it has one.
+/// Returns the reloaded scalars.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -238,14 +235,22 @@ fn arith_cold(
     dst: f64,
     src: f64,
     de: bool,
+    sr: usize,
 ) -> (S, bool) {
     s.flush(cpu);
     let f = &mut cpu.fpu;
-    let r = apply(op, f, dst, src, de);
-    if let Some(r) = r {
-        f.put(t, r);
-    }
-    (S::load(f), r.is_some())
+    let a = if f.is_raw(t) {
+        f.f80(t)
+    } else {
+        F80::from_f64(dst)
+    };
+    let b = if sr < 8 && f.is_raw(sr) {
+        f.f80(sr)
+    } else {
+        F80::from_f64(src)
+    };
+    let stored = apply80(f, op, t, a, b, de);
+    (S::load(f), stored)
 }
 
 /// What one instruction of the run did.
@@ -898,7 +903,7 @@ fn arith_m<const OP: u8, const M64: bool>(cpu: &mut Cpu, ops: &[Op], j: usize, s
         return Step::Cold;
     }
     let dst = cpu.fpu.st[t];
-    if arith_into::<OP>(cpu, s, t, dst, src, de) {
+    if arith_into::<OP>(cpu, s, t, dst, src, de, 8) {
         Step::Inline
     } else {
         Step::Cold
@@ -1054,7 +1059,7 @@ fn reg<const OP: u8, const MODE: u8>(cpu: &mut Cpu, ops: &[Op], j: usize, s: &mu
         return Step::Cold;
     }
     let (dst, src) = (cpu.fpu.st[d], cpu.fpu.st[r]);
-    if arith_into::<OP>(cpu, s, d, dst, src, false) {
+    if arith_into::<OP>(cpu, s, d, dst, src, false, r) {
         if MODE == 2 {
             s.pop(&mut cpu.fpu);
         }

@@ -2,11 +2,9 @@
 //! FIMUL FIDIV FIDIVR, FSQRT, FRNDINT, FSCALE, FXTRACT, FPREM, FPREM1, FCHS, FABS.
 
 use super::ext;
-use super::num::{
-    self, FRAC, add_dir, decompose, div_dir, exp_field, is_snan, make_f64, mul_dir, nan2, quiet,
-    round_cw, sqrt_dir,
-};
-use super::{C1, C2, CC, DE, IE, INDEFINITE, OE, PE, RC_DOWN, RC_NEAREST, UE, ZE, wait};
+use super::num::{self, FRAC, decompose, exp_field, is_snan, quiet};
+use super::soft::{self, F80, Res};
+use super::{C1, C2, CC, DE, IE, INDEFINITE, PE, ZE, wait};
 use crate::cpu::fpu::Fpu;
 use crate::cpu::{Cpu, Exit};
 use crate::exec::op::{Handler, Op, next};
@@ -149,179 +147,90 @@ pub fn fast_value<const OP: u8>(a: f64, b: f64) -> Option<f64> {
     }
 }
 
-/// `a OP b` for OP in ADD SUB MUL DIV with x87 flags. `de`: the memory operand
-/// was a denormal. Returns None when an unmasked exception suppresses the result.
+/// `ST(k) = a OP b` (OP in ADD SUB MUL DIV) for operands whose f64 is their whole
+/// value (memory operands, registers without an exact image). `de`: the memory
+/// operand was a denormal in its format. Returns whether the result was stored (an
+/// unmasked exception suppresses it).
+///
+/// The fast path: the control word is PC 53 / RC nearest / all masked, operands
+/// and the double result are such that the double operation is exactly the x87's
+/// (see `fast`), and PE and C1 come from the exact rounding error. Everything else
+/// is the 80-bit soft-float (`soft`), with the same results by construction: the
+/// x87 at PC 53 rounds the exact result to 53 bits once, as IEEE double arithmetic
+/// does while the result is a normal double.
 #[inline(always)]
-pub fn arith<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64> {
+pub fn arith<const OP: u8>(f: &mut Fpu, k: usize, a: f64, b: f64, de: bool) -> bool {
     if f.fast_cw()
         && !de
         && let Some((r, inexact, up)) = fast::<OP>(a, b)
     {
         f.sw = (f.sw & !C1) | (inexact as u16 * PE) | ((up as u16) << 9);
-        return Some(r);
+        f.put(k, r);
+        return true;
     }
-    arith_slow::<OP>(f, a, b, de)
+    arith80(f, OP, k, F80::from_f64(a), F80::from_f64(b), de)
 }
 
+/// `ST(k) = a OP b` (OP in ADD SUB MUL DIV) on 80-bit operands by the soft-float.
 #[inline(never)]
-fn arith_slow<const OP: u8>(f: &mut Fpu, a: f64, b: f64, de: bool) -> Option<f64> {
-    if a.is_nan() || b.is_nan() {
-        let (r, ie) = nan2(a, b);
-        return f.result(r, if ie { IE } else { 0 });
-    }
-    // A denormal operand with DE unmasked stops the operation before it computes
-    // anything (a zero divisor outranks it).
-    if de && f.cw & DE == 0 && !(OP == DIV && b == 0.0) {
-        f.exc(DE);
-        return None;
-    }
-    let de = if de { DE } else { 0 };
-    let rc = f.rc();
-    let (r, dir) = match OP {
-        ADD | SUB => {
-            let b = if OP == SUB { -b } else { b };
-            if a.is_infinite() && b.is_infinite() && a.is_sign_negative() != b.is_sign_negative() {
-                return f.result(INDEFINITE, IE);
-            }
-            let mut r = a + b;
-            let dir = if a.is_infinite() || b.is_infinite() {
-                0
-            } else {
-                add_dir(a, b, r)
-            };
-            if r == 0.0
-                && dir == 0
-                && rc == RC_DOWN
-                && !(a == 0.0 && b == 0.0 && a.is_sign_negative() == b.is_sign_negative())
-            {
-                r = -0.0;
-            }
-            (r, dir)
-        }
-        MUL => {
-            if (a == 0.0 && b.is_infinite()) || (a.is_infinite() && b == 0.0) {
-                return f.result(INDEFINITE, IE);
-            }
-            let r = a * b;
-            if a == 0.0 || b == 0.0 || a.is_infinite() || b.is_infinite() {
-                (r, 0)
-            } else {
-                return muldiv_wide(f, a, b, false, de);
-            }
-        }
-        _ => {
-            if (a == 0.0 && b == 0.0) || (a.is_infinite() && b.is_infinite()) {
-                return f.result(INDEFINITE, IE);
-            }
-            let q = a / b;
-            if b == 0.0 && a.is_finite() {
-                // Zero-divide outranks the denormal operand (the host reports ZE alone).
-                return f.result(q, ZE);
-            }
-            if a == 0.0 || a.is_infinite() || b.is_infinite() {
-                (q, 0)
-            } else {
-                return muldiv_wide(f, a, b, true, de);
-            }
-        }
-    };
-    f.finish(r, dir, de, true)
+pub fn arith80(f: &mut Fpu, op: u8, k: usize, a: F80, b: F80, de: bool) -> bool {
+    let r = soft::arith(op, a, b, de, f.cw);
+    f.commit(k, r)
 }
 
-/// `a * b` or `a / b` (finite, nonzero) as the x87 computes them with its wide
-/// exponent: the significand is rounded per the control word first (PE and C1
-/// from that rounding), then the value is brought into the double range. Beyond
-/// it: OE and the masked overflow response; below the normal range the value is
-/// rounded to a double denormal without UE (the x87 register would still hold the
-/// 53-bit value; a later FST m64 would flag the underflow there).
-fn muldiv_wide(f: &mut Fpu, a: f64, b: f64, div: bool, de: u16) -> Option<f64> {
-    let (ma, ea) = decompose(a);
-    let (mb, eb) = decompose(b);
-    let neg = a.is_sign_negative() != b.is_sign_negative();
-    let sign = if neg { num::SIGN } else { 0 };
-    let a1 = f64::from_bits(sign | (1023 << 52) | (ma & FRAC));
-    let b1 = f64::from_bits((1023 << 52) | (mb & FRAC));
-    let (r1, d1, e) = if div {
-        let q = a1 / b1;
-        (q, div_dir(a1, b1, q), ea - eb)
-    } else {
-        let p = a1 * b1;
-        (p, mul_dir(a1, b1, p), ea + eb + 104)
-    };
-    let (r2, d2) = round_cw(f.cw, r1, d1, true);
-    let mut fl = de;
-    let mut c1 = false;
-    if d2 != 0 {
-        fl |= PE;
-        c1 = (d2 > 0) == neg;
+/// `ST(k) = dst OP src` for OP in ADD..DIVR on 80-bit operands.
+#[inline(never)]
+pub fn apply80(f: &mut Fpu, op: u8, k: usize, dst: F80, src: F80, de: bool) -> bool {
+    match op {
+        SUBR => arith80(f, SUB, k, src, dst, de),
+        DIVR => arith80(f, DIV, k, src, dst, de),
+        _ => arith80(f, op, k, dst, src, de),
     }
-    let (m2, e2) = decompose(r2);
-    let (mut v, _) = make_f64(neg, m2 as u128, e2 + e);
-    if v.is_infinite() {
-        fl |= OE | PE;
-        v = overflow_value(f.rc(), neg);
-        c1 = v.is_infinite();
-    }
-    if f.exc(fl) {
-        return None;
-    }
-    f.set_c1(c1);
-    Some(v)
-}
-
-/// The masked response to overflow: infinity or the largest finite value, by the
-/// rounding mode.
-pub fn overflow_value(rc: u16, neg: bool) -> f64 {
-    let inf = match rc {
-        RC_NEAREST => true,
-        RC_DOWN => neg,
-        super::RC_UP => !neg,
-        _ => false,
-    };
-    let v = if inf { f64::INFINITY } else { f64::MAX };
-    if neg { -v } else { v }
 }
 
 impl Fpu {
+    /// Records a soft-float result's flags and, unless an unmasked exception
+    /// suppresses it, writes it to physical register `k` (tagged valid) with C1.
+    /// An unmasked denormal operand stops the operation before it computes
+    /// anything: DE alone is recorded. Returns whether the result was stored.
+    #[inline]
+    pub fn commit(&mut self, k: usize, r: Res) -> bool {
+        let fl = if r.fl & DE != 0 && self.cw & DE == 0 {
+            DE
+        } else {
+            r.fl
+        };
+        if self.exc_c1(fl) {
+            return false;
+        }
+        self.set_c1(r.up);
+        self.put80(k, r.v);
+        true
+    }
+
+    /// Physical register `k`'s whole value.
+    #[inline]
+    pub fn f80(&self, k: usize) -> F80 {
+        let (m, se) = self.ext80(k);
+        F80::new(m, se)
+    }
+
+    /// Writes an 80-bit value to physical register `k` and tags it non-empty (an
+    /// exact image where its f64 cannot hold it).
+    #[inline]
+    pub fn put80(&mut self, k: usize, v: F80) {
+        let k = k & 7;
+        self.tags &= !(3 << (2 * k));
+        self.set_ext80(k, v.m, v.se);
+    }
+
     /// Commits a result with exception flags and no rounding information: C1 = 0.
     #[inline]
     pub fn result(&mut self, r: f64, flags: u16) -> Option<f64> {
-        if self.exc(flags) {
+        if self.exc_c1(flags) {
             return None;
         }
         self.sw &= !C1;
-        Some(r)
-    }
-
-    /// Rounds a to-nearest double `r` whose exact value lies in direction `dir`
-    /// to the control word (precision control only when `pc`), and sets PE, OE,
-    /// UE and C1 (rounded up in magnitude). `flags` holds earlier flags (DE).
-    pub fn finish(&mut self, r53: f64, dir: i8, flags: u16, pc: bool) -> Option<f64> {
-        let (r, d) = round_cw(self.cw, r53, dir, pc);
-        let mut fl = flags;
-        let mut c1 = false;
-        if d != 0 {
-            fl |= PE;
-            // Exact magnitude below |r|: rounded up.
-            let mag_lt = (d > 0) == r.is_sign_negative();
-            c1 = mag_lt && r != 0.0;
-            let ar = r.abs();
-            if r.is_infinite()
-                || r53.is_infinite()
-                || (self.rc() != RC_NEAREST
-                    && !mag_lt
-                    && (ar == f64::MAX || ar.to_bits() == num::MAX24))
-            {
-                fl |= OE;
-            }
-            if ar < f64::MIN_POSITIVE || (ar == f64::MIN_POSITIVE && mag_lt) {
-                fl |= UE;
-            }
-        }
-        if self.exc(fl) {
-            return None;
-        }
-        self.set_c1(c1);
         Some(r)
     }
 
@@ -342,15 +251,16 @@ impl Fpu {
 
 // ---- handlers -----------------------------------------------------------------------
 
+/// `ST(k) = dst OP src` for operands whose f64 is their whole value.
 #[inline(always)]
-fn apply<const OP: u8>(f: &mut Fpu, dst: f64, src: f64, de: bool) -> Option<f64> {
+fn apply<const OP: u8>(f: &mut Fpu, k: usize, dst: f64, src: f64, de: bool) -> bool {
     match OP {
-        ADD => arith::<ADD>(f, dst, src, de),
-        MUL => arith::<MUL>(f, dst, src, de),
-        SUB => arith::<SUB>(f, dst, src, de),
-        SUBR => arith::<SUB>(f, src, dst, de),
-        DIV => arith::<DIV>(f, dst, src, de),
-        _ => arith::<DIV>(f, src, dst, de),
+        ADD => arith::<ADD>(f, k, dst, src, de),
+        MUL => arith::<MUL>(f, k, dst, src, de),
+        SUB => arith::<SUB>(f, k, dst, src, de),
+        SUBR => arith::<SUB>(f, k, src, dst, de),
+        DIV => arith::<DIV>(f, k, dst, src, de),
+        _ => arith::<DIV>(f, k, src, dst, de),
     }
 }
 
@@ -399,8 +309,10 @@ fn arith_m<const OP: u8, const K: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Ex
         }
         return next(cpu, ops, i);
     }
-    if let Some(r) = apply::<OP>(f, f.st[k], src, de) {
-        f.put(k, r);
+    if f.is_raw(k) {
+        apply80(f, OP, k, f.f80(k), F80::from_f64(src), de);
+    } else {
+        apply::<OP>(f, k, f.st[k], src, de);
     }
     next(cpu, ops, i)
 }
@@ -434,11 +346,13 @@ fn reg_op<const OP: u8, const POP: bool>(f: &mut Fpu, d: usize, s: usize) {
         }
         return;
     }
-    if let Some(r) = apply::<OP>(f, f.st[d], f.st[s], false) {
-        f.put(d, r);
-        if POP {
-            f.pop();
-        }
+    let stored = if (f.raw >> d | f.raw >> s) & 1 != 0 {
+        apply80(f, OP, d, f.f80(d), f.f80(s), false)
+    } else {
+        apply::<OP>(f, d, f.st[d], f.st[s], false)
+    };
+    if stored && POP {
+        f.pop();
     }
 }
 
@@ -449,29 +363,20 @@ fn fsqrt(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         return next(cpu, ops, i);
     };
     let a = f.st[k];
-    let out = if a.is_nan() {
-        f.result(quiet(a), if is_snan(a) { IE } else { 0 })
-    } else if a == 0.0 || a == f64::INFINITY {
-        f.result(a, 0)
-    } else if a < 0.0 {
-        f.result(INDEFINITE, IE)
-    } else {
+    // The fast path: PC 53 / nearest / all masked, a positive normal double (its
+    // root is a normal double, rounded once as the x87 rounds it).
+    if f.fast_cw() && !f.is_raw(k) && a > 0.0 && exp_field(a).wrapping_sub(1) < 0x7fe {
         let r = a.sqrt();
-        if f.fast_cw() && exp_field(a) != 0 {
-            let (ma, ea) = decompose(a);
-            let (mr, er) = decompose(r);
-            let lhs = (ma as u128) << (ea - 2 * er);
-            let rhs = mr as u128 * mr as u128;
-            f.sw = (f.sw & !C1) | ((lhs != rhs) as u16 * PE) | (((rhs > lhs) as u16) << 9);
-            Some(r)
-        } else {
-            let d = sqrt_dir(a, r);
-            f.finish(r, d, 0, true)
-        }
-    };
-    if let Some(r) = out {
+        let (ma, ea) = decompose(a);
+        let (mr, er) = decompose(r);
+        let lhs = (ma as u128) << (ea - 2 * er);
+        let rhs = mr as u128 * mr as u128;
+        f.sw = (f.sw & !C1) | ((lhs != rhs) as u16 * PE) | (((rhs > lhs) as u16) << 9);
         f.put(k, r);
+        return next(cpu, ops, i);
     }
+    let r = soft::sqrt(f.f80(k), f.cw);
+    f.commit(k, r);
     next(cpu, ops, i)
 }
 
@@ -552,7 +457,7 @@ fn frndint_image(f: &mut Fpu, k: usize) {
             match ext::round_int(m, se, f.rc()) {
                 Some(r) if r.inexact => {
                     // An unmasked DE stops the instruction before PE.
-                    if f.exc(de) || f.exc(PE) {
+                    if f.exc_c1(de) || f.exc(PE) {
                         return;
                     }
                     f.set_c1(r.up);
@@ -565,7 +470,7 @@ fn frndint_image(f: &mut Fpu, k: usize) {
                 }
                 // Already an integer: unchanged.
                 _ => {
-                    if !f.exc(de) {
+                    if !f.exc_c1(de) {
                         f.sw &= !C1;
                     }
                 }
@@ -585,48 +490,8 @@ fn fscale(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         }
         return next(cpu, ops, i);
     }
-    let (a, s) = (f.st[k0], f.st[k1]);
-    let out = if a.is_nan() || s.is_nan() {
-        let (r, ie) = nan2(a, s);
-        f.result(r, if ie { IE } else { 0 })
-    } else if s.is_infinite() {
-        if (s > 0.0 && a == 0.0) || (s < 0.0 && a.is_infinite()) {
-            f.result(INDEFINITE, IE)
-        } else if s > 0.0 {
-            f.result(
-                if a.is_sign_negative() {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                },
-                0,
-            )
-        } else {
-            f.result(if a.is_sign_negative() { -0.0 } else { 0.0 }, 0)
-        }
-    } else if a == 0.0 || a.is_infinite() {
-        f.result(a, 0)
-    } else {
-        // Exact in the x87 register; beyond the double range: OE (the masked
-        // response), below it: rounded to a double denormal without flags.
-        let n = s.trunc().clamp(-70000.0, 70000.0) as i32;
-        let (m, e) = decompose(a);
-        let (r, _) = make_f64(a.is_sign_negative(), m as u128, e + n);
-        if r.is_infinite() {
-            let v = overflow_value(f.rc(), a.is_sign_negative());
-            if f.exc(OE | PE) {
-                None
-            } else {
-                f.set_c1(v.is_infinite());
-                Some(v)
-            }
-        } else {
-            f.result(r, 0)
-        }
-    };
-    if let Some(r) = out {
-        f.put(k0, r);
-    }
+    let r = soft::scale(f.f80(k0), f.f80(k1), f.cw);
+    f.commit(k0, r);
     next(cpu, ops, i)
 }
 
@@ -645,21 +510,19 @@ fn fxtract(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         }
         return next(cpu, ops, i);
     }
-    let a = f.st[k];
-    let (e, s, fl) = if a.is_nan() {
-        (quiet(a), quiet(a), if is_snan(a) { IE } else { 0 })
-    } else if a.is_infinite() {
-        (f64::INFINITY, a, 0)
-    } else if a == 0.0 {
-        (f64::NEG_INFINITY, a, ZE)
-    } else {
-        let (m, ex) = decompose(a);
-        let sig = f64::from_bits((a.to_bits() & num::SIGN) | (0x3ffu64 << 52) | (m & FRAC));
-        ((ex + 52) as f64, sig, 0)
+    let a = f.f80(k);
+    let (e, s, fl) = match a.class() {
+        ext::Class::Unsupported => (soft::INDEF, soft::INDEF, IE),
+        ext::Class::Nan { snan } => (a.quiet(), a.quiet(), if snan { IE } else { 0 }),
+        ext::Class::Inf => (F80::inf(false), a, 0),
+        ext::Class::Zero => (F80::inf(true), a, ZE),
+        ext::Class::Finite => soft::extract(a),
     };
-    if !f.exc(fl) {
-        f.put(k, e);
-        f.push_raw(s);
+    if !f.exc_c1(fl) {
+        f.put80(k, e);
+        f.push_raw(0.0);
+        let t = f.pk(0);
+        f.put80(t, s);
         f.sw &= !C1;
     }
     next(cpu, ops, i)
@@ -696,6 +559,8 @@ impl Fpu {
 fn fprem<const IEEE: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
+    // C2 ("incomplete") is cleared on every path that does not set it.
+    f.sw &= !C2;
     let (k0, k1) = (f.pk(0), f.pk(1));
     if f.is_empty(k0) || f.is_empty(k1) {
         if !f.underflow() {
@@ -703,89 +568,48 @@ fn fprem<const IEEE: bool>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         }
         return next(cpu, ops, i);
     }
-    let (a, b) = (f.st[k0], f.st[k1]);
-    if a.is_nan() || b.is_nan() {
-        let (r, ie) = nan2(a, b);
-        if let Some(r) = f.result(r, if ie { IE } else { 0 }) {
-            f.put(k0, r);
+    let (a, b) = (f.f80(k0), f.f80(k1));
+    let (ca, cb) = (a.class(), b.class());
+    let invalid = ca == ext::Class::Unsupported
+        || cb == ext::Class::Unsupported
+        || (!a.is_nan() && !b.is_nan() && (ca == ext::Class::Inf || cb == ext::Class::Zero));
+    if invalid || a.is_nan() || b.is_nan() {
+        let r = if invalid {
+            Res::invalid()
+        } else {
+            soft::nan2(a, b)
+        };
+        if f.commit(k0, r) {
             f.sw &= !C2;
         }
         return next(cpu, ops, i);
     }
-    if a.is_infinite() || b == 0.0 {
-        if let Some(r) = f.result(INDEFINITE, IE) {
-            f.put(k0, r);
-            f.sw &= !C2;
+    if ca == ext::Class::Zero || cb == ext::Class::Inf {
+        // The remainder is the dividend (a denormal one underflows as any tiny
+        // result), the quotient 0.
+        let mut r = soft::round_value(a, 64, f.cw);
+        if b.is_denormal() {
+            r.fl |= DE;
+        }
+        if a.is_denormal() {
+            r.fl |= DE;
+        }
+        if f.commit(k0, r) {
+            f.sw &= !CC;
         }
         return next(cpu, ops, i);
     }
-    if a == 0.0 || b.is_infinite() {
-        // Remainder is the dividend, quotient 0.
-        f.sw &= !CC;
-        return next(cpu, ops, i);
+    let (r, q, partial) = soft::prem(a, b, IEEE, f.cw);
+    if f.commit(k0, r) {
+        if partial {
+            // C0 C1 C3 are undefined by the SDM; the host clears them.
+            f.sw = (f.sw & !CC) | C2;
+        } else {
+            let qb = (q & 4) << 6 | (q & 2) << 13 | (q & 1) << 9;
+            f.sw = (f.sw & !CC) | qb as u16;
+        }
     }
-    let (r, q, partial) = prem(a, b, IEEE);
-    f.put(k0, r);
-    if partial {
-        // C0 C1 C3 are undefined by the SDM; the host clears them.
-        f.sw = (f.sw & !CC) | C2;
-    } else {
-        let qb = (q & 4) << 6 | (q & 2) << 13 | (q & 1) << 9;
-        f.sw = (f.sw & !CC) | qb as u16;
-    }
-    // Remainders are exact: no PE. (An x87 underflow to an extended denormal cannot
-    // happen with f64 operands.)
     next(cpu, ops, i)
-}
-
-/// Partial remainder of finite nonzero `a` by finite nonzero `b`: (remainder, low
-/// quotient bits, incomplete).
-pub fn prem(a: f64, b: f64, ieee: bool) -> (f64, u64, bool) {
-    let (ma, ea) = decompose(a);
-    let (mb, eb) = decompose(b);
-    let d = ea - eb;
-    let neg = a.is_sign_negative();
-    if d >= 64 {
-        // Reduce by a quotient of the top N bits: the remainder after dividing by
-        // b * 2^(d - n).
-        let n = 32 + ((d - 32) % 32);
-        let sh = d - n;
-        // a' = ma * 2^(ea); divisor b * 2^sh = mb * 2^(eb + sh); exponent diff n.
-        let num = (ma as u128) << n;
-        let rem = num % mb as u128;
-        let (r, _) = make_f64(neg, rem, eb + sh);
-        return (r, 0, true);
-    }
-    if d < -1 {
-        // |a| < |b|/2: quotient 0, for both forms.
-        return (a, 0, false);
-    }
-    let (num, shift) = if d >= 0 {
-        ((ma as u128) << d, 0)
-    } else {
-        (ma as u128, 1)
-    };
-    // Compare a with b scaled: num / (mb << shift).
-    let den = (mb as u128) << shift;
-    let mut q = num / den;
-    let mut rem = num % den;
-    let mut rneg = neg;
-    if ieee {
-        let twice = rem * 2;
-        if twice > den || (twice == den && q & 1 == 1) {
-            q += 1;
-            rem = den - rem;
-            rneg = !neg;
-        }
-    }
-    let (r, _) = make_f64(rneg, rem, eb - shift);
-    // A zero remainder keeps the dividend's sign.
-    let r = if rem == 0 {
-        f64::from_bits((a.to_bits() & num::SIGN) | r.to_bits())
-    } else {
-        r
-    };
-    (r, q as u64, false)
 }
 
 pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {

@@ -85,7 +85,7 @@ fn fld_slow(f: &mut Fpu, v: f64, de: bool) {
         return;
     }
     if is_snan(v) {
-        if !f.exc(IE) {
+        if !f.exc_c1(IE) {
             f.push(quiet(v));
         }
         return;
@@ -138,46 +138,37 @@ fn fld_sti(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     next(cpu, ops, i)
 }
 
-/// FLD1, FLDZ, FLDPI, ...: the value for each rounding mode (nearest, down, up).
-const CONSTS: [[u64; 3]; 7] = [
-    [0x3ff0_0000_0000_0000; 3],
-    [0; 3],
-    [
-        0x4009_21fb_5444_2d18,
-        0x4009_21fb_5444_2d18,
-        0x4009_21fb_5444_2d19,
-    ],
-    [
-        0x3ff7_1547_652b_82fe,
-        0x3ff7_1547_652b_82fe,
-        0x3ff7_1547_652b_82ff,
-    ],
-    [
-        0x400a_934f_0979_a371,
-        0x400a_934f_0979_a371,
-        0x400a_934f_0979_a372,
-    ],
-    [
-        0x3fd3_4413_509f_79ff,
-        0x3fd3_4413_509f_79fe,
-        0x3fd3_4413_509f_79ff,
-    ],
-    [
-        0x3fe6_2e42_fefa_39ef,
-        0x3fe6_2e42_fefa_39ef,
-        0x3fe6_2e42_fefa_39f0,
-    ],
+/// FLD1, FLDZ, FLDPI, FLDL2E, FLDL2T, FLDLG2, FLDLN2: the 64-bit significand
+/// rounded down (chop is the same: all are positive) and the exponent. The exact
+/// value lies above it by the given fraction of an ulp (in 1/256ths: pi 0.769,
+/// log2 e 0.744, log2 10 0.286, log10 2 0.561, ln 2 0.789), so nearest rounds up
+/// exactly when that is at least 128, and up rounds up when it is nonzero.
+const CONSTS: [(u64, u16, u8); 7] = [
+    (1 << 63, 0x3fff, 0),
+    (0, 0, 0),
+    (0xc90f_daa2_2168_c234, 0x4000, 196),
+    (0xb8aa_3b29_5c17_f0bb, 0x3fff, 190),
+    (0xd49a_784b_cd1b_8afe, 0x4000, 73),
+    (0x9a20_9a84_fbcf_f798, 0x3ffd, 143),
+    (0xb172_17f7_d1cf_79ab, 0x3ffe, 201),
 ];
 
 fn fld_const<const C: usize>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     wait!(cpu, ops, i);
     let f = &mut cpu.fpu;
-    let v = match f.rc() {
-        RC_NEAREST => CONSTS[C][0],
-        RC_UP => CONSTS[C][2],
-        _ => CONSTS[C][1],
+    let (m, se, frac) = CONSTS[C];
+    let up = match f.rc() {
+        RC_NEAREST => frac >= 128,
+        RC_UP => frac != 0,
+        _ => false,
     };
-    f.push(f64::from_bits(v));
+    if !f.can_push() {
+        f.push(INDEFINITE);
+        return next(cpu, ops, i);
+    }
+    f.push(0.0);
+    let k = f.pk(0);
+    f.set_ext80(k, m + up as u64, se);
     next(cpu, ops, i)
 }
 
@@ -367,9 +358,9 @@ fn fst_image<const POP: bool, const S: u32>(cpu: &mut Cpu, ops: &[Op], i: usize,
 fn store_suppressed(cpu: &mut Cpu, ops: &[Op], i: usize, ea: u32, len: u32, fl: u16) -> Exit {
     mtry!(cpu, ops, i, cpu.mem.probe_write(ea, len));
     let f = &mut cpu.fpu;
-    if fl & super::SF != 0 {
-        f.set_c1(false);
-    }
+    // C1 is cleared (a stack underflow's, and that of a store an unmasked
+    // exception stops, as the host does).
+    f.set_c1(false);
     f.exc(fl);
     next(cpu, ops, i)
 }

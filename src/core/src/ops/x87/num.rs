@@ -74,18 +74,6 @@ fn sgn(neg: bool) -> i8 {
     if neg { -1 } else { 1 }
 }
 
-/// Direction of `r = a + b` (finite operands). Exact (TwoSum) unless `r` overflowed.
-#[inline(always)]
-pub fn add_dir(a: f64, b: f64, r: f64) -> i8 {
-    if r.is_infinite() {
-        return -sgn(r.is_sign_negative());
-    }
-    let bp = r - a;
-    let ap = r - bp;
-    let err = (a - ap) + (b - bp);
-    if err == 0.0 { 0 } else { sgn(err < 0.0) }
-}
-
 /// Direction of `r = a * b` (finite nonzero operands).
 pub fn mul_dir(a: f64, b: f64, r: f64) -> i8 {
     let neg = a.is_sign_negative() != b.is_sign_negative();
@@ -102,88 +90,6 @@ pub fn mul_dir(a: f64, b: f64, r: f64) -> i8 {
         cmp_scaled(ma as u128 * mb as u128, ea + eb, mr as u128, er),
         r,
     )
-}
-
-/// Direction of `q = a / b` (finite nonzero operands).
-pub fn div_dir(a: f64, b: f64, q: f64) -> i8 {
-    let neg = a.is_sign_negative() != b.is_sign_negative();
-    if q == 0.0 {
-        return sgn(neg);
-    }
-    if q.is_infinite() {
-        return -sgn(neg);
-    }
-    let (ma, ea) = decompose(a);
-    let (mb, eb) = decompose(b);
-    let (mq, eq) = decompose(q);
-    // |a/b| > |q|  <=>  |a| > |q|*|b|
-    mag_dir(
-        cmp_scaled(ma as u128, ea, mq as u128 * mb as u128, eq + eb),
-        q,
-    )
-}
-
-/// Direction of `r = sqrt(a)` (finite positive `a`).
-pub fn sqrt_dir(a: f64, r: f64) -> i8 {
-    let (ma, ea) = decompose(a);
-    let (mr, er) = decompose(r);
-    mag_dir(
-        cmp_scaled(ma as u128, ea, mr as u128 * mr as u128, 2 * er),
-        r,
-    )
-}
-
-/// Correctly rounded (to nearest even) `(-1)^neg * m * 2^e` and its direction.
-pub fn make_f64(neg: bool, m: u128, e: i32) -> (f64, i8) {
-    let s = if neg { SIGN } else { 0 };
-    if m == 0 {
-        return (f64::from_bits(s), 0);
-    }
-    let bl = 128 - m.leading_zeros() as i32;
-    let top = bl - 1 + e;
-    if top > 1023 {
-        return (f64::from_bits(s | 0x7ff0_0000_0000_0000), -sgn(neg));
-    }
-    let keep = if top >= -1022 { 53 } else { top + 1075 };
-    if keep <= 0 {
-        // Below half the smallest denormal (or exactly half: ties to even 0).
-        let up = keep == 0 && m.count_ones() > 1;
-        return if up {
-            (f64::from_bits(s | 1), -sgn(neg))
-        } else {
-            (f64::from_bits(s), sgn(neg))
-        };
-    }
-    let drop = bl - keep;
-    let (mut q, mdir) = if drop <= 0 {
-        ((m << (-drop)) as u64, 0i8)
-    } else {
-        let q = (m >> drop) as u64;
-        let rem = m & ((1u128 << drop) - 1);
-        let half = 1u128 << (drop - 1);
-        if rem > half || (rem == half && q & 1 == 1) {
-            (q + 1, -1)
-        } else if rem == 0 {
-            (q, 0)
-        } else {
-            (q, 1)
-        }
-    };
-    let dir = mdir * sgn(neg);
-    if top >= -1022 {
-        let mut t = top;
-        if q >> 53 != 0 {
-            q >>= 1;
-            t += 1;
-        }
-        if t > 1023 {
-            return (f64::from_bits(s | 0x7ff0_0000_0000_0000), -sgn(neg));
-        }
-        let bits = (((t + 1023) as u64) << 52) | (q & FRAC);
-        (f64::from_bits(s | bits), dir)
-    } else {
-        (f64::from_bits(s | q), dir)
-    }
 }
 
 /// Next representable value toward +inf (x not +inf, not NaN).
@@ -318,42 +224,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn make_f64_rounds_like_the_host() {
-        // Exactly representable values come back unchanged.
-        for (m, e) in [
-            (1u128, 0),
-            (3, -1),
-            (12345 * 64, -1080),
-            ((1 << 53) - 1, 900),
-        ] {
-            let (r, dir) = make_f64(false, m, e);
-            assert_eq!(
-                r,
-                m as f64 * 2f64.powi(e / 2) * 2f64.powi(e - e / 2),
-                "{m} {e}"
-            );
-            assert_eq!(dir, 0);
-        }
-        assert_eq!(make_f64(false, 1, -1075).0, 0.0);
-        assert_eq!(make_f64(false, 3, -1076).0, f64::from_bits(1));
-        assert_eq!(make_f64(false, (1 << 53) + 1, 0), ((1u64 << 53) as f64, 1));
-        assert_eq!(
-            make_f64(false, (1 << 53) + 3, 0),
-            ((1u64 << 53) as f64 + 4.0, -1)
-        );
-        assert_eq!(make_f64(true, 1, 1024).0, f64::NEG_INFINITY);
-    }
-
-    #[test]
     fn directions() {
-        assert_eq!(add_dir(1.0, 1e-20, 1.0), 1);
-        assert_eq!(add_dir(1.0, -1e-20, 1.0), -1);
         assert_eq!(mul_dir(1.0 / 3.0, 3.0, 1.0 / 3.0 * 3.0), -1);
-        assert_eq!(div_dir(1.0, 3.0, 1.0 / 3.0), 1);
-        assert_eq!(div_dir(2.0, 3.0, 2.0 / 3.0), 1);
-        assert_eq!(div_dir(1.0, 10.0, 0.1), -1);
-        assert_eq!(sqrt_dir(2.0, 2f64.sqrt()), -1);
-        assert_eq!(sqrt_dir(4.0, 2.0), 0);
         assert_eq!(mul_dir(1e-200, 1e-200, 0.0), 1);
     }
 
