@@ -1,23 +1,23 @@
 //! x87 and MMX state.
 //!
-//! Values are held as f64 (the brief's choice: Win32 programs run with the control
-//! word's precision at 53 bits) with the stack pointer, tag word, status word
-//! (C0-C3, C1, sticky exception bits) and control word kept exactly.
+//! Registers hold 80-bit values. The stack pointer, tag word, status word (C0-C3,
+//! C1, sticky exception bits) and control word are kept exactly.
 //!
-//! Exact images. A register whose true 80-bit value is not exactly its f64 also
-//! holds that value as an *image* (`raw_sig`, `raw_se`, bit k of `raw`): an MMX write
-//! (the raw 64-bit value with exponent 0xFFFF, as the hardware stores it), FILD m64
-//! of an integer with more than 53 significant bits, FBLD of one, FLD m80 and FRSTOR
-//! of any encoding a double cannot hold (more than 53 significant bits, the 80-bit
-//! format's denormals and exponent range, unnormals, pseudo-denormals,
-//! pseudo-infinities, NaN payloads below the double's). `st[k]` then holds the
-//! nearest f64, which arithmetic uses (the full 80-bit arithmetic is issue 18's
-//! soft-float); data movement and integer conversion use the image, so they are
-//! exact as on the hardware: FST/FSTP ST(i), FLD ST(i), FXCH, FCMOVcc, FCHS, FABS,
-//! FRNDINT keep it, FSTP m80 and FSAVE write it, FIST/FISTP/FISTTP, FBSTP, FST m32/m64
-//! round from it, compares and FXAM look at it. Every other register write clears
-//! the bit (`Fpu::put`); a pop only empties the tag, so a popped register keeps its
-//! image as the hardware keeps its contents.
+//! Representation. `st[k]` is an f64; where the register's 80-bit value is exactly
+//! that double, it is the whole value (the fast path's operands and results). Any
+//! other value is also held as an exact *image* (`raw_sig`, `raw_se`, bit k of
+//! `raw`), with `st[k]` its nearest f64: a result with more than 53 significant bits
+//! (precision control 64) or beyond the double's exponent range (the x87's is 15
+//! bits at every precision), an MMX write (the raw 64-bit value with exponent 0xFFFF,
+//! as the hardware stores it), FILD m64 of more than 53 significant bits, FBLD, FLD
+//! m80 and FRSTOR of any encoding a double cannot hold (the 80-bit format's
+//! denormals, unnormals, pseudo-denormals, pseudo-infinities, NaN payloads below the
+//! double's). Every instruction reads the full value (`Fpu::ext80`, `f80`):
+//! arithmetic through the soft-float (`ops/x87/soft.rs`), data movement keeping the
+//! image (FST/FSTP ST(i), FLD ST(i), FXCH, FCMOVcc, FCHS, FABS), conversions and
+//! compares from it. A register write through `Fpu::put` (an f64 result) clears the
+//! bit, `Fpu::put80` sets or clears it by the value; a pop only empties the tag, so
+//! a popped register keeps its image as the hardware keeps its contents.
 
 /// Physical register index of ST(i) for stack top `top`.
 #[inline(always)]

@@ -46,6 +46,7 @@ pub mod soft;
 #[cfg(test)]
 mod tests;
 mod trans;
+mod wide;
 
 // The x87 fusion tier (tiers/x87_fuse*.rs) runs the hot forms through the same
 // semantic helpers as these handlers.

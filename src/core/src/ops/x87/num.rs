@@ -5,7 +5,6 @@
 //! Directions: `dir` is the sign of `exact - result` as values (-1, 0, +1).
 
 use super::{RC_CHOP, RC_DOWN, RC_NEAREST, RC_UP};
-use std::cmp::Ordering;
 
 pub const FRAC: u64 = (1 << 52) - 1;
 pub const SIGN: u64 = 1 << 63;
@@ -43,53 +42,9 @@ pub fn decompose(x: f64) -> (u64, i32) {
     }
 }
 
-/// Compares `a * 2^ea` with `b * 2^eb` (a, b > 0).
-pub fn cmp_scaled(a: u128, ea: i32, b: u128, eb: i32) -> Ordering {
-    let ba = 128 - a.leading_zeros() as i32;
-    let bb = 128 - b.leading_zeros() as i32;
-    let (ta, tb) = (ba + ea, bb + eb);
-    if ta != tb {
-        return ta.cmp(&tb);
-    }
-    if ba >= bb {
-        a.cmp(&(b << (ba - bb)))
-    } else {
-        (a << (bb - ba)).cmp(&b)
-    }
-}
-
-/// Value direction from a magnitude comparison of the exact result with `r`.
-#[inline(always)]
-pub fn mag_dir(ord: Ordering, r: f64) -> i8 {
-    let s = if r.is_sign_negative() { -1 } else { 1 };
-    match ord {
-        Ordering::Greater => s,
-        Ordering::Less => -s,
-        Ordering::Equal => 0,
-    }
-}
-
 #[inline(always)]
 fn sgn(neg: bool) -> i8 {
     if neg { -1 } else { 1 }
-}
-
-/// Direction of `r = a * b` (finite nonzero operands).
-pub fn mul_dir(a: f64, b: f64, r: f64) -> i8 {
-    let neg = a.is_sign_negative() != b.is_sign_negative();
-    if r == 0.0 {
-        return sgn(neg);
-    }
-    if r.is_infinite() {
-        return -sgn(neg);
-    }
-    let (ma, ea) = decompose(a);
-    let (mb, eb) = decompose(b);
-    let (mr, er) = decompose(r);
-    mag_dir(
-        cmp_scaled(ma as u128 * mb as u128, ea + eb, mr as u128, er),
-        r,
-    )
 }
 
 /// Next representable value toward +inf (x not +inf, not NaN).
@@ -176,38 +131,6 @@ fn round24(rc: u16, r: f64, dir: i8) -> (f64, i8) {
     (f64::from_bits(s | res), new_mdir * sgn(neg))
 }
 
-/// The x87 NaN rules for two operands (SDM table 4-7): returns the result and
-/// whether an SNaN was involved (IE).
-pub fn nan2(a: f64, b: f64) -> (f64, bool) {
-    let (sa, sb) = (is_snan(a), is_snan(b));
-    let ie = sa || sb;
-    let r = match (a.is_nan(), b.is_nan()) {
-        (true, false) => a,
-        (false, true) => b,
-        _ => {
-            if sa != sb {
-                // SNaN and QNaN: the QNaN.
-                if sa { b } else { a }
-            } else {
-                let (fa, fb) = (a.to_bits() & FRAC, b.to_bits() & FRAC);
-                match fa.cmp(&fb) {
-                    Ordering::Greater => a,
-                    Ordering::Less => b,
-                    // Equal significands: the positive one.
-                    Ordering::Equal => {
-                        if a.is_sign_negative() {
-                            b
-                        } else {
-                            a
-                        }
-                    }
-                }
-            }
-        }
-    };
-    (quiet(r), ie)
-}
-
 /// Rounds to an integer under rounding control `rc`.
 #[inline]
 pub fn round_int(rc: u16, v: f64) -> f64 {
@@ -222,12 +145,6 @@ pub fn round_int(rc: u16, v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn directions() {
-        assert_eq!(mul_dir(1.0 / 3.0, 3.0, 1.0 / 3.0 * 3.0), -1);
-        assert_eq!(mul_dir(1e-200, 1e-200, 0.0), 1);
-    }
 
     #[test]
     fn round24_matches_f32() {
