@@ -355,15 +355,16 @@ fn yl2xp1(x: F80, y: F80, cw: u16) -> Res {
     if cx == Class::Inf || cy == Class::Inf {
         return Res::exact(F80::inf(sign));
     }
-    let sum = W::int(1).add(wx);
-    if sum.m == 1 << 127 {
-        // 1 + x a power of two: log2 is an integer, the product exact.
-        let p = W::from_f80(y).mul(W::int(sum.top() as i64));
-        return soft::round_pack(p.neg, p.m, p.e, 64, cw);
-    }
     let l = if wx.top() < -2 {
         wide::ln1p(wx)
     } else {
+        // |x| >= 1/4: 1 + x is exact in the wide format.
+        let sum = W::int(1).add(wx);
+        if sum.m == 1 << 127 {
+            // 1 + x a power of two: log2 is an integer, the product exact.
+            let p = W::from_f80(y).mul(W::int(sum.top() as i64));
+            return soft::round_pack(p.neg, p.m, p.e, 64, cw);
+        }
         wide::ln(sum)
     };
     W::from_f80(y).mul(l.mul(LOG2E)).round(cw)
