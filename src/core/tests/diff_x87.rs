@@ -14,6 +14,8 @@
 //! tag word, all 80 bits of every non-empty register, the window's bytes and any
 //! fault.
 //!
+//! FISTTP is SSE3, which winterp neither reports nor lowers: not in the sweep.
+//!
 //! Transcendentals (F2XM1 FYL2X FYL2XP1 FPTAN FPATAN FSIN FCOS FSINCOS) run the
 //! same sweep but are reported, not required to match: their results come from the
 //! CPU's own algorithms, which are not correctly rounded; [`TRANSCENDENTAL`] names
@@ -145,7 +147,6 @@ fn forms() -> Vec<Form> {
         f("fist m16", &[0xdf, 0x13], Out, 1, ARITH_CC),
         f("fist m32", &[0xdb, 0x13], Out, 1, ARITH_CC),
         f("fistp m64", &[0xdf, 0x3b], Out, 1, ARITH_CC),
-        f("fisttp m32", &[0xdb, 0x0b], Out, 1, ARITH_CC),
         f("fbstp", &[0xdf, 0x33], Out, 1, ARITH_CC),
         f("fld st1", &[0xd9, 0xc1], None, 2, ARITH_CC),
         f("fstp st1", &[0xdd, 0xd9], None, 2, ARITH_CC),
@@ -375,6 +376,7 @@ fn gen_case(rng: &mut SmallRng, form: &Form, cw: u16) -> Case {
     r[4] = WIN + 0x400; // ESP
     Case {
         code: form.code.to_vec(),
+        host_code: None,
         regs: r,
         eflags: 0x202,
         fsave: fsave(cw, sw, &regs),
