@@ -17,6 +17,7 @@ PKGS=(
   python3-xlib        # sends the window manager's close message to it
   xdg-utils           # xdg-mime: the install script's file association and its test
   desktop-file-utils  # update-desktop-database for the install script
+  timgm6mb-soundfont  # a small General MIDI SoundFont for winmm's MIDI synthesizer
 )
 
 missing=()

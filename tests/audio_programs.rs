@@ -12,6 +12,10 @@
 //! - `playsnd`: PlaySound of a 44100 Hz stereo file (SND_SYNC), a 22050 Hz 8-bit
 //!   sine from memory (SND_ASYNC, purged after 100 ms), a looped 10 ms sound
 //!   stopped after 50 ms and a four-frame WAVE resource.
+//! - `midi_play`: MCI waveaudio (bit-exact), midiOut notes and SysEx and the MCI
+//!   sequencer through winmm's General MIDI synthesizer: sound where notes play,
+//!   exact silence before them and after the GM resets; the same program without a
+//!   SoundFont finds no MIDI device.
 //!
 //! Exactness: the 44100 Hz 16-bit paths must match bit for bit (stereo passes
 //! through; mono is duplicated); with a volume or pan the mixer's gain
@@ -37,13 +41,18 @@ fn exe(name: &str) -> String {
 /// Runs `name` headless and deterministic with `--audio-dump`; checks its stdout
 /// and exit status; returns the WAV's frames as (left, right).
 fn run_with_audio(name: &str) -> (Vec<(i16, i16)>, Vec<u8>) {
+    run_with_audio_frames(name, "180")
+}
+
+/// [`run_with_audio`] for `frames` refresh ticks.
+fn run_with_audio_frames(name: &str, frames: &str) -> (Vec<(i16, i16)>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("out.wav");
     let args: Vec<String> = [
         "--headless",
         "--deterministic",
         "--frames",
-        "180",
+        frames,
         "--audio-dump",
         wav.to_str().unwrap(),
         &exe(name),
@@ -417,4 +426,109 @@ fn sound_programs_behave_alike_with_os_threads() {
             r.stderr
         );
     }
+}
+
+/// Whether the host has a GM SoundFont winmm's synthesizer would find (as
+/// winterp-midi looks: `$WINTERP_SOUNDFONT`, else Debian's paths). Without one the
+/// MIDI test skips with a notice, or fails where the corpus is required (CI, whose
+/// `scripts/setup.sh` installs `timgm6mb-soundfont`).
+fn have_soundfont() -> bool {
+    let found = match std::env::var_os("WINTERP_SOUNDFONT") {
+        Some(p) if !p.is_empty() => std::path::Path::new(&p).is_file(),
+        _ => [
+            "/usr/share/sounds/sf2/default-GM.sf2",
+            "/usr/share/sounds/sf2/FluidR3_GM.sf2",
+            "/usr/share/sounds/sf2/TimGM6mb.sf2",
+        ]
+        .iter()
+        .any(|p| std::path::Path::new(p).is_file()),
+    };
+    if !found {
+        assert!(
+            std::env::var_os("WINTERP_REQUIRE_CORPUS").is_none(),
+            "no General MIDI SoundFont: run scripts/setup.sh (timgm6mb-soundfont)"
+        );
+        eprintln!("skipped: no General MIDI SoundFont (run scripts/setup.sh)");
+    }
+    found
+}
+
+/// The largest absolute sample of either channel in frames `from..to`.
+fn peak(w: &[(i16, i16)], from: usize, to: usize) -> i32 {
+    w[from..to.min(w.len())]
+        .iter()
+        .map(|&(l, r)| i32::from(l).abs().max(i32::from(r).abs()))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn midi_play_synthesizes_notes_where_they_play_and_nothing_elsewhere() {
+    if !have_soundfont() {
+        return;
+    }
+    let (w, bytes) = run_with_audio_frames("midi_play", "240");
+
+    // 1: the MCI waveaudio device plays test.wav at 300 ms, bit for bit.
+    assert_silent(&w, 0, frame_at_ms(300.0), "before the wave");
+    let k1 = first_sound(&w, 0);
+    assert_starts_near("MCI waveaudio", k1, 300.0);
+    let g = lcg(7, 2 * 4410);
+    for j in 0..4410 {
+        assert_eq!(w[k1 + j], (g[2 * j], g[2 * j + 1]), "wave frame {j}");
+    }
+    assert_silent(&w, k1 + 4410, frame_at_ms(600.0), "after the wave");
+
+    // 2: middle C from 600 to 900 ms. The synthesizer renders in blocks of 64
+    // frames, so a note starts within one block of its frame (and its attack).
+    let k2 = first_sound(&w, frame_at_ms(600.0));
+    assert!(
+        k2 <= frame_at_ms(605.0),
+        "the note at 600 ms first sounds at frame {k2}"
+    );
+    let p = peak(&w, frame_at_ms(600.0), frame_at_ms(900.0));
+    assert!(p > 1000, "the note's peak is only {p}");
+    // GM System On at 1000 ms resets the synthesizer: nothing sounds until 2000 ms.
+    assert_silent(
+        &w,
+        frame_at_ms(1000.0) + 2,
+        frame_at_ms(2000.0),
+        "after GM System On",
+    );
+
+    // 3: the sequencer plays four notes of 0.2 s every 0.25 s from 2000 ms.
+    let k3 = first_sound(&w, frame_at_ms(2000.0));
+    assert!(
+        k3 <= frame_at_ms(2005.0),
+        "the sequence at 2000 ms first sounds at frame {k3}"
+    );
+    for n in 0..4 {
+        let t = 2000.0 + 250.0 * n as f64;
+        let p = peak(&w, frame_at_ms(t + 5.0), frame_at_ms(t + 200.0));
+        assert!(p > 500, "note {n} of the file (at {t} ms) peaks at only {p}");
+    }
+    // 4: played again from 500 ms of the file at 3100 ms, stopped at 3300 ms.
+    let p = peak(&w, frame_at_ms(3105.0), frame_at_ms(3300.0));
+    assert!(p > 500, "the second play peaks at only {p}");
+    // GM System On at 3400 ms: silence to the end.
+    assert!(w.len() > frame_at_ms(3500.0), "the WAV ends at frame {}", w.len());
+    assert_silent(&w, frame_at_ms(3400.0) + 2, w.len(), "after the last reset");
+
+    // A second run writes the same file.
+    let (_, again) = run_with_audio_frames("midi_play", "240");
+    assert!(bytes == again, "two deterministic runs wrote different WAVs");
+}
+
+#[test]
+fn midi_play_without_a_soundfont_finds_no_midi_device() {
+    let data = tempfile::tempdir().unwrap();
+    let program = exe("midi_play");
+    let r = common::run_winterp_env(
+        ["--headless", "--deterministic", "--frames", "60", program.as_str()],
+        &[("WINTERP_SOUNDFONT", "/nonexistent/winterp-test.sf2")],
+        data.path(),
+        &common::guest_dir().join("bin"),
+        common::TIMEOUT,
+    );
+    check_stdout("midi_play_nosynth", &r);
 }

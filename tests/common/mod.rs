@@ -57,9 +57,25 @@ where
     I: IntoIterator<Item = A>,
     A: AsRef<OsStr>,
 {
+    run_winterp_env(args, &[], data, cwd, timeout)
+}
+
+/// [`run_winterp`] with these environment variables set as well.
+pub fn run_winterp_env<I, A>(
+    args: I,
+    env: &[(&str, &str)],
+    data: &Path,
+    cwd: &Path,
+    timeout: Duration,
+) -> Run
+where
+    I: IntoIterator<Item = A>,
+    A: AsRef<OsStr>,
+{
     let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_winterp"))
         .args(&args)
+        .envs(env.iter().copied())
         .env("WINTERP_DATA_DIR", data)
         .env_remove("RUST_LOG")
         .current_dir(cwd)

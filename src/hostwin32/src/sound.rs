@@ -41,6 +41,8 @@ impl PcmFormat {
 pub enum VoiceKind {
     DirectSound,
     WaveOut,
+    /// winmm's General MIDI synthesizer (MIDI output and the MCI sequencer).
+    Midi,
 }
 
 /// Samples one voice played, contiguous in time.

@@ -8,6 +8,7 @@ use crate::hle::{ApiDef, HleDll};
 
 pub mod joy;
 pub mod mci;
+pub mod midi;
 pub mod mixer;
 pub mod mmio;
 pub mod playsound;
@@ -34,6 +35,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(wave::exports());
     v.extend(joy::exports());
     v.extend(mci::exports());
+    v.extend(midi::exports());
     v.extend(mixer::exports());
     v.extend(mmio::exports());
     v.extend(playsound::exports());

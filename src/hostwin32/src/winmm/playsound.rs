@@ -220,8 +220,29 @@ impl Voice {
         );
     }
 
+    /// Starts `wav` playing once at guest time `now` as a voice of its own (the
+    /// MCI waveaudio device plays its file's parts this way); independent of
+    /// PlaySound's one current sound.
+    pub(crate) fn start(proc: &Process, wav: Wav, now: u64) -> Arc<Voice> {
+        let st = state(proc);
+        let v = Arc::new(Voice {
+            id: VOICE_TAG | st.next.fetch_add(1, Ordering::Relaxed),
+            wav,
+            looped: false,
+            start_us: now,
+            volume: super::wave::device_volume(proc),
+            st: Mutex::new(VoiceState {
+                captured: 0,
+                stopped_at: None,
+            }),
+        });
+        let src: Arc<dyn Source> = v.clone();
+        sound::register(proc, &src);
+        v
+    }
+
     /// Stops it at `now` (what played before reaches the mixer first).
-    fn stop(&self, proc: &Process, now: u64) {
+    pub(crate) fn stop(&self, proc: &Process, now: u64) {
         let mut st = lock(&self.st);
         if st.stopped_at.is_none() {
             self.capture_locked(proc, &mut st, now);
@@ -311,7 +332,7 @@ fn read_name(cx: &Ctx, p: u32, wide: bool) -> ApiResult<String> {
 }
 
 /// The whole of a sandbox file, or `None` if it cannot be opened or read.
-fn read_file(cx: &Ctx, name: &str) -> ApiResult<Option<Vec<u8>>> {
+pub(crate) fn read_file(cx: &Ctx, name: &str) -> ApiResult<Option<Vec<u8>>> {
     use std::os::unix::fs::FileExt;
     let vfs = crate::kernel32::file::vfs(cx.proc)?;
     let opts = crate::vfs::OpenOptions {

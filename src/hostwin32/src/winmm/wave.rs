@@ -747,7 +747,7 @@ pub fn waveOutGetID(cx: &mut Ctx, hwo: u32, puDeviceID: Ptr) -> ApiResult<u32> {
 }
 
 /// Windows' texts for the errors waveOut functions return.
-fn error_text(e: u32) -> Option<&'static str> {
+pub(super) fn error_text(e: u32) -> Option<&'static str> {
     Some(match e {
         MMSYSERR_NOERROR => "The specified command was carried out.",
         MMSYSERR_ERROR => "Undefined external error.",
