@@ -678,7 +678,7 @@ mod tests {
         let t = vec![
             0x00, 0x90, 60, 100, 0x83, 0x60, 0x80, 60, 0, 0x00, 0xFF, 0x2F, 0x00,
         ];
-        let smf = parse(&file(0, 0xE728, &[t.clone()])).unwrap();
+        let smf = parse(&file(0, 0xE728, std::slice::from_ref(&t))).unwrap();
         assert_eq!(
             smf.division,
             Division::Smpte {

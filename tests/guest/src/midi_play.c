@@ -213,6 +213,7 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     MCIDEVICEID id;
     DWORD vol = 0;
     UINT r;
+    int got;
     char text[256];
     (void)prev;
     (void)cmd;
@@ -257,8 +258,8 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     mci("capability w device type");
     wait_until(300.0);
     mci("play w notify");
-    printf("wave notify: %d, flag %u, for w %d, after 100 ms %d\n", wait_notify(500.0),
-           (unsigned)last_flag, (UINT)last_id == mciGetDeviceIDA("w"),
+    got = wait_notify(500.0);
+    printf("wave notify: %d, flag %u, for w %d, after 100 ms %d\n", got, (unsigned)last_flag, (UINT)last_id == mciGetDeviceIDA("w"),
            last_notify_ms >= 399.9 && last_notify_ms < 405.0);
     mci("status w mode");
     mci("status w position");
@@ -280,10 +281,10 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     /* Running status: the status byte of the note-on above. */
     printf("note off (running status) = %u\n", midiOutShortMsg(hmo, 0x00003C));
     wait_until(1000.0);
-    printf("midiOutPrepareHeader = %u, prepared %d\n", midiOutPrepareHeader(hmo, &hdr, sizeof hdr),
-           (hdr.dwFlags & MHDR_PREPARED) != 0);
-    printf("midiOutLongMsg = %u, done %d\n", midiOutLongMsg(hmo, &hdr, sizeof hdr),
-           (hdr.dwFlags & MHDR_DONE) != 0);
+    r = midiOutPrepareHeader(hmo, &hdr, sizeof hdr);
+    printf("midiOutPrepareHeader = %u, prepared %d\n", r, (hdr.dwFlags & MHDR_PREPARED) != 0);
+    r = midiOutLongMsg(hmo, &hdr, sizeof hdr);
+    printf("midiOutLongMsg = %u, done %d\n", r, (hdr.dwFlags & MHDR_DONE) != 0);
     printf("midiOutUnprepareHeader = %u\n", midiOutUnprepareHeader(hmo, &hdr, sizeof hdr));
 
     /* 3: the sequencer, by command strings. */
@@ -300,8 +301,8 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     ret[0] = 0;
     mciSendStringA("status m position", ret, sizeof ret, NULL);
     printf("position at 100 ms: 100..102: %d\n", atoi(ret) >= 100 && atoi(ret) <= 102);
-    printf("sequencer notify: %d, flag %u, for m %d, after 1000 ms %d\n", wait_notify(3500.0),
-           (unsigned)last_flag, (UINT)last_id == mciGetDeviceIDA("m"),
+    got = wait_notify(3500.0);
+    printf("sequencer notify: %d, flag %u, for m %d, after 1000 ms %d\n", got, (unsigned)last_flag, (UINT)last_id == mciGetDeviceIDA("m"),
            last_notify_ms >= 2999.9 && last_notify_ms < 3005.0);
     mci("status m mode");
     mci("status m position");
@@ -316,16 +317,16 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
            mciSendCommandA(id, MCI_PLAY, MCI_FROM | MCI_NOTIFY, (DWORD_PTR)&pp));
     wait_until(3300.0);
     mci("stop m");
-    printf("aborted notify: %d, flag %u\n", wait_notify(3350.0), (unsigned)last_flag);
+    got = wait_notify(3350.0);
+    printf("aborted notify: %d, flag %u\n", got, (unsigned)last_flag);
     memset(&sp, 0, sizeof sp);
     sp.dwItem = MCI_STATUS_POSITION;
-    printf("MCI_STATUS position = %lu: %lu\n",
-           mciSendCommandA(id, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp),
-           (unsigned long)sp.dwReturn);
+    r = mciSendCommandA(id, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp);
+    printf("MCI_STATUS position after 200 ms from 500 = %u: 699..701: %d\n", r,
+           sp.dwReturn >= 699 && sp.dwReturn <= 701);
     sp.dwItem = MCI_STATUS_MODE;
-    printf("MCI_STATUS mode = %lu: %lu\n",
-           mciSendCommandA(id, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp),
-           (unsigned long)sp.dwReturn);
+    r = mciSendCommandA(id, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp);
+    printf("MCI_STATUS mode = %u: %lu\n", r, (unsigned long)sp.dwReturn);
     memset(&setp, 0, sizeof setp);
     setp.dwTimeFormat = MCI_FORMAT_BYTES;
     printf("MCI_SET bytes = %lu\n",
@@ -340,14 +341,13 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
     op.lpstrDeviceType = "sequencer";
     op.lpstrElementName = "test.mid";
     op.lpstrAlias = "song";
-    printf("MCI_OPEN = %lu\n", mciSendCommandA(0, MCI_OPEN,
-                                               MCI_OPEN_TYPE | MCI_OPEN_ELEMENT | MCI_OPEN_ALIAS,
-                                               (DWORD_PTR)&op));
+    r = mciSendCommandA(0, MCI_OPEN, MCI_OPEN_TYPE | MCI_OPEN_ELEMENT | MCI_OPEN_ALIAS,
+                        (DWORD_PTR)&op);
+    printf("MCI_OPEN = %u\n", r);
     printf("wDeviceID is song's: %d\n", op.wDeviceID == mciGetDeviceIDA("song"));
     sp.dwItem = MCI_STATUS_LENGTH;
-    printf("MCI_STATUS length = %lu: %lu\n",
-           mciSendCommandA(op.wDeviceID, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp),
-           (unsigned long)sp.dwReturn);
+    r = mciSendCommandA(op.wDeviceID, MCI_STATUS, MCI_STATUS_ITEM, (DWORD_PTR)&sp);
+    printf("MCI_STATUS length = %u: %lu\n", r, (unsigned long)sp.dwReturn);
     printf("MCI_CLOSE = %lu\n", mciSendCommandA(op.wDeviceID, MCI_CLOSE, 0, 0));
 
     wait_until(3400.0);

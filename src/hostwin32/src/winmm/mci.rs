@@ -145,7 +145,9 @@ fn error_text(code: u32) -> Option<&'static str> {
         MCIERR_INVALID_DEVICE_ID => {
             "Invalid device ID. Use the ID given to the device when the device was opened."
         }
-        MCIERR_UNRECOGNIZED_KEYWORD => "The driver cannot recognize the specified command parameter.",
+        MCIERR_UNRECOGNIZED_KEYWORD => {
+            "The driver cannot recognize the specified command parameter."
+        }
         MCIERR_UNRECOGNIZED_COMMAND => "The driver cannot recognize the specified command.",
         MCIERR_INVALID_DEVICE_NAME => {
             "The specified device is not open or is not recognized by MCI."
@@ -328,9 +330,10 @@ impl Device {
         if let Mode::Playing { to, .. } = st.mode
             && self.end_us(st).is_some_and(|e| now >= e)
         {
+            // The wave voice stays until the next play or close: it hands the last
+            // of its samples to the mixer when captured.
             st.mode = Mode::Stopped;
             st.pos = to;
-            st.voice = None;
             return st.notify.take();
         }
         None
@@ -380,26 +383,26 @@ impl Device {
                 st.voice = Some(playsound::Voice::start(proc, part, now));
             }
         }
-        st.mode = Mode::Playing { start: now, from, to };
+        st.mode = Mode::Playing {
+            start: now,
+            from,
+            to,
+        };
     }
 
     /// Stops the sound at `now`, keeping the position.
     fn halt(&self, proc: &Process, st: &mut DevState, now: u64) {
         if let Mode::Playing { .. } = st.mode {
             st.pos = self.position(st, now);
-            match &self.media {
-                Media::Seq(_) => {
-                    if let Some(s) = midi::synth(proc) {
-                        s.cancel(self.owner(), now);
-                        s.send(proc, now, self.owner(), MidiCmd::NotesOff);
-                    }
-                }
-                Media::Wave(_) => {
-                    if let Some(v) = st.voice.take() {
-                        v.stop(proc, now);
-                    }
-                }
+            if let (Media::Seq(_), Some(s)) = (&self.media, midi::synth(proc)) {
+                s.cancel(self.owner(), now);
+                s.send(proc, now, self.owner(), MidiCmd::NotesOff);
             }
+        }
+        // A wave voice (playing, or finished and not yet captured to its end) hands
+        // what it played to the mixer before it goes.
+        if let Some(v) = st.voice.take() {
+            v.stop(proc, now);
         }
         st.mode = Mode::Stopped;
     }
@@ -590,6 +593,10 @@ fn exec(
 ) -> ApiResult<Result<Done, u32>> {
     let now = crate::kernel32::time::micros(cx);
     let is_play = matches!(cmd, Command::Play { .. });
+    let changes_mode = matches!(
+        cmd,
+        Command::Play { .. } | Command::Stop | Command::Pause | Command::Seek(_)
+    );
     let mut posts: Vec<(u32, u32)> = Vec::new();
     let result = {
         let mut st = lock(&dev.st);
@@ -598,7 +605,11 @@ fn exec(
         }
         let len = dev.length_us();
         let r = match cmd {
-            Command::Close => unreachable!("close is handled by the caller"),
+            Command::Close => {
+                return Err(ApiError::Other(
+                    "MCI close reached the command runner (callers close devices)".into(),
+                ));
+            }
             Command::Play { from, to } => {
                 let from_us = match from {
                     Some(f) => dev.from_units(&st, f),
@@ -608,9 +619,7 @@ fn exec(
                     Some(t) => dev.from_units(&st, t),
                     None => len,
                 };
-                if from_us > len || to_us > len {
-                    Err(MCIERR_OUTOFRANGE)
-                } else if to_us < from_us {
+                if from_us > len || to_us > len || to_us < from_us {
                     Err(MCIERR_OUTOFRANGE)
                 } else {
                     dev.halt(cx.proc, &mut st, now);
@@ -679,9 +688,7 @@ fn exec(
                         MCI_STATUS_POSITION => {
                             Ok(Reply::Int(dev.to_units(&st, dev.position(&st, now))))
                         }
-                        MCI_STATUS_NUMBER_OF_TRACKS | MCI_STATUS_CURRENT_TRACK => {
-                            Ok(Reply::Int(1))
-                        }
+                        MCI_STATUS_NUMBER_OF_TRACKS | MCI_STATUS_CURRENT_TRACK => Ok(Reply::Int(1)),
                         MCI_STATUS_MODE => Ok(Reply::Mode(match st.mode {
                             Mode::Stopped => MCI_MODE_STOP,
                             Mode::Playing { .. } => MCI_MODE_PLAY,
@@ -750,6 +757,11 @@ fn exec(
         r
     };
     let playing = matches!(lock(&dev.st).mode, Mode::Playing { .. });
+    if changes_mode {
+        // A thread waiting for a play (MCI_WAIT) looks again.
+        let k = cx.proc.sched.lock();
+        cx.proc.sched.wake(&k);
+    }
     if playing {
         let timed: Arc<dyn Timed> = dev.clone();
         wave_service::watch(cx, &timed)?;
@@ -776,6 +788,10 @@ fn close(cx: &mut Ctx, dev: &Arc<Device>, notify: Option<u32>) {
         (settled, st.notify.take())
     };
     lock(&state(cx.proc).devs).remove(&dev.id);
+    {
+        let k = cx.proc.sched.lock();
+        cx.proc.sched.wake(&k);
+    }
     if let Some(h) = old.0 {
         crate::user32::msg::post(cx, h, MM_MCINOTIFY, MCI_NOTIFY_SUCCESSFUL, dev.id);
     }
@@ -1051,9 +1067,27 @@ fn parse_rest(verb: &str, rest: &[String]) -> Result<Parsed, u32> {
 /// Verbs of the core command set and the device commands winterp's devices do
 /// not have: they are reported by name rather than answered.
 const KNOWN_VERBS: &[&str] = &[
-    "record", "save", "load", "cue", "delete", "cut", "copy", "paste", "step", "spin",
-    "escape", "break", "window", "put", "where", "freeze", "unfreeze", "realize", "update",
-    "signal", "configure",
+    "record",
+    "save",
+    "load",
+    "cue",
+    "delete",
+    "cut",
+    "copy",
+    "paste",
+    "step",
+    "spin",
+    "escape",
+    "break",
+    "window",
+    "put",
+    "where",
+    "freeze",
+    "unfreeze",
+    "realize",
+    "update",
+    "signal",
+    "configure",
 ];
 
 /// mciSendString: the error code and the return string, or a wait.
@@ -1065,7 +1099,10 @@ enum StrOutcome {
 fn send_string(cx: &mut Ctx, cmd: &str, hwnd: u32) -> ApiResult<StrOutcome> {
     let w = words(cmd);
     let Some(verb) = w.first().map(|v| v.to_ascii_lowercase()) else {
-        return Ok(StrOutcome::Done(MCIERR_MISSING_COMMAND_STRING, String::new()));
+        return Ok(StrOutcome::Done(
+            MCIERR_MISSING_COMMAND_STRING,
+            String::new(),
+        ));
     };
     let Some(device) = w.get(1).cloned() else {
         return Ok(StrOutcome::Done(MCIERR_MISSING_DEVICE_NAME, String::new()));
@@ -1107,7 +1144,13 @@ fn send_string(cx: &mut Ctx, cmd: &str, hwnd: u32) -> ApiResult<StrOutcome> {
                     None => return done(MCIERR_EXTENSION_NOT_FOUND),
                 },
             };
-            let dev = match open(cx, &devtype, element.as_deref(), alias.as_deref(), shareable)? {
+            let dev = match open(
+                cx,
+                &devtype,
+                element.as_deref(),
+                alias.as_deref(),
+                shareable,
+            )? {
                 Ok(d) => d,
                 Err(e) => return done(e),
             };
@@ -1308,7 +1351,11 @@ fn send_string_api(
             } else {
                 put_return_a(cx, ret, cch, &text)?
             };
-            Ok(Outcome::Return(u64::from(if code == 0 { over } else { code })))
+            Ok(Outcome::Return(u64::from(if code == 0 {
+                over
+            } else {
+                code
+            })))
         }
         StrOutcome::Wait(d) => {
             if wide {
@@ -1456,7 +1503,11 @@ fn send_command(
             }
             let pret = cx.proc.mem.read_u32(param + 4)?;
             let devtype = type_name_of_id(cx.proc.mem.read_u32(param + 16)?);
-            let devtype = if id == MCI_ALL_DEVICE_ID { "all" } else { devtype };
+            let devtype = if id == MCI_ALL_DEVICE_ID {
+                "all"
+            } else {
+                devtype
+            };
             if flags & MCI_SYSINFO_QUANTITY != 0 {
                 let n = sysinfo_quantity(cx.proc, devtype, flags & MCI_SYSINFO_OPEN != 0);
                 if pret != 0 {
@@ -1742,7 +1793,10 @@ mod tests {
             parse("set", "time format song pointer"),
             Ok(Command::SetTimeFormat(0x4001))
         );
-        assert_eq!(parse("set", "time format fortnights"), Err(MCIERR_BAD_TIME_FORMAT));
+        assert_eq!(
+            parse("set", "time format fortnights"),
+            Err(MCIERR_BAD_TIME_FORMAT)
+        );
         assert_eq!(
             parse("capability", "can play"),
             Ok(Command::Capability(MCI_GETDEVCAPS_CAN_PLAY))

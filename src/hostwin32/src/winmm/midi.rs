@@ -517,9 +517,10 @@ pub fn midiOutPrepareHeader(cx: &mut Ctx, hmo: u32, pmh: Ptr, cbmh: u32) -> ApiR
         Ok(x) => x,
         Err(e) => return Ok(e),
     };
-    cx.proc
-        .mem
-        .write_u32(h + HDR_FLAGS, (f | MHDR_PREPARED) & !(MHDR_DONE | MHDR_INQUEUE))?;
+    cx.proc.mem.write_u32(
+        h + HDR_FLAGS,
+        (f | MHDR_PREPARED) & !(MHDR_DONE | MHDR_INQUEUE),
+    )?;
     Ok(MMSYSERR_NOERROR)
 }
 
@@ -579,7 +580,9 @@ pub fn midiOutLongMsg(cx: &mut Ctx, hmo: u32, pmh: Ptr, cbmh: u32) -> ApiResult<
         }
     }
     // Played at once: the header is done before the call returns.
-    cx.proc.mem.write_u32(h + HDR_FLAGS, (f | MHDR_DONE) & !MHDR_INQUEUE)?;
+    cx.proc
+        .mem
+        .write_u32(h + HDR_FLAGS, (f | MHDR_DONE) & !MHDR_INQUEUE)?;
     deliver(cx, &hd, MOM_DONE, h)?;
     Ok(MMSYSERR_NOERROR)
 }
