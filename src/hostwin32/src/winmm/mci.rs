@@ -407,7 +407,7 @@ impl Device {
         st.mode = Mode::Stopped;
     }
 
-    fn to_units(&self, st: &DevState, us: u64) -> u64 {
+    fn us_to_units(&self, st: &DevState, us: u64) -> u64 {
         match (&self.media, st.time_format) {
             (Media::Wave(w), MCI_FORMAT_BYTES) => {
                 super::wave::bytes_in(us, w.avg, w.format.block_align())
@@ -420,7 +420,7 @@ impl Device {
         }
     }
 
-    fn from_units(&self, st: &DevState, v: u32) -> u64 {
+    fn units_to_us(&self, st: &DevState, v: u32) -> u64 {
         let v = u64::from(v);
         match (&self.media, st.time_format) {
             (Media::Wave(w), MCI_FORMAT_BYTES) => v * 1_000_000 / u64::from(w.avg.max(1)),
@@ -604,7 +604,7 @@ fn exec(
             posts.push((h, MCI_NOTIFY_SUCCESSFUL));
         }
         let len = dev.length_us();
-        let r = match cmd {
+        match cmd {
             Command::Close => {
                 return Err(ApiError::Other(
                     "MCI close reached the command runner (callers close devices)".into(),
@@ -612,11 +612,11 @@ fn exec(
             }
             Command::Play { from, to } => {
                 let from_us = match from {
-                    Some(f) => dev.from_units(&st, f),
+                    Some(f) => dev.units_to_us(&st, f),
                     None => dev.position(&st, now),
                 };
                 let to_us = match to {
-                    Some(t) => dev.from_units(&st, t),
+                    Some(t) => dev.units_to_us(&st, t),
                     None => len,
                 };
                 if from_us > len || to_us > len || to_us < from_us {
@@ -633,10 +633,10 @@ fn exec(
                     }
                     dev.start(cx.proc, &mut st, now, from_us, to_us);
                     st.notify = notify;
-                    if to_us == from_us {
-                        if let Some(h) = dev.settle(&mut st, now) {
-                            posts.push((h, MCI_NOTIFY_SUCCESSFUL));
-                        }
+                    if to_us == from_us
+                        && let Some(h) = dev.settle(&mut st, now)
+                    {
+                        posts.push((h, MCI_NOTIFY_SUCCESSFUL));
                     }
                     Ok(if wait {
                         Done::Wait(dev.clone())
@@ -649,7 +649,7 @@ fn exec(
                 let target = match cmd {
                     Command::Seek(SeekTo::Start) => Some(0),
                     Command::Seek(SeekTo::End) => Some(len),
-                    Command::Seek(SeekTo::At(v)) => Some(dev.from_units(&st, v)),
+                    Command::Seek(SeekTo::At(v)) => Some(dev.units_to_us(&st, v)),
                     _ => None,
                 };
                 if target.is_some_and(|t| t > len) {
@@ -684,9 +684,9 @@ fn exec(
                     Err(MCIERR_OUTOFRANGE)
                 } else {
                     match item {
-                        MCI_STATUS_LENGTH => Ok(Reply::Int(dev.to_units(&st, len))),
+                        MCI_STATUS_LENGTH => Ok(Reply::Int(dev.us_to_units(&st, len))),
                         MCI_STATUS_POSITION => {
-                            Ok(Reply::Int(dev.to_units(&st, dev.position(&st, now))))
+                            Ok(Reply::Int(dev.us_to_units(&st, dev.position(&st, now))))
                         }
                         MCI_STATUS_NUMBER_OF_TRACKS | MCI_STATUS_CURRENT_TRACK => Ok(Reply::Int(1)),
                         MCI_STATUS_MODE => Ok(Reply::Mode(match st.mode {
@@ -753,8 +753,7 @@ fn exec(
                 }
                 .into(),
             ))),
-        };
-        r
+        }
     };
     let playing = matches!(lock(&dev.st).mode, Mode::Playing { .. });
     if changes_mode {
