@@ -57,8 +57,9 @@
 //!   the children's WM_MDIACTIVATE/WM_CHILDACTIVATE; expected output from Wine 8.
 //! - `xsend`: SendMessage between threads: a send to a thread inside
 //!   CreateDialogIndirectParam waits for its message loop, a waiting sender serves
-//!   messages sent to it, SendMessageTimeout times out; expected output from Wine 8,
-//!   in both modes.
+//!   messages sent to it, SendMessageTimeout times out, a send to a thread that ends
+//!   without retrieving messages returns 0; expected output from Wine 8, in both
+//!   modes.
 //! - `procres`: GetProcessIoCounters, GetGuiResources and Shell_NotifyIconW as
 //!   taskmgr uses them (README: the lines Wine 8 stubs keep Windows' behaviour).
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client

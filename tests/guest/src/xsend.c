@@ -16,6 +16,9 @@
  *    times out with ERROR_TIMEOUT and a result of 0, and the message, never
  *    picked up, is not delivered later.
  * 4. The worker posts WM_APP+5: the dialog is destroyed and the loop ends.
+ * 5. A second worker makes a window, lets the main thread know, and ends
+ *    200 ms later without ever retrieving messages: the main thread's
+ *    SendMessage to that window returns 0 when the thread ends.
  *
  * Each step starts when the one before is over, so the order of the lines does
  * not depend on timing (but for the 1 s against 300 ms of step 3). Output on
@@ -37,6 +40,19 @@ static void say(const char *fmt, ...)
     vprintf(fmt, a);
     va_end(a);
     fflush(stdout);
+}
+
+static HWND quitter_wnd;
+static HANDLE quitter_ready;
+
+static DWORD WINAPI quitter(void *arg)
+{
+    (void)arg;
+    quitter_wnd = CreateWindowA("xsend_worker", "q", WS_OVERLAPPED, 0, 0, 10, 10, NULL, NULL, GetModuleHandleA(NULL),
+                                NULL);
+    SetEvent(quitter_ready);
+    Sleep(200);
+    return 0;
 }
 
 static LRESULT CALLBACK worker_wnd(HWND h, UINT m, WPARAM wp, LPARAM lp)
@@ -148,5 +164,12 @@ int WINAPI WinMain(HINSTANCE inst, HINSTANCE prev, LPSTR cmd, int show)
         }
     }
     say("message loop ended; worker ended: %d\n", WaitForSingleObject(thread, 5000) == WAIT_OBJECT_0);
+
+    quitter_ready = CreateEventA(NULL, TRUE, FALSE, NULL);
+    HANDLE q = CreateThread(NULL, 0, quitter, NULL, 0, NULL);
+    WaitForSingleObject(quitter_ready, INFINITE);
+    LRESULT r = SendMessageA(quitter_wnd, WM_APP + 2, 9, 0);
+    WaitForSingleObject(q, INFINITE);
+    say("SendMessage to a thread that ends without retrieving messages: %ld\n", (long)r);
     return 0;
 }

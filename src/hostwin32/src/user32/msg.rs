@@ -341,6 +341,23 @@ impl Waitable for SentOnly {
     }
 }
 
+/// The receiving thread's object, to wait for its end too: a thread that ends
+/// without retrieving its messages answers none (SendMessage then returns 0).
+/// `None` when it has ended already.
+fn receiver(cx: &Ctx, tid: u32) -> Option<Arc<crate::scheduler::ThreadObj>> {
+    cx.proc
+        .sched
+        .threads()
+        .into_iter()
+        .find(|t| t.tid == tid && t.exit_code().is_none())
+}
+
+/// Takes a message the receiver never picked up back out of its queue.
+fn withdraw(cx: &Ctx, tid: u32, reply: &Arc<Reply>) {
+    let q = lock_wm(cx.proc).queue(tid);
+    q.lock().sent.retain(|m| !Arc::ptr_eq(&m.reply, reply));
+}
+
 /// Queues a message for thread `tid` and returns the slot its reply will fill.
 fn queue_sent(
     cx: &mut Ctx,
@@ -436,15 +453,19 @@ pub fn send_api(
             done(&mine);
             return Ok(Some(v));
         }
+        let Some(thread) = receiver(cx, target) else {
+            done(&mine);
+            withdraw(cx, target, &reply);
+            return Ok(Some(0));
+        };
         cx.thread.sched.wait = retry.take();
         let objs: Vec<Arc<dyn KernelObject>> =
-            vec![reply.clone(), Arc::new(SentOnly(mine.clone()))];
+            vec![reply.clone(), Arc::new(SentOnly(mine.clone())), thread];
         match scheduler::wait_for(cx, objs, false, ms) {
             Outcome::Return(r) if r == scheduler::WAIT_TIMEOUT as u64 => {
                 done(&mine);
                 // A message the receiver has not picked up is withdrawn.
-                let q = lock_wm(cx.proc).queue(target);
-                q.lock().sent.retain(|m| !Arc::ptr_eq(&m.reply, &reply));
+                withdraw(cx, target, &reply);
                 return Ok(None);
             }
             Outcome::Return(_) => {}
@@ -469,13 +490,21 @@ fn send_other_thread(
 ) -> UR<u32> {
     let reply = queue_sent(cx, tid, hwnd, msg, wp, lp, unicode);
     let mine = lock_wm(cx.proc).queue(cx.thread.tid);
-    let objs: Vec<Arc<dyn KernelObject>> = vec![reply.clone(), Arc::new(SentOnly(mine))];
     loop {
         if let Some(v) = *reply.st.lock().unwrap_or_else(|e| e.into_inner()) {
             return Ok(v);
         }
         process_sent(cx)?;
-        block_host(cx, objs.clone(), INFINITE)?;
+        if let Some(v) = *reply.st.lock().unwrap_or_else(|e| e.into_inner()) {
+            return Ok(v);
+        }
+        let Some(thread) = receiver(cx, tid) else {
+            withdraw(cx, tid, &reply);
+            return Ok(0);
+        };
+        let objs: Vec<Arc<dyn KernelObject>> =
+            vec![reply.clone(), Arc::new(SentOnly(mine.clone())), thread];
+        block_host(cx, objs, INFINITE)?;
     }
 }
 
