@@ -44,13 +44,13 @@ SPEC_DLLS = [
     "msvfw32", "avifil32", "glu32", "imagehlp", "shlwapi", "ntdll", "ucrtbase", "lz32",
     "mpr", "d3drm", "d3dxof", "riched20", "riched32", "rpcrt4", "wininet", "urlmon", "winspool.drv",
     "msi",
-    "shcore", "kernelbase",
+    "shcore", "kernelbase", "ieframe",
 ]
 # DLLs Windows XP does not have at all (every export is marked notxp). Wine's own
 # programs import them (regedit takes CommandLineToArgvW from shcore, as Windows 8
 # and later link it; appwiz.cpl takes file and process functions from kernelbase,
 # as Windows 7 and later), so they are in the table to be served where winterp can.
-POST_XP_DLLS = {"shcore", "kernelbase"}
+POST_XP_DLLS = {"shcore", "kernelbase", "ieframe"}
 # From mingw-w64's import libraries (stdcall decorations give the argument bytes).
 IMPLIB_DLLS = {"opengl32": "libopengl32.a"}
 MINGW_LIB = "/usr/i686-w64-mingw32/lib"

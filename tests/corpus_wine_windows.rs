@@ -24,10 +24,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
         "IExplorerBrowser (the shell's browser object) and win32u.dll",
     ),
     (
-        "iexplore",
-        "ieframe's IEWinMain: the web browser (MSHTML) is not emulated",
-    ),
-    (
         "winefile",
         "its drive list: the title names no drive (\"[]\")",
     ),
@@ -61,6 +57,13 @@ const TITLE_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
          counts by its window), titled by cmd with its own path (GetStartupInfo's \
          lpTitle); the emulated Windows 98 keeps it in C:\\WINDOWS\\SYSTEM, Wine's \
          Windows in C:\\windows\\system32",
+    ),
+    (
+        "iexplore",
+        "Wine Internet Explorer",
+        "about:blank - Microsoft Internet Explorer",
+        "Wine brands its browser's frame; Internet Explorer 6 titles it with the page's \
+         title (about:blank, the start page, has none: its address) and the application's name",
     ),
 ];
 

@@ -37,6 +37,7 @@ const PROGRAMS: &[&str] = &[
     "fpu",
     "heap",
     "hello",
+    "iebrowser",
     "loadsys",
     "playsnd",
     "procchild",
@@ -471,6 +472,16 @@ fn cplrun_normal() {
 #[test]
 fn cplrun_deterministic() {
     guest_program("cplrun", Mode::Deterministic);
+}
+
+#[test]
+fn iebrowser_normal() {
+    guest_program("iebrowser", Mode::Normal);
+}
+
+#[test]
+fn iebrowser_deterministic() {
+    guest_program("iebrowser", Mode::Deterministic);
 }
 
 #[test]

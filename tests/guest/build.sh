@@ -38,6 +38,7 @@ console_libs() {
         verinfo) echo "-lversion" ;;
         playsnd) echo "-lwinmm" ;;
         shellfolders) echo "-lshell32 -lole32" ;;
+        iebrowser) echo "-lole32 -loleaut32 -luser32" ;;
     esac
 }
 
@@ -99,6 +100,9 @@ for src in src/*.c; do
             treeview:comctl32.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
+            # iebrowser drives Internet Explorer through OLE32 and OLEAUT32's BSTRs
+            # and looks at its window with USER32.
+            iebrowser:ole32.dll|iebrowser:oleaut32.dll|iebrowser:user32.dll) continue ;;
             # procres tests SHELL32's notification-area icons.
             procres:shell32.dll) continue ;;
         esac

@@ -14,6 +14,7 @@ pub mod dsound;
 pub mod gdi32;
 pub mod hle;
 pub mod host;
+pub mod ieframe;
 pub mod inspect;
 pub mod kernel32;
 pub mod kernelbase;
@@ -71,6 +72,7 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         msi::DLL,
         riched20::DLL,
         riched20::DLL32,
+        ieframe::DLL,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {

@@ -2,7 +2,9 @@
 //! of the built-in DirectX DLLs, each created by the module that implements it as
 //! its class factory would on Windows (DirectDraw, DirectSound and DirectInput
 //! objects start uninitialised: the program must call their Initialize method).
-//! Any other class is not registered (REGDB_E_CLASSNOTREG).
+//! Internet Explorer's InternetExplorer object (a local server on Windows) is made
+//! by ieframe in the calling process. Any other class is not registered
+//! (REGDB_E_CLASSNOTREG).
 
 use super::apartment::{self, call_method, initialized};
 use super::{CO_E_NOTINITIALIZED, E_INVALIDARG, REGDB_E_CLASSNOTREG};
@@ -10,6 +12,7 @@ use crate::hle::com::{self, CLASS_E_NOAGGREGATION, E_POINTER, Guid};
 use crate::hle::{ApiError, ApiResult, Ctx, Outcome, Ptr};
 
 pub const CLSCTX_INPROC_SERVER: u32 = 0x1;
+pub const CLSCTX_LOCAL_SERVER: u32 = 0x4;
 
 pub const CLSID_DIRECTDRAW: Guid = Guid::new(
     0xD7B70EE0,
@@ -58,6 +61,7 @@ pub enum Class {
     DirectInput8,
     DirectPlay,
     DirectPlayLobby,
+    InternetExplorer,
 }
 
 pub fn builtin_class(clsid: &Guid) -> Option<Class> {
@@ -69,6 +73,7 @@ pub fn builtin_class(clsid: &Guid) -> Option<Class> {
         CLSID_DIRECTINPUT8 => Class::DirectInput8,
         c if c == crate::dplayx::CLSID_DIRECTPLAY => Class::DirectPlay,
         c if c == crate::dplayx::CLSID_DIRECTPLAYLOBBY => Class::DirectPlayLobby,
+        c if c == crate::ieframe::browser::CLSID_INTERNET_EXPLORER => Class::InternetExplorer,
         _ => return None,
     })
 }
@@ -97,9 +102,16 @@ pub fn CoCreateInstance(
     if let Some(r) = apartment::registered(cx, &clsid, dwClsContext) {
         return from_class_object(cx, r.unknown, pUnkOuter, riid, ppv);
     }
-    // The DirectX classes are in-process servers only.
-    let Some(class) = builtin_class(&clsid).filter(|_| dwClsContext & CLSCTX_INPROC_SERVER != 0)
-    else {
+    // The DirectX classes are in-process servers only; Internet Explorer is a local
+    // server (iexplore.exe), made here in the caller's process.
+    let Some(class) = builtin_class(&clsid).filter(|c| {
+        let wanted = if *c == Class::InternetExplorer {
+            CLSCTX_LOCAL_SERVER
+        } else {
+            CLSCTX_INPROC_SERVER
+        };
+        dwClsContext & wanted != 0
+    }) else {
         return ret(REGDB_E_CLASSNOTREG);
     };
     if pUnkOuter != 0 {
@@ -117,6 +129,7 @@ pub fn CoCreateInstance(
         }
         Class::DirectPlay => crate::dplayx::co_create_play(cx, &iid, ppv)?,
         Class::DirectPlayLobby => crate::dplayx::co_create_lobby(cx, &iid, ppv)?,
+        Class::InternetExplorer => crate::ieframe::browser::co_create(cx, &iid, ppv)?,
     };
     ret(hr)
 }

@@ -1,13 +1,13 @@
 //! ole32.dll: the part of COM games use. Apartments (CoInitialize(Ex),
 //! OleInitialize and their uninitialisers, counted per thread), CoCreateInstance
-//! for the DirectX classes (DirectDraw, DirectSound, DirectInput, DirectPlay and
+//! for the DirectX classes and Internet Explorer (DirectDraw, DirectSound, DirectInput, DirectPlay and
 //! its lobby, created by their own DLL modules, uninitialised where Windows
 //! documents it) and for class objects the program registered, the task allocator
 //! (CoTaskMem*, CoGetMalloc's IMalloc), GUID text (CLSIDFromString,
 //! StringFromGUID2, ...) and CoCreateGuid.
 //!
-//! ole32 sits beside the DirectX modules: it calls into ddraw, dsound, dinput and
-//! dplayx; none of them calls it.
+//! ole32 sits beside the DirectX modules and ieframe (Internet Explorer's object):
+//! it calls into ddraw, dsound, dinput, dplayx and ieframe; none of them calls it.
 
 #![allow(non_snake_case)]
 

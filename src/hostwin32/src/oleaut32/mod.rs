@@ -80,6 +80,45 @@ fn alloc_bstr(cx: &mut Ctx, src: u32, bytes: u32) -> ApiResult<u32> {
     Ok(block + 4)
 }
 
+/// A new BSTR holding `text`, for other DLLs that return strings as BSTRs
+/// (0 when the heap is exhausted, as SysAllocString gives).
+pub fn new_bstr(cx: &mut Ctx, text: &str) -> ApiResult<u32> {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    if units.len() as u64 * 2 > u64::from(MAX_BSTR_BYTES) {
+        return Ok(0);
+    }
+    let b = alloc_bstr(cx, 0, 2 * units.len() as u32)?;
+    if b != 0 {
+        let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        cx.proc.mem.write_bytes(b, &bytes)?;
+    }
+    Ok(b)
+}
+
+/// The longest BSTR [`read_bstr`] reads (a bad pointer's "length" is refused, not
+/// allocated).
+const READ_BSTR_LIMIT: u32 = 16 << 20;
+
+/// The text of BSTR `bstr` (its length prefix counts the bytes; NULL is empty).
+pub fn read_bstr(cx: &Ctx, bstr: u32) -> ApiResult<String> {
+    if bstr == 0 {
+        return Ok(String::new());
+    }
+    let bytes = cx.proc.mem.read_u32(bstr.wrapping_sub(4))?;
+    if bytes > READ_BSTR_LIMIT {
+        return Err(ApiError::Other(format!(
+            "BSTR {bstr:#010x} claims {bytes} bytes, more than the {READ_BSTR_LIMIT} read here"
+        )));
+    }
+    let mut b = vec![0u8; bytes as usize & !1];
+    cx.proc.mem.read_bytes(bstr, &mut b)?;
+    let units: Vec<u16> = b
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    Ok(String::from_utf16_lossy(&units))
+}
+
 fn free_bstr(cx: &mut Ctx, bstr: u32) -> ApiResult<()> {
     if bstr == 0 {
         return Ok(());

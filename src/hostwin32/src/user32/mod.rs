@@ -15,6 +15,7 @@ pub mod conwin;
 pub mod deferpos;
 pub mod dialog;
 pub mod displaysettings;
+pub mod dpi;
 pub mod guires;
 pub mod hook;
 pub mod hostclass;
@@ -330,6 +331,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(deferpos::exports());
     v.extend(msgbox::exports());
     v.extend(displaysettings::exports());
+    v.extend(dpi::exports());
     v.extend(guires::exports());
     v.extend(scroll::exports());
     v.extend(mdi::exports());

@@ -274,7 +274,9 @@ const ITEM_FLAGS: u32 = {
         | MF_RIGHTJUSTIFY
 };
 
-fn new_menu(cx: &Ctx, m: Menu) -> u32 {
+/// A new menu handle for `m` (also for DLLs above USER32 that build their menus in
+/// code, as a real DLL would with CreateMenu and AppendMenu).
+pub fn new_menu(cx: &Ctx, m: Menu) -> u32 {
     let mut wm = lock_wm(cx.proc);
     let h = wm.alloc_obj(UserObj::Accel(Vec::new()));
     wm.objs.remove(&h);
