@@ -20,18 +20,10 @@ use std::process::Command;
 /// Programs that show a window under Wine but not yet under winterp, and why.
 const KNOWN_GAPS: &[(&str, &str)] = &[
     (
-        "explorer",
-        "IExplorerBrowser (the shell's browser object) and win32u.dll",
-    ),
-    (
         "winefile",
         "its drive list: the title names no drive (\"[]\")",
     ),
     ("winhlp32", "COMDLG32 GetOpenFileNameA (the Open dialog)"),
-    (
-        "write",
-        "CreateProcessW of the system folder's wordpad.exe fails",
-    ),
 ];
 
 /// Where Wine's title carries something Windows does not have, the title winterp
@@ -67,14 +59,20 @@ const TITLE_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-/// Files a program expects in the Windows system folder, which Wine's installation
-/// has there: (program, files from the corpus). wineconsole starts `cmd`; the
-/// console window is the system's, as Windows' console server draws it (Wine's
-/// conhost.exe speaks Wine's own server protocol, so it is not one of them).
-const SYSTEM_FILES: &[(&str, &[&str])] = &[
-    ("write", &["wordpad.exe"]),
-    ("wineconsole", &["cmd.exe"]),
-    ("uninstaller", &["appwiz.cpl"]),
+/// Files a program expects where a Windows (and Wine) installation has them:
+/// (program, [(file from the corpus, its folder on drive C)]). `SYSTEM` is the
+/// sandbox's system folder, whatever the emulated version calls it; write starts
+/// wordpad from `Program Files\Windows NT\Accessories`, where Windows NT and Wine
+/// install it. wineconsole starts `cmd`; the console window is the system's, as
+/// Windows' console server draws it (Wine's conhost.exe speaks Wine's own server
+/// protocol, so it is not one of them).
+const SYSTEM_FILES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "write",
+        &[("wordpad.exe", r"Program Files\Windows NT\Accessories")],
+    ),
+    ("wineconsole", &[("cmd.exe", "SYSTEM")]),
+    ("uninstaller", &[("appwiz.cpl", "SYSTEM")]),
 ];
 
 fn corpus_dir() -> Option<PathBuf> {
@@ -114,7 +112,7 @@ struct Shown {
 }
 
 /// Runs `winterp check` on a copy of the program for 120 ticks, with its
-/// [`SYSTEM_FILES`] in its sandbox's system folder (a first run makes the sandbox).
+/// [`SYSTEM_FILES`] in their folders of its sandbox (a first run makes the sandbox).
 fn run_check(dir: &Path, src: &Path, name: &str) -> Shown {
     let prog = dir.join(format!("prog-{name}"));
     std::fs::create_dir_all(&prog).unwrap();
@@ -122,23 +120,33 @@ fn run_check(dir: &Path, src: &Path, name: &str) -> Shown {
     std::fs::copy(src, &exe).unwrap();
     if let Some((_, files)) = SYSTEM_FILES.iter().find(|(n, _)| *n == name) {
         check_once(dir, &exe, name);
-        let system = sandbox_system_dir(&dir.join(format!("data-{name}")));
-        for f in *files {
-            std::fs::copy(src.with_file_name(f), system.join(f))
-                .unwrap_or_else(|e| panic!("{name}: cannot put {f} in {}: {e}", system.display()));
+        let drive = sandbox_drive(&dir.join(format!("data-{name}")));
+        for (f, folder) in *files {
+            let to = if *folder == "SYSTEM" {
+                sandbox_system_dir(&drive)
+            } else {
+                folder_in(&drive, folder)
+            };
+            std::fs::copy(src.with_file_name(f), to.join(f))
+                .unwrap_or_else(|e| panic!("{name}: cannot put {f} in {}: {e}", to.display()));
         }
     }
     check_once(dir, &exe, name)
 }
 
-/// The system folder of the one program sandbox under data directory `data`.
-fn sandbox_system_dir(data: &Path) -> PathBuf {
+/// Drive C of the one program sandbox under data directory `data` (its overlay).
+fn sandbox_drive(data: &Path) -> PathBuf {
     let programs: Vec<PathBuf> = std::fs::read_dir(data.join("programs"))
         .expect("the first run made no program sandbox")
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(programs.len(), 1, "sandboxes: {programs:?}");
-    let windows = programs[0].join("drive_c/WINDOWS");
+    programs[0].join("drive_c")
+}
+
+/// The system folder of a sandbox's drive C.
+fn sandbox_system_dir(drive: &Path) -> PathBuf {
+    let windows = drive.join("WINDOWS");
     std::fs::read_dir(&windows)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -147,6 +155,22 @@ fn sandbox_system_dir(data: &Path) -> PathBuf {
                 .is_some_and(|n| n.eq_ignore_ascii_case("system"))
         })
         .unwrap_or_else(|| panic!("no system folder in {}", windows.display()))
+}
+
+/// Folder `path` (backslashes, from the drive's root) of a sandbox's drive C,
+/// made where missing; an existing component is found in any case, as the
+/// guest's file system would.
+fn folder_in(drive: &Path, path: &str) -> PathBuf {
+    let mut at = drive.to_path_buf();
+    for comp in path.split('\\') {
+        let found = std::fs::read_dir(&at).ok().and_then(|rd| {
+            rd.map(|e| e.unwrap().path())
+                .find(|p| p.is_dir() && p.file_name().is_some_and(|n| n.eq_ignore_ascii_case(comp)))
+        });
+        at = found.unwrap_or_else(|| at.join(comp));
+        std::fs::create_dir_all(&at).unwrap();
+    }
+    at
 }
 
 fn check_once(dir: &Path, exe: &Path, name: &str) -> Shown {
@@ -218,7 +242,7 @@ fn wine_programs_with_a_window_show_it() {
         .chain(
             SYSTEM_FILES
                 .iter()
-                .flat_map(|(_, f)| f.iter().map(|f| f.to_string())),
+                .flat_map(|(_, f)| f.iter().map(|(f, _)| f.to_string())),
         )
         .filter(|f| !corpus.join(f).is_file())
         .collect();

@@ -55,6 +55,15 @@
 //!   cycled, destroyed and created at CW_USEDEFAULT: the children's rectangles, the
 //!   active child, the frame's title and menu bar item count, the window menu and
 //!   the children's WM_MDIACTIVATE/WM_CHILDACTIVATE; expected output from Wine 8.
+//! - `comboex`: COMCTL32's extended combo box: its combo and edit children, items
+//!   inserted, read and changed with every COMBOBOXEXITEM field, the edit box's item,
+//!   the CB_ messages it passes on, deletion and CBEN_INSERTITEM/CBEN_DELETEITEM;
+//!   expected output from Wine 8, in both modes.
+//! - `shellbrowse`: SHELL32's ExplorerBrowser browsing a folder the program makes
+//!   (its events, its view's list view items, parent and back), and the namespace
+//!   helpers Wine's Explorer uses on each navigation (IPersistFolder2, SHBindToParent,
+//!   GetDisplayNameOf for the address bar, StrRetToStrW, ILIsParent/ILIsEqual/
+//!   ILCombine/ILFindChild, the system image list); expected output from Wine 8.
 //! - `xsend`: SendMessage between threads: a send to a thread inside
 //!   CreateDialogIndirectParam waits for its message loop, a waiting sender serves
 //!   messages sent to it, SendMessageTimeout times out, a send to a thread that ends
@@ -76,6 +85,7 @@ use winterp_hostwin32::display::Frame;
 /// The GUI programs; `build.sh` builds these with `-mwindows`.
 const GUI_PROGRAMS: &[&str] = &[
     "childid",
+    "comboex",
     "comctl_bars",
     "comctl_views",
     "dialog",
@@ -91,6 +101,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "regsave",
     "rtstart",
     "scrollbar",
+    "shellbrowse",
     "timer",
     "treeview",
     "xsend",
@@ -212,6 +223,26 @@ fn comctl_views_normal() {
 #[test]
 fn comctl_views_deterministic() {
     stdout_program("comctl_views", true);
+}
+
+#[test]
+fn comboex_normal() {
+    stdout_program("comboex", false);
+}
+
+#[test]
+fn comboex_deterministic() {
+    stdout_program("comboex", true);
+}
+
+#[test]
+fn shellbrowse_normal() {
+    stdout_program("shellbrowse", false);
+}
+
+#[test]
+fn shellbrowse_deterministic() {
+    stdout_program("shellbrowse", true);
 }
 
 #[test]
@@ -789,6 +820,8 @@ fn every_gui_program_is_built_and_tested() {
         "iconinfo.stdout",
         "comctl_views.stdout",
         "treeview.stdout",
+        "comboex.stdout",
+        "shellbrowse.stdout",
         "mapmode.stdout",
         "input_log.script",
         "input_log.320.stdout",

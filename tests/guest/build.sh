@@ -28,6 +28,7 @@ GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm -lcomctl32"
 # GUI programs that test one more area import its DLLs too.
 gui_libs() {
     case "$1" in
+        shellbrowse) echo "-lshell32 -lole32 -lshlwapi -luuid" ;;
         procres) echo "-lshell32" ;;
     esac
 }
@@ -98,6 +99,11 @@ for src in src/*.c; do
             comctl_bars:comctl32.dll) continue ;;
             # treeview tests COMCTL32's tree view.
             treeview:comctl32.dll) continue ;;
+            # comboex tests COMCTL32's extended combo box.
+            comboex:comctl32.dll) continue ;;
+            # shellbrowse tests SHELL32's browser object and namespace helpers
+            # (COM through OLE32, StrRetToStrW from SHLWAPI).
+            shellbrowse:shell32.dll|shellbrowse:ole32.dll|shellbrowse:shlwapi.dll) continue ;;
             # shellfolders tests SHELL32 (and frees its lists with OLE32's allocator).
             shellfolders:shell32.dll|shellfolders:ole32.dll) continue ;;
             # iebrowser drives Internet Explorer through OLE32 and OLEAUT32's BSTRs

@@ -281,6 +281,7 @@ pub fn classes() -> Vec<crate::user32::hostclass::HostClass> {
         super::progress::class(),
         super::updown::class(),
         super::rebar::class(),
+        super::comboex::class(),
     ]
 }
 
@@ -292,6 +293,7 @@ pub fn exports() -> Vec<crate::hle::ApiDef> {
     v.extend(super::progress::exports());
     v.extend(super::updown::exports());
     v.extend(super::rebar::exports());
+    v.extend(super::comboex::exports());
     v.extend(super::imagelist::exports());
     v
 }

@@ -139,6 +139,163 @@ pub fn create(proc: &Process, cx: i32, cy: i32, flags: u32, grow: u32) -> u32 {
     h
 }
 
+/// IImageList's methods in vtable order. An image list made by [`create_object`]
+/// is also this interface (COMCTL32 6's HIMAGELIST is an IImageList pointer);
+/// the methods not served here report themselves by name.
+const IIMAGELIST_METHODS: &[&str] = &[
+    "QueryInterface",
+    "AddRef",
+    "Release",
+    "Add",
+    "ReplaceIcon",
+    "SetOverlayImage",
+    "Replace",
+    "AddMasked",
+    "Draw",
+    "Remove",
+    "GetIcon",
+    "GetImageInfo",
+    "Copy",
+    "Merge",
+    "Clone",
+    "GetImageRect",
+    "GetIconSize",
+    "SetIconSize",
+    "GetImageCount",
+    "SetImageCount",
+    "SetBkColor",
+    "GetBkColor",
+    "BeginDrag",
+    "EndDrag",
+    "DragEnter",
+    "DragLeave",
+    "DragMove",
+    "SetDragCursorImage",
+    "DragShowNolock",
+    "GetDragImage",
+    "GetItemFlags",
+    "GetOverlayImage",
+];
+
+/// IID_IImageList {46EB5926-582E-4017-9FDF-E8998DAA0950}.
+pub const IID_IIMAGELIST: crate::hle::com::Guid = crate::hle::com::Guid::new(
+    0x46EB5926,
+    0x582E,
+    0x4017,
+    [0x9F, 0xDF, 0xE8, 0x99, 0x8D, 0xAA, 0x09, 0x50],
+);
+
+/// References held on image lists that are COM objects, by handle, and whether
+/// the list is shared for good (never freed by a Release).
+#[derive(Default)]
+struct ObjectRefs(Mutex<HashMap<u32, (u32, bool)>>);
+
+/// Creates an empty list of `cx` x `cy` images whose handle is an IImageList
+/// object in guest memory (one reference), for the lists SHELL32 hands out as
+/// IImageList pointers. The list lives until its last reference is released,
+/// unless it is `shared`: the shell's system image lists are the process's for
+/// good (programs release them more often than they add references, since
+/// SHGetFileInfo hands them out without one).
+pub fn create_object(
+    ctx: &mut Ctx,
+    cx: i32,
+    cy: i32,
+    flags: u32,
+    grow: u32,
+    shared: bool,
+) -> ApiResult<u32> {
+    let vt = crate::hle::com::vtable(ctx.proc, super::DLL.name, "IImageList", IIMAGELIST_METHODS)?;
+    let obj = crate::hle::com::new_object(ctx.proc, vt, 0, 8)?;
+    let l = lists(ctx.proc);
+    let mut g = l.0.lock().unwrap_or_else(|e| e.into_inner());
+    g.1.insert(
+        obj,
+        ImageList {
+            cx,
+            cy,
+            flags,
+            bk: CLR_NONE,
+            grow,
+            images: Vec::new(),
+            overlays: [-1; 15],
+            info_bitmaps: None,
+        },
+    );
+    drop(g);
+    ctx.proc
+        .slot::<ObjectRefs>()
+        .0
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(obj, (1, shared));
+    Ok(obj)
+}
+
+fn IImageList_QueryInterface(cx: &mut Ctx, this: u32, riid: Ptr, ppv: Ptr) -> ApiResult<u32> {
+    use crate::hle::com::{E_NOINTERFACE, E_POINTER, Guid, IID_IUNKNOWN, S_OK};
+    if riid.is_null() || ppv.is_null() {
+        return Ok(E_POINTER);
+    }
+    let iid = Guid::read(cx.proc, riid.0)?;
+    if iid == IID_IUNKNOWN || iid == IID_IIMAGELIST {
+        IImageList_AddRef(cx, this);
+        cx.proc.mem.write_u32(ppv.0, this)?;
+        return Ok(S_OK);
+    }
+    cx.proc.mem.write_u32(ppv.0, 0)?;
+    Ok(E_NOINTERFACE)
+}
+
+pub fn IImageList_AddRef(cx: &mut Ctx, this: u32) -> u32 {
+    let refs = cx.proc.slot::<ObjectRefs>();
+    let mut g = refs.0.lock().unwrap_or_else(|e| e.into_inner());
+    g.get_mut(&this).map_or(0, |r| {
+        r.0 += 1;
+        r.0
+    })
+}
+
+fn IImageList_Release(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
+    let left = {
+        let refs = cx.proc.slot::<ObjectRefs>();
+        let mut g = refs.0.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(r) = g.get_mut(&this) else {
+            return Ok(0);
+        };
+        r.0 = r.0.saturating_sub(1);
+        if r.1 {
+            r.0 = r.0.max(1);
+        }
+        let left = r.0;
+        if left == 0 {
+            g.remove(&this);
+        }
+        left
+    };
+    if left == 0 {
+        ImageList_Destroy(cx, this)?;
+        crate::hle::com::free_object(cx.proc, this)?;
+    }
+    Ok(left)
+}
+
+fn IImageList_GetImageCount(cx: &mut Ctx, this: u32, pi: Ptr) -> ApiResult<u32> {
+    if pi.is_null() {
+        return Ok(crate::hle::com::E_INVALIDARG);
+    }
+    let n = ImageList_GetImageCount(cx, this);
+    cx.proc.mem.write_u32(pi.0, n as u32)?;
+    Ok(crate::hle::com::S_OK)
+}
+
+fn IImageList_GetIconSize(cx: &mut Ctx, this: u32, cx_: Ptr, cy: Ptr) -> ApiResult<u32> {
+    Ok(if ImageList_GetIconSize(cx, this, cx_, cy)? {
+        crate::hle::com::S_OK
+    } else {
+        crate::hle::com::E_INVALIDARG
+    })
+}
+
 /// The size of the list's images.
 pub fn size(proc: &Process, h: u32) -> Option<(i32, i32)> {
     with(proc, h, |l| (l.cx, l.cy))
@@ -1088,6 +1245,11 @@ pub fn ImageList_Write(cx: &mut Ctx, himl: u32, pstm: u32) -> ApiResult<Outcome>
 
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("IImageList::QueryInterface", IImageList_QueryInterface),
+        stdcall("IImageList::AddRef", IImageList_AddRef),
+        stdcall("IImageList::Release", IImageList_Release),
+        stdcall("IImageList::GetImageCount", IImageList_GetImageCount),
+        stdcall("IImageList::GetIconSize", IImageList_GetIconSize),
         stdcall("ImageList_Create", ImageList_Create),
         stdcall("ImageList_Destroy", ImageList_Destroy),
         stdcall("ImageList_Add", ImageList_Add),

@@ -8,6 +8,7 @@
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Outcome, Ptr, stdcall};
 
 pub mod ccommon;
+pub mod comboex;
 pub mod glyphs;
 pub mod header;
 pub mod imagelist;

@@ -1,5 +1,5 @@
 //! CoCreateInstance: class objects the program registered first, then the classes
-//! of the built-in DirectX DLLs, each created by the module that implements it as
+//! of the built-in DirectX DLLs and SHELL32's ExplorerBrowser, each created by the module that implements it as
 //! its class factory would on Windows (DirectDraw, DirectSound and DirectInput
 //! objects start uninitialised: the program must call their Initialize method).
 //! Internet Explorer's InternetExplorer object (a local server on Windows) is made
@@ -61,6 +61,7 @@ pub enum Class {
     DirectInput8,
     DirectPlay,
     DirectPlayLobby,
+    ExplorerBrowser,
     InternetExplorer,
 }
 
@@ -73,6 +74,7 @@ pub fn builtin_class(clsid: &Guid) -> Option<Class> {
         CLSID_DIRECTINPUT8 => Class::DirectInput8,
         c if c == crate::dplayx::CLSID_DIRECTPLAY => Class::DirectPlay,
         c if c == crate::dplayx::CLSID_DIRECTPLAYLOBBY => Class::DirectPlayLobby,
+        c if c == crate::shell32::ebrowser::CLSID_EXPLORERBROWSER => Class::ExplorerBrowser,
         c if c == crate::ieframe::browser::CLSID_INTERNET_EXPLORER => Class::InternetExplorer,
         _ => return None,
     })
@@ -129,6 +131,7 @@ pub fn CoCreateInstance(
         }
         Class::DirectPlay => crate::dplayx::co_create_play(cx, &iid, ppv)?,
         Class::DirectPlayLobby => crate::dplayx::co_create_lobby(cx, &iid, ppv)?,
+        Class::ExplorerBrowser => crate::shell32::ebrowser::co_create(cx, &iid, ppv)?,
         Class::InternetExplorer => crate::ieframe::browser::co_create(cx, &iid, ppv)?,
     };
     ret(hr)

@@ -1,6 +1,8 @@
 //! SHGetFileInfo for a file or folder's display name, type name and shell
-//! attributes. Icons (SHGFI_ICON, SHGFI_SYSICONINDEX, SHGFI_ICONLOCATION) and
-//! SHGFI_EXETYPE are not provided and report themselves by name.
+//! attributes, and any shell item's index in the system image list
+//! (SHGFI_SYSICONINDEX, [`super::sysimagelist`]). Icon handles and locations
+//! (SHGFI_ICON, SHGFI_ICONLOCATION) and SHGFI_EXETYPE are not provided and report
+//! themselves by name.
 //!
 //! - The display name is the file's name, without its extension when the type is
 //!   registered in HKEY_CLASSES_ROOT (Explorer's default "hide extensions for
@@ -36,6 +38,9 @@ const SHGFI_ICONLOCATION: u32 = 0x1000;
 const SHGFI_EXETYPE: u32 = 0x2000;
 const SHGFI_SYSICONINDEX: u32 = 0x4000;
 const SHGFI_PIDL: u32 = 0x8;
+const SHGFI_SMALLICON: u32 = 0x1;
+const SHGFI_OPENICON: u32 = 0x2;
+const FI_ICON_INDEX: u32 = 4;
 const SHGFI_USEFILEATTRIBUTES: u32 = 0x10;
 
 const SFGAO_READONLY: u32 = 0x0004_0000;
@@ -94,7 +99,7 @@ pub fn describe(name: &str, attrs: u32, class: Option<(&str, &str)>) -> Info {
 
 /// The registered class of an extension and its name (the class name itself
 /// when it has none).
-fn registered_class(cx: &mut Ctx, name: &str) -> ApiResult<Option<(String, String)>> {
+pub(super) fn registered_class(cx: &mut Ctx, name: &str) -> ApiResult<Option<(String, String)>> {
     let Some(ext) = extension(name) else {
         return Ok(None);
     };
@@ -109,7 +114,79 @@ fn registered_class(cx: &mut Ctx, name: &str) -> ApiResult<Option<(String, Strin
     Ok(Some((class, friendly)))
 }
 
+/// SHGFI_SYSICONINDEX: the item's index in the system image list goes to iIcon
+/// and the list (small with SHGFI_SMALLICON, else large) is the answer; the names
+/// and attributes asked for beside it come as without it. 0 when the file does not
+/// exist (and SHGFI_USEFILEATTRIBUTES does not say what it is).
 fn file_info(
+    cx: &mut Ctx,
+    path: u32,
+    dwFileAttributes: u32,
+    psfi: u32,
+    uFlags: u32,
+    wide: bool,
+) -> ApiResult<u32> {
+    if uFlags & SHGFI_SYSICONINDEX == 0 || uFlags & (SHGFI_ICON | SHGFI_ICONLOCATION) != 0 {
+        return names_info(cx, path, dwFileAttributes, psfi, uFlags, wide);
+    }
+    let item = if uFlags & SHGFI_PIDL != 0 {
+        match pidl::read(cx, path)? {
+            Some(i) => i,
+            None => {
+                return Err(ApiError::UnimplementedCase(format!(
+                    "SHGetFileInfo of an item ID list at {path:#x} that winterp's SHELL32 did not make"
+                )));
+            }
+        }
+    } else {
+        let given = if wide {
+            read_wstr(cx.proc, path)?
+        } else {
+            read_ansi(cx.proc, path)?
+        };
+        Item::Path(vfs(cx.proc)?.full_path(&given).unwrap_or(given))
+    };
+    let is_dir = match &item {
+        Item::Path(_) if uFlags & SHGFI_USEFILEATTRIBUTES != 0 => {
+            dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY != 0
+        }
+        Item::Path(p) => match vfs(cx.proc)?.get_attributes(p) {
+            Ok(a) => a & FILE_ATTRIBUTE_DIRECTORY != 0,
+            Err(_) => return Ok(0),
+        },
+        _ => true,
+    };
+    let index = super::sysimagelist::icon_of(&item, is_dir, uFlags & SHGFI_OPENICON != 0);
+    if psfi != 0 {
+        cx.proc.mem.write_u32(psfi + FI_ICON_INDEX, index as u32)?;
+    }
+    let rest = uFlags
+        & !(SHGFI_SYSICONINDEX
+            | SHGFI_SMALLICON
+            | SHGFI_OPENICON
+            | SHGFI_PIDL
+            | SHGFI_USEFILEATTRIBUTES);
+    if rest != 0
+        && names_info(
+            cx,
+            path,
+            dwFileAttributes,
+            psfi,
+            rest | (uFlags & (SHGFI_PIDL | SHGFI_USEFILEATTRIBUTES)),
+            wide,
+        )? == 0
+    {
+        return Ok(0);
+    }
+    let (small, large) = super::sysimagelist::lists(cx)?;
+    Ok(if uFlags & SHGFI_SMALLICON != 0 {
+        small
+    } else {
+        large
+    })
+}
+
+fn names_info(
     cx: &mut Ctx,
     path: u32,
     dwFileAttributes: u32,

@@ -12,12 +12,14 @@
 
 pub mod cmdline;
 pub mod control;
+pub mod ebrowser;
 pub mod execute;
 pub mod fileinfo;
 pub mod folders;
 pub mod icons;
 pub mod pidl;
 pub mod shellfolder;
+pub mod sysimagelist;
 pub mod tray;
 
 use crate::hle::{
@@ -33,6 +35,18 @@ pub const DLL: HleDll = HleDll {
     exports,
     attach: None,
 };
+
+/// Makes sure COMCTL32 is loaded (its window classes registered), as SHELL32,
+/// which imports it on Windows, finds it: the shell's views are its controls.
+pub fn ensure_comctl32(cx: &mut Ctx) -> ApiResult<()> {
+    let Some(i) = cx.proc.hle_dll(crate::comctl32::DLL.name) else {
+        return Err(ApiError::Other("COMCTL32 is not among the HLE DLLs".into()));
+    };
+    let mut st = crate::loader::state(cx.proc);
+    crate::loader::hle_module::ensure(cx.proc, &mut st, i)
+        .map_err(|e| ApiError::Other(format!("SHELL32 cannot load COMCTL32: {e}")))?;
+    Ok(())
+}
 
 /// winterp's display has no way to drop files onto a window, so the
 /// WS_EX_ACCEPTFILES style this sets could never produce a WM_DROPFILES: there
@@ -232,6 +246,8 @@ fn exports() -> Vec<ApiDef> {
     v.extend(fileinfo::exports());
     v.extend(icons::exports());
     v.extend(shellfolder::exports());
+    v.extend(sysimagelist::exports());
+    v.extend(ebrowser::exports());
     v.extend(tray::exports());
     v
 }

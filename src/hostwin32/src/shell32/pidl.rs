@@ -249,6 +249,138 @@ fn ILCreateFromPathA(cx: &mut Ctx, pszPath: CStrPtr) -> ApiResult<u32> {
     create_from_path(cx, &p)
 }
 
+/// The bytes of the list at `p` without its ending 0 (empty for NULL).
+fn items_of(cx: &Ctx, p: u32) -> ApiResult<Vec<u8>> {
+    if p == 0 {
+        return Ok(Vec::new());
+    }
+    let size = list_size(cx, p)?;
+    let mut b = vec![0u8; size as usize - 2];
+    cx.proc.mem.read_bytes(p, &mut b)?;
+    Ok(b)
+}
+
+/// A new list holding `items` and the ending 0; 0 when out of memory.
+fn alloc_items(cx: &mut Ctx, items: &[u8]) -> ApiResult<u32> {
+    let p = malloc::alloc(cx, items.len() as u32 + 2)?;
+    if p != 0 {
+        cx.proc.mem.write_bytes(p, items)?;
+        cx.proc.mem.write_u16(p + items.len() as u32, 0)?;
+    }
+    Ok(p)
+}
+
+/// The items of `pidl1` followed by those of `pidl2`, in a new list (NULL when
+/// both are NULL).
+fn ILCombine(cx: &mut Ctx, pidl1: u32, pidl2: u32) -> ApiResult<u32> {
+    if pidl1 == 0 && pidl2 == 0 {
+        return Ok(0);
+    }
+    let mut items = items_of(cx, pidl1)?;
+    items.extend(items_of(cx, pidl2)?);
+    alloc_items(cx, &items)
+}
+
+/// A list of the first item of `pidl` alone (an empty list stays empty).
+fn ILCloneFirst(cx: &mut Ctx, pidl: u32) -> ApiResult<u32> {
+    if pidl == 0 {
+        return Ok(0);
+    }
+    let cb = cx.proc.mem.read_u16(pidl)? as usize;
+    let items = items_of(cx, pidl)?;
+    alloc_items(cx, &items[..cb.min(items.len())])
+}
+
+/// The item after the first one (possibly the ending 0); NULL at the end.
+fn ILGetNext(cx: &mut Ctx, pidl: u32) -> ApiResult<u32> {
+    if pidl == 0 {
+        return Ok(0);
+    }
+    let cb = cx.proc.mem.read_u16(pidl)?;
+    Ok(if cb == 0 {
+        0
+    } else {
+        pidl.wrapping_add(u32::from(cb))
+    })
+}
+
+/// The last item of `pidl` (the list itself when it is empty).
+pub fn ILFindLastID(cx: &mut Ctx, pidl: u32) -> ApiResult<u32> {
+    if pidl == 0 {
+        return Ok(0);
+    }
+    let mut at = pidl;
+    loop {
+        let cb = cx.proc.mem.read_u16(at)?;
+        if cb == 0 {
+            return Ok(at);
+        }
+        let next = at.wrapping_add(u32::from(cb));
+        if cx.proc.mem.read_u16(next)? == 0 {
+            return Ok(at);
+        }
+        at = next;
+    }
+}
+
+/// Whether two lists name the same item: winterp's by what they name (the
+/// several-item form of a list names what its last item names), others byte for
+/// byte.
+fn ILIsEqual(cx: &mut Ctx, pidl1: u32, pidl2: u32) -> ApiResult<bool> {
+    if pidl1 == 0 || pidl2 == 0 {
+        return Ok(false);
+    }
+    match (read(cx, pidl1)?, read(cx, pidl2)?) {
+        (Some(a), Some(b)) => Ok(a == b),
+        _ => Ok(items_of(cx, pidl1)? == items_of(cx, pidl2)?),
+    }
+}
+
+/// Whether `pidlParent` names a folder above `pidlChild` in the namespace (its
+/// folder when `fImmediate`); winterp's lists are compared by what they name.
+fn ILIsParent(cx: &mut Ctx, pidlParent: u32, pidlChild: u32, fImmediate: bool) -> ApiResult<bool> {
+    if pidlParent == 0 || pidlChild == 0 {
+        return Ok(false);
+    }
+    let (Some(parent), Some(child)) = (read(cx, pidlParent)?, read(cx, pidlChild)?) else {
+        let (p, c) = (items_of(cx, pidlParent)?, items_of(cx, pidlChild)?);
+        return Ok(c.len() > p.len() && c.starts_with(&p) && !fImmediate);
+    };
+    let mut at = super::shellfolder::parent_of(cx, &child)?;
+    while let Some(a) = at {
+        if a == parent {
+            return Ok(true);
+        }
+        if fImmediate {
+            return Ok(false);
+        }
+        at = super::shellfolder::parent_of(cx, &a)?;
+    }
+    Ok(false)
+}
+
+/// The part of `pidlChild` below `pidlParent` (the child itself below the
+/// desktop); NULL when the parent is not above it. When the child's list does not
+/// start with the parent's items (winterp's one-item lists carry the whole path),
+/// the part is the child's last item, which names the child.
+fn ILFindChild(cx: &mut Ctx, pidlParent: u32, pidlChild: u32) -> ApiResult<u32> {
+    if pidlParent == 0 || pidlChild == 0 {
+        return Ok(0);
+    }
+    let p = items_of(cx, pidlParent)?;
+    if p.is_empty() {
+        return Ok(pidlChild);
+    }
+    let c = items_of(cx, pidlChild)?;
+    if c.starts_with(&p) && (ILIsParent(cx, pidlParent, pidlChild, false)? || c.len() == p.len()) {
+        return Ok(pidlChild + p.len() as u32);
+    }
+    if ILIsParent(cx, pidlParent, pidlChild, false)? {
+        return ILFindLastID(cx, pidlChild);
+    }
+    Ok(0)
+}
+
 /// The process's IMalloc, the one OLE32's CoGetMalloc gives.
 fn SHGetMalloc(cx: &mut Ctx, ppMalloc: Ptr) -> ApiResult<u32> {
     if ppMalloc.is_null() {
@@ -271,6 +403,13 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("SHAlloc", SHAlloc),
         stdcall("SHFree", SHFree),
         stdcall("SHGetMalloc", SHGetMalloc),
+        stdcall("ILCombine", ILCombine),
+        stdcall("ILCloneFirst", ILCloneFirst),
+        stdcall("ILGetNext", ILGetNext),
+        stdcall("ILFindLastID", ILFindLastID),
+        stdcall("ILIsEqual", ILIsEqual),
+        stdcall("ILIsParent", ILIsParent),
+        stdcall("ILFindChild", ILFindChild),
     ]
 }
 

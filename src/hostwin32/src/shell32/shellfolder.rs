@@ -33,6 +33,27 @@ const DLL: &str = "shell32.dll";
 
 pub const IID_ISHELLFOLDER: Guid = Guid::new(0x000214E6, 0, 0, [0xC0, 0, 0, 0, 0, 0, 0, 0x46]);
 pub const IID_IENUMIDLIST: Guid = Guid::new(0x000214F2, 0, 0, [0xC0, 0, 0, 0, 0, 0, 0, 0x46]);
+const IID_IPERSIST: Guid = Guid::new(0x0000010C, 0, 0, [0xC0, 0, 0, 0, 0, 0, 0, 0x46]);
+const IID_IPERSISTFOLDER: Guid = Guid::new(0x000214EA, 0, 0, [0xC0, 0, 0, 0, 0, 0, 0, 0x46]);
+pub const IID_IPERSISTFOLDER2: Guid = Guid::new(
+    0x1AC3D9F0,
+    0x175C,
+    0x11D1,
+    [0x95, 0xBE, 0x00, 0x60, 0x97, 0x97, 0xEA, 0x4F],
+);
+const CLSID_SHELLDESKTOP: Guid = Guid::new(0x00021400, 0, 0, [0xC0, 0, 0, 0, 0, 0, 0, 0x46]);
+const CLSID_MYCOMPUTER: Guid = Guid::new(
+    0x20D04FE0,
+    0x3AEA,
+    0x1069,
+    [0xA2, 0xD8, 0x08, 0x00, 0x2B, 0x30, 0x30, 0x9D],
+);
+const CLSID_SHELLFSFOLDER: Guid = Guid::new(
+    0xF3364BA0,
+    0x65B9,
+    0x11CE,
+    [0xA9, 0xBA, 0x00, 0xAA, 0x00, 0x4A, 0xE8, 0x37],
+);
 
 /// My Computer.
 pub const CSIDL_DRIVES: u32 = 0x11;
@@ -83,6 +104,19 @@ const FOLDER_METHODS: &[&str] = &[
     "SetNameOf",
 ];
 
+/// IPersistFolder2, the folder's second interface (at 8 bytes into the object):
+/// IPersist's GetClassID, IPersistFolder's Initialize (which re-roots a folder a
+/// program made itself: winterp's are made rooted, and it reports itself by name)
+/// and GetCurFolder.
+const PERSIST_METHODS: &[&str] = &[
+    "QueryInterface",
+    "AddRef",
+    "Release",
+    "GetClassID",
+    "Initialize",
+    "GetCurFolder",
+];
+
 const ENUM_METHODS: &[&str] = &[
     "QueryInterface",
     "AddRef",
@@ -120,9 +154,12 @@ fn with<R>(cx: &Ctx, f: impl FnOnce(&mut State) -> R) -> R {
     f(&mut g)
 }
 
+/// A folder object: `[IShellFolder vtable, 0, IPersistFolder2 vtable]`.
 fn new_folder(cx: &mut Ctx, item: Item) -> ApiResult<u32> {
     let vt = com::vtable(cx.proc, DLL, "IShellFolder", FOLDER_METHODS)?;
-    let obj = com::new_object(cx.proc, vt, 0, 8)?;
+    let persist = com::vtable(cx.proc, DLL, "IPersistFolder2", PERSIST_METHODS)?;
+    let obj = com::new_object(cx.proc, vt, 0, 12)?;
+    cx.proc.mem.write_u32(obj + 8, persist)?;
     with(cx, |s| s.folders.insert(obj, Folder { item, refs: 1 }));
     Ok(obj)
 }
@@ -143,17 +180,61 @@ fn new_enum(cx: &mut Ctx, items: Vec<Item>, pos: usize) -> ApiResult<u32> {
     Ok(obj)
 }
 
+/// What the folder object (either interface pointer of it) stands for, if it is
+/// one of winterp's.
+pub fn object_item(cx: &Ctx, unk: u32) -> Option<Item> {
+    with(cx, |s| {
+        s.folders
+            .get(&unk)
+            .or_else(|| s.folders.get(&unk.wrapping_sub(8)))
+            .map(|f| f.item.clone())
+    })
+}
+
+/// The shell folder object for `item`, new (the desktop's is the process's one).
+pub fn folder_object(cx: &mut Ctx, item: Item) -> ApiResult<u32> {
+    if item == Item::Desktop {
+        let (hr, obj) = desktop_object(cx)?;
+        debug_assert_eq!(hr, S_OK);
+        return Ok(obj);
+    }
+    new_folder(cx, item)
+}
+
+/// The folder that holds `item` in the namespace: the desktop holds My Computer
+/// and the files of the desktop directory, My Computer the drive, a folder its
+/// files; the desktop has none.
+pub fn parent_of(cx: &mut Ctx, item: &Item) -> ApiResult<Option<Item>> {
+    Ok(match item {
+        Item::Desktop => None,
+        Item::Virtual(_) => Some(Item::Desktop),
+        Item::Path(p) => {
+            let p = p.trim_end_matches('\\');
+            match p.rsplit_once('\\') {
+                None => Some(Item::Virtual(CSIDL_DRIVES)),
+                Some((dir, _)) => {
+                    let in_desktop = desktop_dir(cx)?
+                        .is_some_and(|d| d.trim_end_matches('\\').eq_ignore_ascii_case(dir));
+                    if in_desktop {
+                        Some(Item::Desktop)
+                    } else if dir.len() == 2 && dir.ends_with(':') {
+                        Some(Item::Path(format!("{dir}\\")))
+                    } else {
+                        Some(Item::Path(dir.to_string()))
+                    }
+                }
+            }
+        }
+    })
+}
+
 fn folder_item(cx: &Ctx, this: u32) -> ApiResult<Item> {
     with(cx, |s| s.folders.get(&this).map(|f| f.item.clone())).ok_or_else(|| {
         crate::hle::ApiError::Other(format!("{this:#x} is not one of SHELL32's shell folders"))
     })
 }
 
-/// The desktop folder (one per process, never freed).
-pub fn SHGetDesktopFolder(cx: &mut Ctx, ppshf: Ptr) -> ApiResult<u32> {
-    if ppshf.is_null() {
-        return Ok(E_INVALIDARG);
-    }
+fn desktop_object(cx: &mut Ctx) -> ApiResult<(u32, u32)> {
     let made = with(cx, |s| s.desktop);
     let obj = if made != 0 {
         made
@@ -162,8 +243,94 @@ pub fn SHGetDesktopFolder(cx: &mut Ctx, ppshf: Ptr) -> ApiResult<u32> {
         with(cx, |s| s.desktop = o);
         o
     };
+    Ok((S_OK, obj))
+}
+
+/// The desktop folder (one per process, never freed).
+pub fn SHGetDesktopFolder(cx: &mut Ctx, ppshf: Ptr) -> ApiResult<u32> {
+    if ppshf.is_null() {
+        return Ok(E_INVALIDARG);
+    }
+    let (hr, obj) = desktop_object(cx)?;
     cx.proc.mem.write_u32(ppshf.0, obj)?;
+    Ok(hr)
+}
+
+/// The folder holding the item `pidl` names, as `riid` (IShellFolder), and in
+/// `ppidlLast` the list's last item, inside `pidl`. The desktop's parent is the
+/// desktop itself, with the empty list as its item, as on Windows.
+fn SHBindToParent(cx: &mut Ctx, pidl_: u32, riid: Ptr, ppv: Ptr, ppidlLast: Ptr) -> ApiResult<u32> {
+    if ppv.is_null() || riid.is_null() {
+        return Ok(E_INVALIDARG);
+    }
+    cx.proc.mem.write_u32(ppv.0, 0)?;
+    if pidl_ == 0 {
+        return Ok(E_INVALIDARG);
+    }
+    let iid = Guid::read(cx.proc, riid.0)?;
+    if iid != IID_ISHELLFOLDER && iid != IID_IUNKNOWN {
+        log::info!("SHBindToParent for {iid}: only IShellFolder is served");
+        return Ok(E_NOINTERFACE);
+    }
+    let item = item_of(cx, pidl_)?;
+    let parent = parent_of(cx, &item)?.unwrap_or(Item::Desktop);
+    let obj = folder_object(cx, parent)?;
+    cx.proc.mem.write_u32(ppv.0, obj)?;
+    if !ppidlLast.is_null() {
+        let last = super::pidl::ILFindLastID(cx, pidl_)?;
+        cx.proc.mem.write_u32(ppidlLast.0, last)?;
+    }
     Ok(S_OK)
+}
+
+/// The ID list of a shell object: winterp's folders know theirs; another object
+/// is asked through its IPersistFolder2.
+fn SHGetIDListFromObject(cx: &mut Ctx, punk: u32, ppidl: Ptr) -> ApiResult<crate::hle::Outcome> {
+    use crate::hle::Outcome;
+    let ret = |h: u32| Ok(Outcome::Return(u64::from(h)));
+    if ppidl.is_null() {
+        return ret(E_POINTER);
+    }
+    cx.proc.mem.write_u32(ppidl.0, 0)?;
+    if punk == 0 {
+        return ret(E_INVALIDARG);
+    }
+    if let Some(item) = object_item(cx, punk) {
+        let list = pidl::alloc(cx, &item)?;
+        cx.proc.mem.write_u32(ppidl.0, list)?;
+        return ret(if list == 0 { E_OUTOFMEMORY } else { S_OK });
+    }
+    let heap = crate::kernel32::heap::process_heap(cx.proc)?;
+    let scratch = heap.alloc(20, true)?;
+    if scratch == 0 {
+        return ret(E_OUTOFMEMORY);
+    }
+    IID_IPERSISTFOLDER2.write(cx.proc, scratch)?;
+    let r = (|| -> ApiResult<Result<u32, Outcome>> {
+        use crate::ole32::apartment::{call_method, release};
+        let hr = match call_method(cx, punk, 0, &[scratch, scratch + 16])? {
+            Ok(h) => h,
+            Err(end) => return Ok(Err(end)),
+        };
+        if hr & 0x8000_0000 != 0 {
+            return Ok(Ok(hr));
+        }
+        let persist = cx.proc.mem.read_u32(scratch + 16)?;
+        // IPersistFolder2::GetCurFolder(ppidl) is slot 5.
+        let hr = match call_method(cx, persist, 5, &[ppidl.0])? {
+            Ok(h) => h,
+            Err(end) => return Ok(Err(end)),
+        };
+        if let Err(end) = release(cx, persist)? {
+            return Ok(Err(end));
+        }
+        Ok(Ok(hr))
+    })();
+    heap.free(scratch);
+    match r? {
+        Ok(hr) => ret(hr),
+        Err(end) => Ok(end),
+    }
 }
 
 // ---- The namespace -----------------------------------------------------------------------
@@ -181,7 +348,7 @@ fn item_of(cx: &Ctx, list: u32) -> ApiResult<Item> {
     }
 }
 
-fn desktop_dir(cx: &mut Ctx) -> ApiResult<Option<String>> {
+pub(super) fn desktop_dir(cx: &mut Ctx) -> ApiResult<Option<String>> {
     let (hr, path) = folders::folder_path(cx, CSIDL_DESKTOPDIRECTORY, 0, None)?;
     Ok(path.filter(|_| hr & 0x8000_0000 == 0))
 }
@@ -204,7 +371,7 @@ fn join(dir: &str, name: &str) -> String {
 }
 
 /// The folder's items that `flags` (SHCONTF_*) asks for, in the file system's order.
-fn children(cx: &mut Ctx, folder: &Item, flags: u32) -> ApiResult<Vec<Item>> {
+pub(super) fn children(cx: &mut Ctx, folder: &Item, flags: u32) -> ApiResult<Vec<Item>> {
     let want_dirs = flags & SHCONTF_FOLDERS != 0;
     let want_files = flags & SHCONTF_NONFOLDERS != 0;
     let hidden = flags & SHCONTF_INCLUDEHIDDEN != 0;
@@ -242,7 +409,7 @@ fn children(cx: &mut Ctx, folder: &Item, flags: u32) -> ApiResult<Vec<Item>> {
     Ok(out)
 }
 
-fn is_folder(cx: &Ctx, item: &Item) -> ApiResult<bool> {
+pub(super) fn is_folder(cx: &Ctx, item: &Item) -> ApiResult<bool> {
     Ok(match item {
         Item::Desktop | Item::Virtual(_) => true,
         Item::Path(p) => attributes(cx, p)?.is_some_and(|a| a & FILE_ATTRIBUTE_DIRECTORY != 0),
@@ -294,7 +461,7 @@ fn sfgao(cx: &Ctx, item: &Item) -> ApiResult<u32> {
 
 /// An item's name: for parsing (the path, or My Computer's CLSID form) unless
 /// SHGDN_INFOLDER without SHGDN_FORPARSING, where it is the name in its folder.
-fn display_name(cx: &mut Ctx, item: &Item, flags: u32) -> ApiResult<String> {
+pub(super) fn display_name(cx: &mut Ctx, item: &Item, flags: u32) -> ApiResult<String> {
     let parsing = flags & SHGDN_FORPARSING != 0;
     Ok(match item {
         Item::Desktop => {
@@ -374,6 +541,11 @@ fn QueryInterface(cx: &mut Ctx, this: u32, riid: Ptr, ppv: Ptr) -> ApiResult<u32
     if iid == IID_IUNKNOWN || iid == IID_ISHELLFOLDER {
         AddRef(cx, this);
         cx.proc.mem.write_u32(ppv.0, this)?;
+        return Ok(S_OK);
+    }
+    if iid == IID_IPERSIST || iid == IID_IPERSISTFOLDER || iid == IID_IPERSISTFOLDER2 {
+        AddRef(cx, this);
+        cx.proc.mem.write_u32(ppv.0, this + 8)?;
         return Ok(S_OK);
     }
     log::info!("IShellFolder::QueryInterface({iid}): not an interface winterp's folders have");
@@ -571,6 +743,50 @@ fn GetDisplayNameOf(
     Ok(S_OK)
 }
 
+// ---- IPersistFolder2 (at 8 bytes into the folder object) ---------------------------------
+
+fn PersistQueryInterface(cx: &mut Ctx, this: u32, riid: Ptr, ppv: Ptr) -> ApiResult<u32> {
+    QueryInterface(cx, this.wrapping_sub(8), riid, ppv)
+}
+
+fn PersistAddRef(cx: &mut Ctx, this: u32) -> u32 {
+    AddRef(cx, this.wrapping_sub(8))
+}
+
+fn PersistRelease(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
+    Release(cx, this.wrapping_sub(8))
+}
+
+/// The class of the folder: the desktop's, My Computer's or a file-system folder's.
+fn GetClassID(cx: &mut Ctx, this: u32, pClassID: Ptr) -> ApiResult<u32> {
+    if pClassID.is_null() {
+        return Ok(E_POINTER);
+    }
+    let clsid = match folder_item(cx, this.wrapping_sub(8))? {
+        Item::Desktop => CLSID_SHELLDESKTOP,
+        Item::Virtual(CSIDL_DRIVES) => CLSID_MYCOMPUTER,
+        Item::Virtual(c) => {
+            return Err(crate::hle::ApiError::UnimplementedCase(format!(
+                "IPersist::GetClassID of the virtual folder {c:#x}"
+            )));
+        }
+        Item::Path(_) => CLSID_SHELLFSFOLDER,
+    };
+    clsid.write(cx.proc, pClassID.0)?;
+    Ok(S_OK)
+}
+
+/// A new copy of the folder's own (absolute) ID list.
+fn GetCurFolder(cx: &mut Ctx, this: u32, ppidl: Ptr) -> ApiResult<u32> {
+    if ppidl.is_null() {
+        return Ok(E_POINTER);
+    }
+    let item = folder_item(cx, this.wrapping_sub(8))?;
+    let list = pidl::alloc(cx, &item)?;
+    cx.proc.mem.write_u32(ppidl.0, list)?;
+    Ok(if list == 0 { E_OUTOFMEMORY } else { S_OK })
+}
+
 // ---- IEnumIDList ------------------------------------------------------------------------------
 
 fn EnumQueryInterface(cx: &mut Ctx, this: u32, riid: Ptr, ppv: Ptr) -> ApiResult<u32> {
@@ -679,6 +895,13 @@ fn Clone(cx: &mut Ctx, this: u32, ppenum: Ptr) -> ApiResult<u32> {
 pub fn exports() -> Vec<ApiDef> {
     vec![
         stdcall("SHGetDesktopFolder", SHGetDesktopFolder),
+        stdcall("SHBindToParent", SHBindToParent),
+        stdcall("SHGetIDListFromObject", SHGetIDListFromObject),
+        stdcall("IPersistFolder2::QueryInterface", PersistQueryInterface),
+        stdcall("IPersistFolder2::AddRef", PersistAddRef),
+        stdcall("IPersistFolder2::Release", PersistRelease),
+        stdcall("IPersistFolder2::GetClassID", GetClassID),
+        stdcall("IPersistFolder2::GetCurFolder", GetCurFolder),
         stdcall("IShellFolder::QueryInterface", QueryInterface),
         stdcall("IShellFolder::AddRef", AddRef),
         stdcall("IShellFolder::Release", Release),

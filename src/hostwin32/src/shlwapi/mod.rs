@@ -440,9 +440,60 @@ fn wnsprintfA(
     vnsprintf(cx, pszDest.0, cchDest, pszFmt.0, args.0, false)
 }
 
+/// StrRetToStrW: the text of a STRRET (uType, then the union: pOleStr,
+/// uOffset into the item `pidl`, or cStr[260]) in a new task-allocator string. A
+/// STRRET_WSTR's own string is freed, as the call takes it over.
+fn StrRetToStrW(cx: &mut Ctx, pstr: Ptr, pidl: u32, ppsz: Ptr) -> ApiResult<u32> {
+    use crate::hle::com::{E_FAIL, E_INVALIDARG, E_OUTOFMEMORY, S_OK};
+    use crate::ole32::malloc;
+    const STRRET_WSTR: u32 = 0;
+    const STRRET_OFFSET: u32 = 1;
+    const STRRET_CSTR: u32 = 2;
+    if pstr.is_null() || ppsz.is_null() {
+        return Ok(E_INVALIDARG);
+    }
+    cx.proc.mem.write_u32(ppsz.0, 0)?;
+    let kind = cx.proc.mem.read_u32(pstr.0)?;
+    let text: Vec<u16> = match kind {
+        STRRET_WSTR => {
+            let p = cx.proc.mem.read_u32(pstr.0 + 4)?;
+            if p == 0 {
+                return Ok(E_FAIL);
+            }
+            let t = read_wide(cx.proc, p)?;
+            malloc::free(cx, p)?;
+            t
+        }
+        STRRET_OFFSET | STRRET_CSTR => {
+            let at = if kind == STRRET_OFFSET {
+                if pidl == 0 {
+                    return Ok(E_INVALIDARG);
+                }
+                pidl.wrapping_add(cx.proc.mem.read_u32(pstr.0 + 4)?)
+            } else {
+                pstr.0 + 4
+            };
+            crate::kernel32::string::read_ansi(cx.proc, at)?
+                .encode_utf16()
+                .collect()
+        }
+        _ => return Ok(E_FAIL),
+    };
+    let buf = malloc::alloc(cx, 2 * (text.len() as u32 + 1))?;
+    if buf == 0 {
+        return Ok(E_OUTOFMEMORY);
+    }
+    let mut z = text;
+    z.push(0);
+    write_wide(cx.proc, buf, &z)?;
+    cx.proc.mem.write_u32(ppsz.0, buf)?;
+    Ok(S_OK)
+}
+
 fn exports() -> Vec<ApiDef> {
     use crate::hle::cdecl;
     vec![
+        stdcall("StrRetToStrW", StrRetToStrW),
         stdcall("PathAddBackslashW", PathAddBackslashW),
         stdcall("PathCombineW", PathCombineW),
         stdcall("PathFileExistsW", PathFileExistsW),
