@@ -437,3 +437,34 @@ fn jit_bench_shapes_end_identically() {
     }
     assert!(ran >= 5, "the tier ran in only {ran} shapes");
 }
+
+/// `winterp bench --toggle jit` without the app: the same `bench::run_toggle` on
+/// the shapes, paired ratios printed (a measurement, not a check; run with
+/// `cargo test --release -p winterp-core --test jit -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn jit_bench_toggle_paired_ratios() {
+    use winterp_core::bench;
+    let reps: usize = std::env::var("JIT_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let mut shapes = bench::standard(1);
+    shapes.retain(|s| ["reg_alu", "block_mix", "call_ret", "null"].contains(&s.name));
+    let res = bench::run_toggle(&shapes, reps, "jit").unwrap();
+    for (off, on) in &res {
+        println!(
+            "{:10} off {:7.2} ns/iter (min {:7.2}) on {:7.2} ns/iter (min {:7.2}) paired off/on {:.2}x  insns {} blocks/iter {:.2} dispatches/iter {:.2} -> {:.2}",
+            off.name,
+            off.ns_per_iter_median(),
+            off.ns_per_iter_min(),
+            on.ns_per_iter_median(),
+            on.ns_per_iter_min(),
+            bench::paired_ratio_median(off, on),
+            off.insns(),
+            off.blocks_per_iter(),
+            off.dispatches_per_iter(),
+            on.dispatches_per_iter()
+        );
+    }
+}
