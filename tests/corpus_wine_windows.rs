@@ -18,13 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Programs that show a window under Wine but not yet under winterp, and why.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "winefile",
-        "its drive list: the title names no drive (\"[]\")",
-    ),
-    ("winhlp32", "COMDLG32 GetOpenFileNameA (the Open dialog)"),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// Where Wine's title carries something Windows does not have, the title winterp
 /// shows instead, and why: (program, Wine's title, winterp's title, reason).
@@ -34,6 +28,12 @@ const TITLE_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
         "About Wine 8.0",
         "About Wine ",
         "winver asks ntdll for wine_get_version, Wine's own export; Windows has none",
+    ),
+    (
+        "winefile",
+        "Wine File Manager - [Z:\\]",
+        "Wine File Manager - [C:\\prog-winefile]",
+        "the title names the current folder: under Wine the host's root (Z:\\), under winterp the program's folder on the sandbox's drive C:",
     ),
     (
         "control",

@@ -55,6 +55,16 @@
 //!   cycled, destroyed and created at CW_USEDEFAULT: the children's rectangles, the
 //!   active child, the frame's title and menu bar item count, the window menu and
 //!   the children's WM_MDIACTIVATE/WM_CHILDACTIVATE; expected output from Wine 8.
+//! - `ownerdraw`: owner-drawn list boxes as Winefile uses them: WM_MEASUREITEM when a
+//!   fixed list is made and for each item of a variable one, WM_DRAWITEM for each
+//!   visible item and at once for a selection change, items without strings kept as
+//!   their data, item heights and rectangles, WM_COMPAREITEM and WM_DELETEITEM;
+//!   expected output from Wine 8, in both modes.
+//! - `filedlg`: the Open and Save As dialogs (GetOpenFileNameA, GetSaveFileNameA)
+//!   driven by an owner timer that types names and presses buttons: the dialog's
+//!   controls, lpstrDefExt, the read-only box, FNERR_BUFFERTOOSMALL, several quoted
+//!   names, a typed folder, Cancel and the returned OPENFILENAME fields; expected
+//!   output from Wine 8, in both modes.
 //! - `comboex`: COMCTL32's extended combo box: its combo and edit children, items
 //!   inserted, read and changed with every COMBOBOXEXITEM field, the edit box's item,
 //!   the CB_ messages it passes on, deletion and CBEN_INSERTITEM/CBEN_DELETEITEM;
@@ -104,12 +114,19 @@ const GUI_PROGRAMS: &[&str] = &[
     "shellbrowse",
     "timer",
     "treeview",
+    "ownerdraw",
+    "filedlg",
     "xsend",
 ];
 
 // ---- programs with an expected stdout ------------------------------------------
 
 fn stdout_program(name: &str, deterministic: bool) {
+    stdout_program_with(name, deterministic, &[]);
+}
+
+/// [`stdout_program`] with more options before the program.
+fn stdout_program_with(name: &str, deterministic: bool, options: &[&str]) {
     let want = fs::read_to_string(expected(&format!("{name}.stdout")))
         .unwrap_or_else(|e| panic!("expected/{name}.stdout: {e}"));
     let want_code = match fs::read_to_string(expected(&format!("{name}.exitcode"))) {
@@ -120,6 +137,7 @@ fn stdout_program(name: &str, deterministic: bool) {
     if deterministic {
         args.push(s("--deterministic"));
     }
+    args.extend(options.iter().map(|o| s(o)));
     args.push(exe(name).display().to_string());
     let got = winterp(&args);
     assert!(
@@ -253,6 +271,55 @@ fn treeview_normal() {
 #[test]
 fn treeview_deterministic() {
     stdout_program("treeview", true);
+}
+
+#[test]
+fn ownerdraw_normal() {
+    stdout_program("ownerdraw", false);
+}
+
+#[test]
+fn ownerdraw_deterministic() {
+    stdout_program("ownerdraw", true);
+}
+
+// The program answers its dialogs itself: no headless Cancel races its timer on a
+// loaded machine.
+#[test]
+fn filedlg_normal() {
+    stdout_program_with("filedlg", false, &["--message-box-ticks", "off"]);
+}
+
+/// Nobody answers the dialog: the headless runner presses Cancel after
+/// `--message-box-ticks` and says so; the call returns FALSE with no error, as for
+/// a user's Cancel (the Cancel case of `expected/filedlg.stdout`).
+#[test]
+fn filedlg_headless_cancel() {
+    let got = winterp(&[
+        s("--headless"),
+        s("--deterministic"),
+        s("--message-box-ticks"),
+        s("10"),
+        exe("filedlg").display().to_string(),
+        s("unanswered"),
+    ]);
+    assert_eq!(
+        got.stdout,
+        "-- Open: nobody answers\nreturned 0, CommDlgExtendedError 0\ncurrent folder \"<start>\"\n",
+        "{}",
+        tail(&got.stderr, 30)
+    );
+    assert!(
+        got.stderr.contains("winterp: file dialog \"Open\" in ")
+            && got.stderr.contains("-> Cancel"),
+        "{}",
+        tail(&got.stderr, 30)
+    );
+}
+
+#[test]
+fn filedlg_deterministic() {
+    stdout_program_with("filedlg", true, &["--message-box-ticks", "off"]);
 }
 
 #[test]
@@ -820,6 +887,8 @@ fn every_gui_program_is_built_and_tested() {
         "iconinfo.stdout",
         "comctl_views.stdout",
         "treeview.stdout",
+        "ownerdraw.stdout",
+        "filedlg.stdout",
         "comboex.stdout",
         "shellbrowse.stdout",
         "mapmode.stdout",

@@ -24,7 +24,7 @@ LDFLAGS="-Wl,--no-insert-timestamp"
 # and multimedia DLLs (import libraries a program does not use add no import).
 # A src/NAME.rc next to one is compiled with windres and linked in (after
 # src/NAME.py, if there is one, wrote the files it names).
-GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm -lcomctl32"
+GUI_LIBS="-lddraw -ldsound -ldinput -ldxguid -lwinmm -lcomctl32 -lcomdlg32"
 # GUI programs that test one more area import its DLLs too.
 gui_libs() {
     case "$1" in
@@ -99,6 +99,8 @@ for src in src/*.c; do
             comctl_bars:comctl32.dll) continue ;;
             # treeview tests COMCTL32's tree view.
             treeview:comctl32.dll) continue ;;
+            # filedlg tests COMDLG32's Open and Save As dialogs.
+            filedlg:comdlg32.dll) continue ;;
             # comboex tests COMCTL32's extended combo box.
             comboex:comctl32.dll) continue ;;
             # shellbrowse tests SHELL32's browser object and namespace helpers

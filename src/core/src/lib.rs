@@ -8,7 +8,6 @@
 pub mod cpu;
 pub mod decode;
 pub mod exec;
-pub mod jit;
 pub mod mem;
 pub mod ops;
 pub mod stats;

@@ -403,6 +403,14 @@ static void namespace(void)
         name_of(folder, one, SHGDN_INFOLDER | SHGDN_FORPARSING, text, sizeof text);
         printf("  \"%s\" attributes %08lx\n", text, attrs & (SFGAO_FOLDER | SFGAO_FILESYSTEM));
     }
+    if (n > 0) {
+        /* Nothing asked for (Winefile's get_path): the folder answers every
+         * attribute it has. */
+        LPCITEMIDLIST one = items[0];
+        attrs = 0;
+        IShellFolder_GetAttributesOf(folder, 1, &one, &attrs);
+        printf("nothing asked for: attributes %08lx\n", attrs & (SFGAO_FOLDER | SFGAO_FILESYSTEM));
+    }
     if (n >= 3) {
         hr = IShellFolder_CompareIDs(folder, 0, items[0], items[0]);
         printf("CompareIDs of an item with itself: %08lx\n", hr);
@@ -412,6 +420,17 @@ static void namespace(void)
         printf("Skip(2): %08lx\n", hr);
         hr = IEnumIDList_Skip(en, 5);
         printf("Skip(5) with one left: %08lx\n", hr);
+        /* More asked for than are left: the shell's enumerators answer S_OK with
+         * what they fetched (Winefile stops at S_FALSE before reading the items),
+         * then S_FALSE with none. */
+        LPITEMIDLIST many[8];
+        IEnumIDList_Reset(en);
+        hr = IEnumIDList_Next(en, 8, many, &got);
+        printf("Next(8) with 3 left: %08lx, fetched %lu\n", hr, got);
+        for (ULONG i = 0; i < got && i < 8; i++)
+            CoTaskMemFree(many[i]);
+        hr = IEnumIDList_Next(en, 8, many, &got);
+        printf("Next(8) with none left: %08lx, fetched %lu\n", hr, got);
     }
     for (int i = 0; i < n; i++)
         CoTaskMemFree(items[i]);
@@ -425,6 +444,75 @@ static void namespace(void)
     RemoveDirectoryA("shns");
 }
 
+/* A list ParseDisplayName made holds one item per level from the desktop down,
+ * each the item its parent folder enumerates: walking it as Winefile does (copy
+ * the first item, find it among the folder's children byte for byte, bind to it,
+ * go on) reaches the folder, and the last level's name for parsing is the path. */
+static void walk_levels(void)
+{
+    IShellFolder *folder, *child;
+    LPITEMIDLIST pidl, p;
+    WCHAR wpath[MAX_PATH];
+    char path[MAX_PATH], text[MAX_PATH];
+    ULONG eaten = 0;
+    HRESULT hr;
+    int levels = 0, found = 0;
+
+    printf("-- a parsed list, level by level\n");
+    CreateDirectoryA("shwalk", NULL);
+    CreateDirectoryA("shwalk\\Inner", NULL);
+    /* Spelled in another case than the folder's own name. */
+    GetFullPathNameA("SHWALK\\inner", MAX_PATH, path, NULL);
+    MultiByteToWideChar(CP_ACP, 0, path, -1, wpath, MAX_PATH);
+    if (FAILED(SHGetDesktopFolder(&folder)))
+        return;
+    hr = IShellFolder_ParseDisplayName(folder, NULL, NULL, wpath, &eaten, &pidl, NULL);
+    printf("ParseDisplayName: %08lx\n", hr);
+    if (FAILED(hr))
+        return;
+    IShellFolder_AddRef(folder);
+    text[0] = 0;
+    for (p = pidl; p->mkid.cb; p = (LPITEMIDLIST)((BYTE *)p + p->mkid.cb)) {
+        LPITEMIDLIST first = CoTaskMemAlloc(p->mkid.cb + 2), item;
+        IEnumIDList *en;
+        ULONG got;
+        int hit = 0;
+        levels++;
+        memcpy(first, p, p->mkid.cb);
+        *(USHORT *)((BYTE *)first + p->mkid.cb) = 0;
+        if (SUCCEEDED(IShellFolder_EnumObjects(folder, NULL,
+                SHCONTF_FOLDERS | SHCONTF_NONFOLDERS | SHCONTF_INCLUDEHIDDEN, &en))) {
+            while (IEnumIDList_Next(en, 1, &item, &got) == S_OK && got == 1) {
+                if (!hit && item->mkid.cb == p->mkid.cb && !memcmp(item, p, p->mkid.cb))
+                    hit = 1;
+                CoTaskMemFree(item);
+            }
+            IEnumIDList_Release(en);
+        }
+        found += hit;
+        if (!((LPITEMIDLIST)((BYTE *)p + p->mkid.cb))->mkid.cb)
+            name_of(folder, first, SHGDN_FORPARSING, text, sizeof text);
+        hr = IShellFolder_BindToObject(folder, first, NULL, &iid_shellfolder, (void **)&child);
+        CoTaskMemFree(first);
+        IShellFolder_Release(folder);
+        if (FAILED(hr)) {
+            printf("BindToObject at level %d: %08lx\n", levels, hr);
+            folder = NULL;
+            break;
+        }
+        folder = child;
+    }
+    printf("levels found among their parent's children: %s\n",
+           levels >= 3 && found == levels ? "all" : "not all");
+    printf("the last level's name for parsing is the path: %d\n", lstrcmpiA(text, path) == 0);
+    printf("it is spelled as the folder is: %s\n", strrchr(text, '\\') ? strrchr(text, '\\') + 1 : text);
+    if (folder)
+        IShellFolder_Release(folder);
+    CoTaskMemFree(pidl);
+    RemoveDirectoryA("shwalk\\Inner");
+    RemoveDirectoryA("shwalk");
+}
+
 int main(void)
 {
     command_lines();
@@ -433,5 +521,6 @@ int main(void)
     execute();
     file_info();
     namespace();
+    walk_levels();
     return 0;
 }

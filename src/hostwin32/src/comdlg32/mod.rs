@@ -1,8 +1,10 @@
-//! comdlg32.dll: the common dialogs. The dialogs themselves (open/save, print,
-//! font, find/replace) are not provided: a call stops the program with
-//! "comdlg32.dll!Name is not implemented". What is here needs no dialog.
+//! comdlg32.dll: the common dialogs. The Open and Save As dialogs are in
+//! [`filedlg`]; the print, font, colour and find/replace dialogs are not provided:
+//! a call stops the program with "comdlg32.dll!Name is not implemented".
 
 #![allow(non_snake_case)]
+
+mod filedlg;
 
 use crate::hle::{ApiDef, ApiResult, Ctx, HleDll, Ptr, WStrPtr, stdcall};
 use crate::kernel32::string::{read_wide, write_wide};
@@ -95,12 +97,14 @@ fn GetFileTitleW(cx: &mut Ctx, lpszFile: WStrPtr, lpszTitle: Ptr, cchSize: u16) 
 }
 
 fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("CommDlgExtendedError", CommDlgExtendedError),
         stdcall("GetFileTitleW", GetFileTitleW),
         stdcall("PrintDlgA", PrintDlgA),
         stdcall("PrintDlgW", PrintDlgW),
-    ]
+    ];
+    v.extend(filedlg::exports());
+    v
 }
 
 #[cfg(test)]

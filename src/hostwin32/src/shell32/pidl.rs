@@ -19,7 +19,11 @@
 //!
 //! Since every item carries the whole path, a list of several of these items (a
 //! program appends an item IShellFolder::EnumObjects gave to its folder's list,
-//! as ILCombine does) names what its last item names.
+//! as ILCombine does) names what its last item names. IShellFolder's
+//! ParseDisplayName makes such lists as Windows does, one item per level from the
+//! folder down (from the desktop: My Computer, the drive, each folder), each item
+//! the bytes the parent folder's EnumObjects gives for it, so a program that walks
+//! a list level by level finds every item among its parent's children.
 //!
 //! Every list lives in one block of the task allocator (CoTaskMemAlloc), which
 //! is the shell's allocator too: ILFree, SHFree, CoTaskMemFree and the IMalloc of
@@ -105,9 +109,28 @@ pub fn decode(list: &[u8]) -> Option<Item> {
     }
 }
 
+/// The bytes of a list of several items in a row, each as [`encode`] makes it,
+/// with one ending 0 (a Windows ID list that walks from a folder down to an item,
+/// one level per item).
+pub fn encode_list(items: &[Item]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for it in items {
+        let b = encode(it);
+        out.extend_from_slice(&b[..b.len() - 2]);
+    }
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
 /// A new list for `item` in the task allocator; 0 when it is out of memory.
 pub fn alloc(cx: &mut Ctx, item: &Item) -> ApiResult<u32> {
-    let bytes = encode(item);
+    alloc_list(cx, std::slice::from_ref(item))
+}
+
+/// A new list of `items` (one level each) in the task allocator; 0 when it is out
+/// of memory.
+pub fn alloc_list(cx: &mut Ctx, items: &[Item]) -> ApiResult<u32> {
+    let bytes = encode_list(items);
     let p = malloc::alloc(cx, bytes.len() as u32)?;
     if p != 0 {
         cx.proc.mem.write_bytes(p, &bytes)?;
@@ -446,6 +469,25 @@ mod tests {
         two.truncate(two.len() - 2);
         two.extend_from_slice(&encode(&Item::Path("C:\\A".into())));
         assert_eq!(decode(&two), Some(Item::Path("C:\\A".into())));
+    }
+
+    #[test]
+    fn a_list_of_levels_is_its_items_in_a_row() {
+        let items = [
+            Item::Virtual(0x11),
+            Item::Path("C:\\".into()),
+            Item::Path("C:\\A".into()),
+        ];
+        let b = encode_list(&items);
+        let mut want = Vec::new();
+        for it in &items {
+            let e = encode(it);
+            want.extend_from_slice(&e[..e.len() - 2]);
+        }
+        want.extend_from_slice(&[0, 0]);
+        assert_eq!(b, want);
+        assert_eq!(decode(&b), Some(Item::Path("C:\\A".into())));
+        assert_eq!(encode_list(&[]), [0, 0]);
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! item names.
 //!
 //! Methods a program may call that need more of the shell than a file list (the
-//! folder view, context menus and data objects of GetUIObjectOf, renaming) are
-//! left out of the method table's exports, so a call reports itself by name.
+//! folder view, renaming) are left out of the method table's exports, so a call
+//! reports itself by name. GetUIObjectOf serves no interface yet (context menus,
+//! data objects, icon extractors, drop targets): it answers E_NOINTERFACE, which
+//! a folder may answer for any of them, and logs the interface asked for.
 
 #![allow(non_snake_case)]
 
@@ -524,6 +526,57 @@ fn parse(cx: &mut Ctx, folder: &Item, name: &str) -> ApiResult<Option<Item>> {
     Ok(Some(Item::Path(full)))
 }
 
+/// The levels from `folder` down to `item`, as Windows' ID lists hold them: from
+/// the desktop My Computer, the drive and each folder; from a folder of the file
+/// system each level below it. Each level is the item the level above lists for
+/// it in EnumObjects (the names as the file system spells them), so a program
+/// that walks the list finds each level among its parent's children. An item
+/// that is not below `folder` is one level.
+fn levels(cx: &Ctx, folder: &Item, item: &Item) -> ApiResult<Vec<Item>> {
+    let Item::Path(p) = item else {
+        return Ok(match (folder, item) {
+            (Item::Desktop, Item::Desktop) => Vec::new(),
+            _ => vec![item.clone()],
+        });
+    };
+    let root = drive_root(cx)?;
+    let Some(rest) = p
+        .get(..3)
+        .filter(|d| d.eq_ignore_ascii_case(&root))
+        .map(|_| &p[3..])
+    else {
+        return Ok(vec![item.clone()]);
+    };
+    let mut chain = vec![Item::Virtual(CSIDL_DRIVES), Item::Path(root.clone())];
+    let mut cur = root;
+    let v = vfs(cx.proc)?;
+    for comp in rest.split('\\').filter(|c| !c.is_empty()) {
+        // The name as the folder lists it (the path may differ in case).
+        let name = v
+            .read_dir(&join(&cur, comp))
+            .ok()
+            .and_then(|e| e.into_iter().next())
+            .map_or_else(|| comp.to_string(), |e| e.name);
+        cur = join(&cur, &name);
+        chain.push(Item::Path(cur.clone()));
+    }
+    let start = match folder {
+        Item::Desktop => 0,
+        Item::Path(f) => match chain
+            .iter()
+            .position(|c| matches!(c, Item::Path(c) if c.eq_ignore_ascii_case(f)))
+        {
+            Some(k) => k + 1,
+            None => return Ok(vec![chain.pop().unwrap_or_else(|| item.clone())]),
+        },
+        f => match chain.iter().position(|c| c == f) {
+            Some(k) => k + 1,
+            None => return Ok(vec![chain.pop().unwrap_or_else(|| item.clone())]),
+        },
+    };
+    Ok(chain.split_off(start))
+}
+
 // ---- IShellFolder ---------------------------------------------------------------------------
 
 fn put_out(cx: &Ctx, p: Ptr, v: u32) -> ApiResult<()> {
@@ -609,7 +662,7 @@ fn ParseDisplayName(
     let Some(item) = parse(cx, &folder, &name)? else {
         return Ok(HR_FILE_NOT_FOUND);
     };
-    let list = pidl::alloc(cx, &item)?;
+    let list = pidl::alloc_list(cx, &levels(cx, &folder, &item)?)?;
     if list == 0 {
         return Ok(E_OUTOFMEMORY);
     }
@@ -708,9 +761,44 @@ fn GetAttributesOf(
         let item = item_of(cx, p)?;
         have &= sfgao(cx, &item)?;
     }
-    let want = cx.proc.mem.read_u32(rgfInOut.0)?;
+    // Nothing asked for is every attribute, as the shell's folders answer it.
+    let want = match cx.proc.mem.read_u32(rgfInOut.0)? {
+        0 => u32::MAX,
+        w => w,
+    };
     cx.proc.mem.write_u32(rgfInOut.0, want & have)?;
     Ok(S_OK)
+}
+
+/// No UI object is served: E_NOINTERFACE for every interface (a program that
+/// asks for an icon extractor or a data object falls back, as with a folder that
+/// has none), after checking the items are winterp's.
+#[allow(clippy::too_many_arguments)]
+fn GetUIObjectOf(
+    cx: &mut Ctx,
+    this: u32,
+    _hwndOwner: u32,
+    cidl: u32,
+    apidl: Ptr,
+    riid: Ptr,
+    _rgfReserved: u32,
+    ppv: Ptr,
+) -> ApiResult<u32> {
+    if ppv.is_null() || riid.is_null() {
+        return Ok(E_POINTER);
+    }
+    cx.proc.mem.write_u32(ppv.0, 0)?;
+    folder_item(cx, this)?;
+    if cidl == 0 || apidl.is_null() {
+        return Ok(E_INVALIDARG);
+    }
+    for k in 0..cidl.min(0x10000) {
+        let p = cx.proc.mem.read_u32(apidl.0 + 4 * k)?;
+        item_of(cx, p)?;
+    }
+    let iid = Guid::read(cx.proc, riid.0)?;
+    log::info!("IShellFolder::GetUIObjectOf({iid}): winterp's folders have no UI objects");
+    Ok(E_NOINTERFACE)
 }
 
 fn GetDisplayNameOf(
@@ -832,8 +920,11 @@ fn EnumRelease(cx: &mut Ctx, this: u32) -> ApiResult<u32> {
     }
 }
 
-/// Up to `celt` more items, each a new ID list the caller frees; S_FALSE when fewer
-/// were left.
+/// Up to `celt` more items, each a new ID list the caller frees; S_FALSE only when
+/// none was left. The documentation asks for S_FALSE whenever fewer than `celt`
+/// came, but the shell's enumerators answer S_OK for any items they fetched, and
+/// programs written against them (Winefile) stop at S_FALSE before reading the
+/// items that came with it.
 fn Next(cx: &mut Ctx, this: u32, celt: u32, rgelt: Ptr, pceltFetched: Ptr) -> ApiResult<u32> {
     if rgelt.is_null() || (celt > 1 && pceltFetched.is_null()) {
         return Ok(E_INVALIDARG);
@@ -857,7 +948,7 @@ fn Next(cx: &mut Ctx, this: u32, celt: u32, rgelt: Ptr, pceltFetched: Ptr) -> Ap
         n += 1;
     }
     put_out(cx, pceltFetched, n)?;
-    Ok(if n == celt { S_OK } else { S_FALSE })
+    Ok(if n > 0 || celt == 0 { S_OK } else { S_FALSE })
 }
 
 fn Skip(cx: &mut Ctx, this: u32, celt: u32) -> u32 {
@@ -910,6 +1001,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("IShellFolder::BindToObject", BindToObject),
         stdcall("IShellFolder::CompareIDs", CompareIDs),
         stdcall("IShellFolder::GetAttributesOf", GetAttributesOf),
+        stdcall("IShellFolder::GetUIObjectOf", GetUIObjectOf),
         stdcall("IShellFolder::GetDisplayNameOf", GetDisplayNameOf),
         stdcall("IEnumIDList::QueryInterface", EnumQueryInterface),
         stdcall("IEnumIDList::AddRef", EnumAddRef),

@@ -2,7 +2,10 @@
 //! check box, radio button, group box), STATIC (text, frames; icons and bitmaps are
 //! kept but not drawn), EDIT (single and multi-line typing, caret movement, the common
 //! EM_ messages), LISTBOX and COMBOBOX (string lists with a selection; the combo box
-//! does not drop down: clicks and arrow keys step through its items).
+//! does not drop down: clicks and arrow keys step through its items). Owner-drawn
+//! list boxes (LBS_OWNERDRAWFIXED/VARIABLE) ask their parent for item heights
+//! (WM_MEASUREITEM), have it draw each item (WM_DRAWITEM), sort items without
+//! strings by WM_COMPAREITEM and report deleted items (WM_DELETEITEM).
 
 use super::msg::*;
 use super::window::{set_focus, sys_color_rgb};
@@ -843,11 +846,18 @@ const LB_GETCOUNT: u32 = 0x18b;
 const LB_SELECTSTRING: u32 = 0x18c;
 const LB_GETTOPINDEX: u32 = 0x18e;
 const LB_FINDSTRING: u32 = 0x18f;
+const LB_GETHORIZONTALEXTENT: u32 = 0x193;
+const LB_SETHORIZONTALEXTENT: u32 = 0x194;
 const LB_SETTOPINDEX: u32 = 0x197;
+const LB_GETITEMRECT: u32 = 0x198;
 const LB_GETITEMDATA: u32 = 0x199;
 const LB_SETITEMDATA: u32 = 0x19a;
+const LB_SETCARETINDEX: u32 = 0x19e;
+const LB_GETCARETINDEX: u32 = 0x19f;
+const LB_SETITEMHEIGHT: u32 = 0x1a0;
 const LB_GETITEMHEIGHT: u32 = 0x1a1;
 const LB_FINDSTRINGEXACT: u32 = 0x1a2;
+const LB_ITEMFROMPOINT: u32 = 0x1a9;
 const CB_ADDSTRING: u32 = 0x143;
 const CB_DELETESTRING: u32 = 0x144;
 const CB_GETCOUNT: u32 = 0x146;
@@ -867,6 +877,192 @@ const CB_GETDROPPEDSTATE: u32 = 0x157;
 const CB_FINDSTRINGEXACT: u32 = 0x158;
 const LB_ERR: u32 = u32::MAX;
 
+const LBS_SORT: u32 = 0x2;
+const LBS_OWNERDRAWFIXED: u32 = 0x10;
+const LBS_OWNERDRAWVARIABLE: u32 = 0x20;
+const LBS_HASSTRINGS: u32 = 0x40;
+const CBS_HASSTRINGS: u32 = 0x200;
+/// DRAWITEMSTRUCT and friends: the control types, the action and the states.
+const ODT_LISTBOX: u32 = 2;
+const ODT_COMBOBOX: u32 = 3;
+const ODA_DRAWENTIRE: u32 = 0x1;
+const ODA_SELECT: u32 = 0x2;
+const ODS_SELECTED: u32 = 0x1;
+const ODS_DISABLED: u32 = 0x4;
+const ODS_FOCUS: u32 = 0x10;
+
+/// How a LISTBOX or COMBOBOX keeps and draws its items.
+#[derive(Clone, Copy)]
+struct ListKind {
+    combo: bool,
+    /// LBS_OWNERDRAWFIXED or LBS_OWNERDRAWVARIABLE (the CBS_ bits are the same).
+    owner_draw: bool,
+    variable: bool,
+    /// Owner-drawn without LBS_HASSTRINGS: an item is the value LB_ADDSTRING passes,
+    /// kept as its data, not a string.
+    data_items: bool,
+}
+
+fn list_kind(cx: &Ctx, h: u32) -> ListKind {
+    let wm = lock_wm(cx.proc);
+    let combo = wm.class_of(h).is_some_and(|k| k.name == "ComboBox");
+    let style = wm.win(h).map_or(0, |w| w.style);
+    let has_strings = if combo {
+        CBS_HASSTRINGS
+    } else {
+        LBS_HASSTRINGS
+    };
+    let owner_draw = style & (LBS_OWNERDRAWFIXED | LBS_OWNERDRAWVARIABLE) != 0;
+    ListKind {
+        combo,
+        owner_draw,
+        // A fixed list ignores the variable bit, as Windows does.
+        variable: !combo && style & LBS_OWNERDRAWFIXED == 0 && style & LBS_OWNERDRAWVARIABLE != 0,
+        data_items: owner_draw && style & has_strings == 0,
+    }
+}
+
+/// The height of item `k`.
+fn item_height(c: &super::wm::CtlState, variable: bool, k: usize) -> i32 {
+    let fixed = if c.item_h > 0 { c.item_h } else { ITEM_H };
+    if variable {
+        c.heights.get(k).copied().unwrap_or(fixed)
+    } else {
+        fixed
+    }
+}
+
+/// The top of item `k` in the client area (negative above the top item).
+fn item_top(c: &super::wm::CtlState, variable: bool, k: usize) -> i32 {
+    let top = c.top.max(0) as usize;
+    if k >= top {
+        (top..k).map(|j| item_height(c, variable, j)).sum()
+    } else {
+        -(k..top).map(|j| item_height(c, variable, j)).sum::<i32>()
+    }
+}
+
+/// The item at client y `y` (at or below the top item), if there is one.
+fn item_at(c: &super::wm::CtlState, variable: bool, y: i32) -> Option<usize> {
+    let mut at = 0;
+    for k in c.top.max(0) as usize..c.items.len() {
+        let hk = item_height(c, variable, k);
+        if y >= at && y < at + hk {
+            return Some(k);
+        }
+        at += hk;
+    }
+    None
+}
+
+/// WM_MEASUREITEM to the parent for item `item` (with its data); the height it
+/// answers (at least 1), or `default` when there is no parent.
+fn measure(cx: &mut Ctx, h: u32, kind: ListKind, item: u32, data: u32, default: i32) -> UR<i32> {
+    let Some(i) = info(cx, h) else {
+        return Ok(default);
+    };
+    if i.parent == 0 {
+        return Ok(default);
+    }
+    let ctl_type = if kind.combo {
+        ODT_COMBOBOX
+    } else {
+        ODT_LISTBOX
+    };
+    let (p, esp) = super::stack_alloc(cx, 24);
+    let r = (|| -> UR<i32> {
+        // MEASUREITEMSTRUCT: CtlType, CtlID, itemID, itemWidth, itemHeight, itemData.
+        for (k, v) in [ctl_type, i.id, item, 0, default as u32, data]
+            .into_iter()
+            .enumerate()
+        {
+            cx.proc.mem.write_u32(p + 4 * k as u32, v)?;
+        }
+        send(cx, i.parent, WM_MEASUREITEM, i.id, p, true)?;
+        let got = cx.proc.mem.read_u32(p + 16)? as i32;
+        Ok(if got > 0 { got } else { 1 })
+    })();
+    super::stack_free(cx, esp);
+    r
+}
+
+/// WM_DELETEITEM to the parent for each item about to go (owner-drawn lists, and
+/// any item with nonzero data), last first.
+fn deleting(cx: &mut Ctx, h: u32, kind: ListKind, items: &[(usize, u32)]) -> UR<()> {
+    let Some(i) = info(cx, h) else {
+        return Ok(());
+    };
+    if i.parent == 0 {
+        return Ok(());
+    }
+    let ctl_type = if kind.combo {
+        ODT_COMBOBOX
+    } else {
+        ODT_LISTBOX
+    };
+    for &(k, data) in items.iter().rev() {
+        if !kind.owner_draw && data == 0 {
+            continue;
+        }
+        let (p, esp) = super::stack_alloc(cx, 20);
+        let r = (|| -> UR<()> {
+            // DELETEITEMSTRUCT: CtlType, CtlID, itemID, hwndItem, itemData.
+            for (n, v) in [ctl_type, i.id, k as u32, h, data].into_iter().enumerate() {
+                cx.proc.mem.write_u32(p + 4 * n as u32, v)?;
+            }
+            send(cx, i.parent, WM_DELETEITEM, i.id, p, true)?;
+            Ok(())
+        })();
+        super::stack_free(cx, esp);
+        r?;
+    }
+    Ok(())
+}
+
+/// WM_COMPAREITEM to the parent: where a sorted owner-drawn list without strings
+/// puts a new item (before the first item the parent says sorts after it); the
+/// items are compared in order.
+fn sorted_position(cx: &mut Ctx, h: u32, kind: ListKind, data: u32) -> UR<usize> {
+    let Some(i) = info(cx, h) else {
+        return Ok(0);
+    };
+    let ctl_type = if kind.combo {
+        ODT_COMBOBOX
+    } else {
+        ODT_LISTBOX
+    };
+    let n = i.ctl.items.len();
+    for k in 0..n {
+        let (p, esp) = super::stack_alloc(cx, 32);
+        let r = (|| -> UR<i32> {
+            // COMPAREITEMSTRUCT: CtlType, CtlID, hwndItem, itemID1, itemData1, itemID2,
+            // itemData2, dwLocaleId.
+            // The item in the list first, the new one (ID -1) second.
+            for (j, v) in [
+                ctl_type,
+                i.id,
+                h,
+                k as u32,
+                i.ctl.items[k].1,
+                u32::MAX,
+                data,
+                0x409,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                cx.proc.mem.write_u32(p + 4 * j as u32, v)?;
+            }
+            Ok(send(cx, i.parent, WM_COMPAREITEM, i.id, p, true)? as i32)
+        })();
+        super::stack_free(cx, esp);
+        if r? > 0 {
+            return Ok(k);
+        }
+    }
+    Ok(n)
+}
+
 /// The list messages LISTBOX and COMBOBOX share, as LB_ numbers; `None` if `m` is not
 /// one (the caller handles it).
 fn list_op(
@@ -879,28 +1075,62 @@ fn list_op(
     sorted: bool,
 ) -> UR<Option<u32>> {
     let idx = wp as i32;
-    // An owner-drawn list without LBS_HASSTRINGS (CBS_HASSTRINGS) keeps what
-    // LB_ADDSTRING / LB_INSERTSTRING pass as each item's data, not as a string.
-    let data_items = {
-        let wm = lock_wm(cx.proc);
-        let combo = wm.class_of(h).is_some_and(|k| k.name == "ComboBox");
-        let has_strings = if combo { 0x200 } else { 0x40 };
-        wm.win(h)
-            .is_some_and(|w| w.style & 0x30 != 0 && w.style & has_strings == 0)
-    };
+    let kind = list_kind(cx, h);
+    let data_items = kind.data_items;
+    let old_sel = info(cx, h).map_or(-1, |i| i.ctl.sel);
     let r = match m {
-        LB_ADDSTRING | LB_INSERTSTRING if data_items => with_ctl(cx, h, |c| {
-            let at = if m == LB_INSERTSTRING && idx >= 0 && (idx as usize) <= c.items.len() {
-                idx as usize
+        LB_ADDSTRING | LB_INSERTSTRING => {
+            let (text, data) = if data_items {
+                (String::new(), lp)
             } else {
-                c.items.len()
+                (super::read_str(cx, lp, u)?, 0)
             };
-            c.items.insert(at, (String::new(), lp));
-            if c.sel >= at as i32 && m == LB_INSERTSTRING {
-                c.sel += 1;
+            let sorted_at = if m == LB_ADDSTRING && sorted && data_items {
+                Some(sorted_position(cx, h, kind, lp)?)
+            } else {
+                None
+            };
+            let at = with_ctl(cx, h, |c| {
+                let at = if let Some(k) = sorted_at {
+                    k
+                } else if m == LB_ADDSTRING {
+                    if sorted {
+                        c.items
+                            .iter()
+                            .position(|(t, _)| t.to_lowercase() > text.to_lowercase())
+                            .unwrap_or(c.items.len())
+                    } else {
+                        c.items.len()
+                    }
+                } else if idx < 0 || idx as usize > c.items.len() {
+                    c.items.len()
+                } else {
+                    idx as usize
+                };
+                c.items.insert(at, (text, data));
+                if kind.variable {
+                    let fixed = item_height(c, false, 0);
+                    let k = at.min(c.heights.len());
+                    c.heights.insert(k, fixed);
+                }
+                if c.sel >= at as i32 && c.sel >= 0 {
+                    c.sel += 1;
+                }
+                at
+            });
+            if let Some(at) = at
+                && kind.variable
+            {
+                let default = with_ctl(cx, h, |c| item_height(c, false, 0)).unwrap_or(ITEM_H);
+                let hk = measure(cx, h, kind, at as u32, lp, default)?;
+                with_ctl(cx, h, |c| {
+                    if let Some(x) = c.heights.get_mut(at) {
+                        *x = hk;
+                    }
+                });
             }
-            at as u32
-        }),
+            at.map(|a| a as u32)
+        }
         LB_GETTEXT if data_items => {
             let d = with_ctl(cx, h, |c| {
                 c.items
@@ -924,48 +1154,53 @@ fn list_op(
                 LB_ERR
             }
         }),
-        LB_ADDSTRING | LB_INSERTSTRING => {
-            let s = super::read_str(cx, lp, u)?;
-            with_ctl(cx, h, |c| {
-                let at = if m == LB_ADDSTRING {
-                    if sorted {
-                        c.items
-                            .iter()
-                            .position(|(t, _)| t.to_lowercase() > s.to_lowercase())
-                            .unwrap_or(c.items.len())
-                    } else {
-                        c.items.len()
-                    }
-                } else if idx < 0 || idx as usize > c.items.len() {
-                    c.items.len()
-                } else {
-                    idx as usize
-                };
-                c.items.insert(at, (s, 0));
-                if c.sel >= at as i32 && m == LB_INSERTSTRING {
-                    c.sel += 1;
+        LB_DELETESTRING => {
+            let gone = with_ctl(cx, h, |c| {
+                c.items
+                    .get(idx.max(0) as usize)
+                    .filter(|_| idx >= 0)
+                    .map(|it| it.1)
+            })
+            .flatten();
+            match gone {
+                None => Some(LB_ERR),
+                Some(data) => {
+                    deleting(cx, h, kind, &[(idx as usize, data)])?;
+                    with_ctl(cx, h, |c| {
+                        if (idx as usize) < c.items.len() {
+                            c.items.remove(idx as usize);
+                        }
+                        if (idx as usize) < c.heights.len() {
+                            c.heights.remove(idx as usize);
+                        }
+                        if c.sel == idx {
+                            c.sel = -1;
+                        } else if c.sel > idx {
+                            c.sel -= 1;
+                        }
+                        c.items.len() as u32
+                    })
                 }
-                at as u32
+            }
+        }
+        LB_RESETCONTENT => {
+            let gone: Vec<(usize, u32)> = with_ctl(cx, h, |c| {
+                c.items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, it)| (k, it.1))
+                    .collect()
+            })
+            .unwrap_or_default();
+            deleting(cx, h, kind, &gone)?;
+            with_ctl(cx, h, |c| {
+                c.items.clear();
+                c.heights.clear();
+                c.sel = -1;
+                c.top = 0;
+                0
             })
         }
-        LB_DELETESTRING => with_ctl(cx, h, |c| {
-            if idx < 0 || idx as usize >= c.items.len() {
-                return LB_ERR;
-            }
-            c.items.remove(idx as usize);
-            if c.sel == idx {
-                c.sel = -1;
-            } else if c.sel > idx {
-                c.sel -= 1;
-            }
-            c.items.len() as u32
-        }),
-        LB_RESETCONTENT => with_ctl(cx, h, |c| {
-            c.items.clear();
-            c.sel = -1;
-            c.top = 0;
-            0
-        }),
         LB_SETCURSEL => with_ctl(cx, h, |c| {
             if idx < 0 || idx as usize >= c.items.len() {
                 c.sel = -1;
@@ -975,12 +1210,22 @@ fn list_op(
                 idx as u32
             }
         }),
+        // The focus item of a single-selection list is its selection, which the
+        // caret index does not change.
+        LB_SETCARETINDEX => with_ctl(cx, h, |c| {
+            if idx < 0 || idx as usize >= c.items.len() {
+                LB_ERR
+            } else {
+                0
+            }
+        }),
         LB_SETSEL => with_ctl(cx, h, |c| {
             c.sel = if wp != 0 { lp as i32 } else { -1 };
             0
         }),
         LB_GETSEL => with_ctl(cx, h, |c| (c.sel == idx) as u32),
         LB_GETCURSEL => with_ctl(cx, h, |c| c.sel as u32),
+        LB_GETCARETINDEX => with_ctl(cx, h, |c| c.sel.max(0) as u32),
         LB_GETCOUNT => with_ctl(cx, h, |c| c.items.len() as u32),
         LB_GETTEXTLEN => with_ctl(cx, h, |c| {
             c.items
@@ -1019,8 +1264,13 @@ fn list_op(
                 None => LB_ERR,
             }
         }),
+        // An owner-drawn list without strings looks for the item whose data is lParam.
         LB_FINDSTRING | LB_FINDSTRINGEXACT | LB_SELECTSTRING => {
-            let s = super::read_str(cx, lp, u)?.to_lowercase();
+            let s = if data_items {
+                String::new()
+            } else {
+                super::read_str(cx, lp, u)?.to_lowercase()
+            };
             let exact = m == LB_FINDSTRINGEXACT;
             with_ctl(cx, h, |c| {
                 let n = c.items.len();
@@ -1030,6 +1280,9 @@ fn list_op(
                     (idx as usize + 1) % n.max(1)
                 };
                 let hit = (0..n).map(|k| (start + k) % n).find(|&k| {
+                    if data_items {
+                        return c.items[k].1 == lp;
+                    }
                     let t = c.items[k].0.to_lowercase();
                     if exact { t == s } else { t.starts_with(&s) }
                 });
@@ -1049,9 +1302,88 @@ fn list_op(
             c.top = idx.max(0);
             0
         }),
-        LB_GETITEMHEIGHT => Some(ITEM_H as u32),
+        LB_GETITEMHEIGHT => with_ctl(cx, h, |c| {
+            let k = if kind.variable {
+                idx.max(0) as usize
+            } else {
+                0
+            };
+            if kind.variable && k >= c.items.len() {
+                LB_ERR
+            } else {
+                item_height(c, kind.variable, k) as u32
+            }
+        }),
+        LB_SETITEMHEIGHT => with_ctl(cx, h, |c| {
+            let hk = (lp & 0xffff) as i32;
+            if hk > 255 {
+                return LB_ERR;
+            }
+            if kind.variable {
+                match c.heights.get_mut(idx.max(0) as usize).filter(|_| idx >= 0) {
+                    Some(x) => *x = hk,
+                    None => return LB_ERR,
+                }
+            } else {
+                c.item_h = hk;
+            }
+            0
+        }),
+        LB_GETITEMRECT => {
+            let width = info(cx, h).map_or(0, |i| i.w);
+            let r = with_ctl(cx, h, |c| {
+                if idx < 0 || (idx as usize >= c.items.len() && !(idx == 0 && c.items.is_empty())) {
+                    return None;
+                }
+                let top = item_top(c, kind.variable, idx as usize);
+                Some(Rect::new(
+                    0,
+                    top,
+                    width,
+                    top + item_height(c, kind.variable, idx as usize),
+                ))
+            })
+            .flatten();
+            match r {
+                Some(r) => {
+                    for (k, v) in [r.left, r.top, r.right, r.bottom].into_iter().enumerate() {
+                        cx.proc.mem.write_u32(lp + 4 * k as u32, v as u32)?;
+                    }
+                    Some(1)
+                }
+                None => Some(LB_ERR),
+            }
+        }
+        // The nearest item to a client point; the high word says it lies outside the
+        // client area.
+        LB_ITEMFROMPOINT => {
+            let (x, y) = ((lp & 0xffff) as i16 as i32, (lp >> 16) as i16 as i32);
+            let (w, hgt) = info(cx, h).map_or((0, 0), |i| (i.w, i.h));
+            with_ctl(cx, h, |c| {
+                let n = c.items.len();
+                if n == 0 {
+                    return 0x1_0000;
+                }
+                let k = match item_at(c, kind.variable, y) {
+                    Some(k) => k,
+                    None if y < 0 => c.top.max(0) as usize,
+                    None => n - 1,
+                };
+                let outside = x < 0 || x >= w || y < 0 || y >= hgt;
+                (k as u32 & 0xffff) | ((outside as u32) << 16)
+            })
+        }
+        LB_SETHORIZONTALEXTENT => with_ctl(cx, h, |c| {
+            c.extent = wp;
+            0
+        }),
+        LB_GETHORIZONTALEXTENT => with_ctl(cx, h, |c| c.extent),
         _ => return Ok(None),
     };
+    if kind.owner_draw && !kind.combo && matches!(m, LB_SETCURSEL | LB_SETSEL | LB_SELECTSTRING) {
+        selection_drawn(cx, h, old_sel)?;
+        return Ok(Some(r.unwrap_or(LB_ERR)));
+    }
     if !matches!(
         m,
         LB_GETSEL
@@ -1064,6 +1396,10 @@ fn list_op(
             | LB_GETITEMHEIGHT
             | LB_FINDSTRING
             | LB_FINDSTRINGEXACT
+            | LB_GETITEMRECT
+            | LB_ITEMFROMPOINT
+            | LB_GETCARETINDEX
+            | LB_GETHORIZONTALEXTENT
     ) {
         redraw(cx, h);
     }
@@ -1071,6 +1407,7 @@ fn list_op(
 }
 
 fn select(cx: &mut Ctx, h: u32, sel: i32, code: u32, notify_always: bool) -> UR<()> {
+    let old = info(cx, h).map_or(-1, |i| i.ctl.sel);
     let changed = with_ctl(cx, h, |c| {
         let n = c.items.len() as i32;
         if n == 0 {
@@ -1082,7 +1419,12 @@ fn select(cx: &mut Ctx, h: u32, sel: i32, code: u32, notify_always: bool) -> UR<
         ch
     })
     .unwrap_or(false);
-    redraw(cx, h);
+    let kind = list_kind(cx, h);
+    if kind.owner_draw && !kind.combo {
+        selection_drawn(cx, h, old)?;
+    } else {
+        redraw(cx, h);
+    }
     let notify_on = info(cx, h).is_some_and(|i| notify_always || i.style & 1 != 0);
     if changed && notify_on {
         notify(cx, h, code)?;
@@ -1090,14 +1432,160 @@ fn select(cx: &mut Ctx, h: u32, sel: i32, code: u32, notify_always: bool) -> UR<
     Ok(())
 }
 
+/// WM_DRAWITEM to the parent for one item of an owner-drawn list.
+fn draw_item(cx: &mut Ctx, h: u32, hdc: u32, i: &Info, k: usize, r: Rect, action: u32) -> UR<()> {
+    let mut state = 0;
+    if k as i32 == i.ctl.sel {
+        state |= ODS_SELECTED;
+        if i.focused {
+            state |= ODS_FOCUS;
+        }
+    }
+    if !i.enabled {
+        state |= ODS_DISABLED;
+    }
+    let data = i.ctl.items.get(k).map_or(0, |it| it.1);
+    let (p, esp) = super::stack_alloc(cx, 48);
+    let res = (|| -> UR<()> {
+        let m = &cx.proc.mem;
+        // DRAWITEMSTRUCT: CtlType, CtlID, itemID, itemAction, itemState, hwndItem, hDC,
+        // rcItem, itemData.
+        for (n, v) in [ODT_LISTBOX, i.id, k as u32, action, state, h, hdc]
+            .into_iter()
+            .enumerate()
+        {
+            m.write_u32(p + 4 * n as u32, v)?;
+        }
+        for (n, v) in [r.left, r.top, r.right, r.bottom].into_iter().enumerate() {
+            m.write_u32(p + 28 + 4 * n as u32, v as u32)?;
+        }
+        m.write_u32(p + 44, data)?;
+        send(cx, i.parent, WM_DRAWITEM, i.id, p, true)?;
+        Ok(())
+    })();
+    super::stack_free(cx, esp);
+    res
+}
+
+/// An owner-drawn list's WM_PAINT: the background, then WM_DRAWITEM for each
+/// visible item, with the control's font selected and the DC otherwise as
+/// BeginPaint gives it.
+fn paint_owner_drawn(cx: &mut Ctx, h: u32, variable: bool) -> UR<u32> {
+    let (ps, esp) = super::stack_alloc(cx, 64);
+    let r = (|| -> UR<()> {
+        let hdc = super::paint::begin_paint(cx, h, ps)?;
+        if let Some(i) = info(cx, h) {
+            let font = if i.ctl.font != 0 {
+                i.ctl.font
+            } else {
+                super::call_export(cx, "GDI32.dll", "GetStockObject", &[17])?.unwrap_or(0)
+            };
+            if font != 0 {
+                super::call_export(cx, "GDI32.dll", "SelectObject", &[hdc, font])?;
+            }
+            fill(cx, hdc, Rect::new(0, 0, i.w, i.h), 0xffffff)?;
+            let mut y = 0;
+            for k in i.ctl.top.max(0) as usize..i.ctl.items.len() {
+                if y >= i.h {
+                    break;
+                }
+                let hk = item_height(&i.ctl, variable, k);
+                draw_item(
+                    cx,
+                    h,
+                    hdc,
+                    &i,
+                    k,
+                    Rect::new(0, y, i.w, y + hk),
+                    ODA_DRAWENTIRE,
+                )?;
+                y += hk;
+            }
+        }
+        super::paint::end_paint(cx, h, ps)
+    })();
+    super::stack_free(cx, esp);
+    r?;
+    Ok(0)
+}
+
+/// A visible owner-drawn list draws a selection change at once: WM_DRAWITEM
+/// (ODA_SELECT) for the item that lost it, then for the one that has it, on a DC
+/// of its own.
+fn selection_drawn(cx: &mut Ctx, h: u32, old: i32) -> UR<()> {
+    let kind = list_kind(cx, h);
+    let Some(i) = info(cx, h) else {
+        return Ok(());
+    };
+    if !kind.owner_draw || old == i.ctl.sel || !lock_wm(cx.proc).is_visible(h) {
+        return Ok(());
+    }
+    let hdc = super::call_export(cx, "USER32.dll", "GetDC", &[h])?.unwrap_or(0);
+    if hdc == 0 {
+        return Ok(());
+    }
+    let font = if i.ctl.font != 0 {
+        i.ctl.font
+    } else {
+        super::call_export(cx, "GDI32.dll", "GetStockObject", &[17])?.unwrap_or(0)
+    };
+    if font != 0 {
+        super::call_export(cx, "GDI32.dll", "SelectObject", &[hdc, font])?;
+    }
+    for k in [old, i.ctl.sel] {
+        if k < 0 || k as usize >= i.ctl.items.len() || k < i.ctl.top {
+            continue;
+        }
+        let top = item_top(&i.ctl, kind.variable, k as usize);
+        if top >= i.h {
+            continue;
+        }
+        let r = Rect::new(
+            0,
+            top,
+            i.w,
+            top + item_height(&i.ctl, kind.variable, k as usize),
+        );
+        draw_item(cx, h, hdc, &i, k as usize, r, ODA_SELECT)?;
+    }
+    super::call_export(cx, "USER32.dll", "ReleaseDC", &[h, hdc])?;
+    Ok(())
+}
+
 pub fn listbox_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR<u32> {
-    let sorted = info(cx, h).is_some_and(|i| i.style & 2 != 0);
+    let sorted = info(cx, h).is_some_and(|i| i.style & LBS_SORT != 0);
     if let Some(r) = list_op(cx, h, m, wp, lp, u, sorted)? {
         return Ok(r);
     }
+    let kind = list_kind(cx, h);
     match m {
+        // A fixed owner-drawn list asks its parent for the items' height once, as it
+        // is created (item ID -1).
+        WM_CREATE if kind.owner_draw && !kind.variable => {
+            let hk = measure(cx, h, kind, u32::MAX, 0, ITEM_H)?;
+            with_ctl(cx, h, |c| c.item_h = hk);
+            super::window::def_window_proc(cx, h, m, wp, lp, u)
+        }
+        WM_DESTROY => {
+            let gone: Vec<(usize, u32)> = with_ctl(cx, h, |c| {
+                c.items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, it)| (k, it.1))
+                    .collect()
+            })
+            .unwrap_or_default();
+            deleting(cx, h, kind, &gone)?;
+            with_ctl(cx, h, |c| {
+                c.items.clear();
+                c.heights.clear();
+            });
+            super::window::def_window_proc(cx, h, m, wp, lp, u)
+        }
+        WM_PAINT if kind.owner_draw => paint_owner_drawn(cx, h, kind.variable),
         WM_PAINT => paint(cx, h, |cx, hdc, i| {
             fill(cx, hdc, Rect::new(0, 0, i.w, i.h), 0xffffff)?;
+            let mut y = 0;
             for (k, (t, _)) in i
                 .ctl
                 .items
@@ -1105,11 +1593,12 @@ pub fn listbox_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> 
                 .enumerate()
                 .skip(i.ctl.top.max(0) as usize)
             {
-                let y = (k as i32 - i.ctl.top) * ITEM_H;
                 if y > i.h {
                     break;
                 }
-                let r = Rect::new(0, y, i.w, y + ITEM_H);
+                let hk = item_height(&i.ctl, false, k);
+                let r = Rect::new(0, y, i.w, y + hk);
+                y += hk;
                 if k as i32 == i.ctl.sel {
                     fill(cx, hdc, r, sys_color_rgb(13))?;
                     super::call_export(
@@ -1134,10 +1623,12 @@ pub fn listbox_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> 
         WM_LBUTTONDOWN | WM_LBUTTONDBLCLK => {
             set_focus(cx, h)?;
             let y = (lp >> 16) as i16 as i32;
-            let top = info(cx, h).map_or(0, |i| i.ctl.top);
-            select(cx, h, top + y / ITEM_H, LBN_SELCHANGE, false)?;
-            if m == WM_LBUTTONDBLCLK && info(cx, h).is_some_and(|i| i.style & 1 != 0) {
-                notify(cx, h, LBN_DBLCLK)?;
+            let hit = with_ctl(cx, h, |c| item_at(c, kind.variable, y)).flatten();
+            if let Some(k) = hit {
+                select(cx, h, k as i32, LBN_SELCHANGE, false)?;
+                if m == WM_LBUTTONDBLCLK && info(cx, h).is_some_and(|i| i.style & 1 != 0) {
+                    notify(cx, h, LBN_DBLCLK)?;
+                }
             }
             Ok(0)
         }

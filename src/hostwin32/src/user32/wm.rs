@@ -111,6 +111,11 @@ pub struct CtlState {
     pub font: u32,
     pub dropped: bool,
     pub image: u32,
+    /// LISTBOX: the items' height (0: the default), and with LBS_OWNERDRAWVARIABLE
+    /// each item's, beside `items`; LB_SETHORIZONTALEXTENT's width.
+    pub item_h: i32,
+    pub heights: Vec<i32>,
+    pub extent: u32,
 }
 
 #[derive(Clone, Debug, Default)]
