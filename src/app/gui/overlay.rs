@@ -402,6 +402,8 @@ const PALETTE: [egui::Color32; ALL.len()] = [
     egui::Color32::from_rgb(0xff, 0x7f, 0xbf),
     egui::Color32::from_rgb(0xb8, 0xe9, 0x86),
     egui::Color32::from_rgb(0x9b, 0x9b, 0xff),
+    // jit
+    egui::Color32::from_rgb(0xff, 0xff, 0xff),
 ];
 
 /// The window's content width in points.

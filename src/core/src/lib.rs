@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod decode;
 pub mod exec;
+pub mod jit;
 pub mod mem;
 pub mod ops;
 pub mod stats;

@@ -37,6 +37,9 @@ pub struct Block {
     pub fold: Option<Box<crate::tiers::fold::Fold>>,
     /// A block/region executor descriptor headed by this block (tiers/region.rs).
     pub region: Option<Box<crate::tiers::region::Region>>,
+    /// The block's host code from the `jit` tier, if compiled (src/core/src/jit):
+    /// retired with the block.
+    pub jit: Cell<crate::jit::Slot>,
 }
 
 pub struct PageCode {

@@ -74,6 +74,8 @@ pub struct Executor {
     hits: Vec<u32>,
     /// Micro-op tier state of this thread (src/core/src/uop/engine.rs).
     pub uop: crate::uop::engine::UopState,
+    /// Native-code tier state and code memory of this thread (src/core/src/jit).
+    jit: crate::jit::JitState,
 }
 
 impl Default for Executor {
@@ -101,6 +103,7 @@ impl Executor {
             regions: RegionIndex::default(),
             hits: Vec::new(),
             uop: Default::default(),
+            jit: Default::default(),
         }
     }
 
@@ -201,6 +204,8 @@ impl Executor {
         self.cache.flush();
         self.regions.clear();
         self.uop.clear();
+        // Every block holding compiled code is gone: its code memory can go too.
+        self.jit.clear();
         self.counters.flushes += 1;
     }
 
@@ -258,6 +263,10 @@ impl Executor {
             let eip = cpu.eip;
             if eip.wrapping_sub(self.stop_lo) < self.stop_len {
                 return StopReason::Thunk(eip);
+            }
+            // Bounded code memory: past the cap, all decoded and compiled code goes.
+            if self.jit.over_cap() {
+                self.flush();
             }
             // Decoded code depends on which data segment registers are null.
             if cpu.null_segs != self.seen_null {
@@ -409,6 +418,62 @@ impl Executor {
                 }
                 continue;
             }
+            // A hot block whose instructions are all in the `jit` tier's vocabulary
+            // runs as host code (src/core/src/jit), charged as the plain block: one
+            // block entered, its instructions retired up to where it left.
+            if !PROF
+                && !mid
+                && block.entries.get() >= crate::jit::HOT
+                && !matches!(block.jit.get(), crate::jit::Slot::Declined)
+            {
+                let code = if self.tiers.is_on(Tier::Jit) {
+                    self.jit.code(
+                        block,
+                        &cpu.mem,
+                        &self.tiers.jit,
+                        self.tiers.stats(Tier::Jit),
+                    )
+                } else {
+                    block.jit.set(crate::jit::Slot::Declined);
+                    None
+                };
+                if let Some(code) = code {
+                    let w = code.run(cpu);
+                    let (kind, k) = (w & 0xff, (w >> 8) as u64);
+                    cpu.chain.blocks += 1;
+                    cpu.chain.dispatches += 1;
+                    let js = &self.tiers.jit;
+                    js.entries.fetch_add(1, Ordering::Relaxed);
+                    let st = self.tiers.stats(Tier::Jit);
+                    st.runs.fetch_add(1, Ordering::Relaxed);
+                    let done = match kind {
+                        crate::jit::EXIT_BLOCK => {
+                            js.exit_block.fetch_add(1, Ordering::Relaxed);
+                            block.ninsn as u64
+                        }
+                        crate::jit::EXIT_CODE_WRITE => {
+                            js.exit_code_write.fetch_add(1, Ordering::Relaxed);
+                            k + 1
+                        }
+                        _ => {
+                            js.exit_fault.fetch_add(1, Ordering::Relaxed);
+                            k
+                        }
+                    };
+                    cpu.retired += done;
+                    js.insns.fetch_add(done, Ordering::Relaxed);
+                    st.elements.fetch_add(done, Ordering::Relaxed);
+                    if kind == crate::jit::EXIT_FAULT {
+                        let e = cpu
+                            .pending
+                            .take()
+                            .expect("compiled code that faults records its exception");
+                        cpu.eip = e.eip;
+                        return StopReason::Exception(e);
+                    }
+                    continue;
+                }
+            }
             let ch = &mut cpu.chain;
             ch.blocks += 1;
             ch.cur_ninsn = block.ninsn;
@@ -511,6 +576,7 @@ impl Block {
             uop_skip: Cell::new(false),
             fold: None,
             region: None,
+            jit: Cell::new(crate::jit::Slot::Untried),
         }
     }
 }

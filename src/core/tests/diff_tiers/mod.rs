@@ -1,6 +1,7 @@
 //! Tier equivalence driven by the differential cases (issue 18): the tiers that
-//! change how loops run — `block_exec` (block/region executor) and `uop` (micro-op
-//! tier) — take each case's code as the body of a small loop, run with the tier
+//! change how loops run — `block_exec` (block/region executor), `uop` (micro-op
+//! tier) and `jit` (native code, issue 19) — take each case's code as the body of a
+//! small loop, run with the tier
 //! off and on; everything must come out bit-identical: registers, EIP, all of
 //! EFLAGS (materialised from the lazy record), the x87/MMX image, the data window,
 //! the counter page, the stop (fault kind, EIP and address), instructions retired
@@ -35,8 +36,9 @@
 //! programs run, folds and `x87_fusion` on; and "every tier").
 //!
 //! [`ITERATIONS`] passes: `uop` lowers a loop only once its head has been entered
-//! 32 times (`uop::engine::HOT`), `block_exec` at the head's first decode. The
-//! off arm has every tier off; the `block_exec`, `uop` and folds arms only the
+//! 32 times (`uop::engine::HOT`), `jit` compiles a block entered 16 times,
+//! `block_exec` at the head's first decode. The
+//! off arm has every tier off; the `block_exec`, `uop`, `jit` and folds arms only the
 //! tiers under test, then the default gates and every tier at once. A tier that
 //! cannot take a body (an instruction outside its vocabulary) leaves it to the
 //! interpreter, which the arms then agree on trivially; the summary says how many
@@ -521,6 +523,9 @@ impl TierLoops {
         let arms = [
             ("block_exec", vec![Tier::BlockExec], [true, false]),
             ("uop", vec![Tier::Uop], [true, false]),
+            // The native-code tier (issue 19) compiles a block once it has been
+            // entered 16 times (`jit::HOT`), well inside the 48 passes.
+            ("jit", vec![Tier::Jit], [true, false]),
             ("folds", folds, [false, true]),
             // The default gates (the folds and `x87_fusion`), as programs run, and
             // every tier at once (`block_exec` then claims the blocks the others

@@ -1,0 +1,470 @@
+//! The native-code tier `jit` (issue 19): the same guest program with only `jit` on
+//! and with every tier off must end with identical registers, materialised flags,
+//! EIP, memory, stop reasons, per-slice states and pacing counters (instructions
+//! retired, blocks entered), whole and in budget slices of 1, 7, 37 and 1000
+//! instructions; and the compiled code must really have run (the tier's counters).
+
+use iced_x86::code_asm::*;
+use std::sync::Arc;
+use winterp_core::StopReason;
+use winterp_core::harness::{CODE, DATA, DATA_SIZE, EXIT, Machine, assemble};
+use winterp_core::jit::JitSnapshot;
+use winterp_core::tiers::{Tier, Tiers};
+
+type A = CodeAssembler;
+type R = Result<(), IcedError>;
+
+const SRC: u32 = DATA;
+const DST: u32 = DATA + 0x10_0000;
+
+fn finish(a: &mut A) -> R {
+    a.mov(ebp, EXIT)?;
+    a.jmp(ebp)
+}
+
+fn init(m: &Machine) {
+    let mut x = 0x9e37_79b9u32;
+    let mut buf = vec![0u8; 0x2_0000];
+    for b in buf.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x as u8;
+    }
+    m.mem.write_bytes(SRC, &buf).unwrap();
+}
+
+#[derive(Debug, PartialEq)]
+struct End {
+    stops: Vec<StopReason>,
+    /// Registers, EIP, EFLAGS and instructions retired at every slice boundary.
+    states: Vec<([u32; 8], u32, u32, u64)>,
+    insns: u64,
+    blocks: u64,
+    mem: Vec<u8>,
+    code: Vec<u8>,
+}
+
+/// Runs `code` in slices; `between(m, k)` runs after slice `k` (host actions).
+fn run_with(
+    code: &[u8],
+    tiers: Arc<Tiers>,
+    slice: u64,
+    between: &mut dyn FnMut(&mut Machine, usize),
+) -> End {
+    let mut m = Machine::new();
+    m.exec.set_tiers(tiers);
+    init(&m);
+    m.load(code);
+    // CF set on entry, so INC/DEC's kept CF is visible in the final flags.
+    m.cpu.set_eflags(0x2 | 1);
+    let mut stops = Vec::new();
+    let mut states = Vec::new();
+    for k in 0..2_000_000 {
+        let s = m.run(slice);
+        stops.push(s);
+        let mut regs = [0u32; 8];
+        regs.copy_from_slice(&m.cpu.regs[..8]);
+        states.push((regs, m.cpu.eip, m.cpu.eflags(), m.exec.counters.insns));
+        if s != StopReason::BudgetSpent {
+            break;
+        }
+        between(&mut m, k);
+    }
+    let mut mem = vec![0u8; DATA_SIZE as usize];
+    m.mem.read_bytes(DATA, &mut mem).unwrap();
+    let mut code_now = vec![0u8; code.len()];
+    m.mem.read_bytes(CODE, &mut code_now).unwrap();
+    End {
+        stops,
+        states,
+        insns: m.exec.counters.insns,
+        blocks: m.exec.counters.blocks,
+        mem,
+        code: code_now,
+    }
+}
+
+fn gates(on: bool) -> Arc<Tiers> {
+    let t = Arc::new(Tiers::all(false));
+    t.set(Tier::Jit, on).unwrap();
+    t
+}
+
+fn same(off: &End, on: &End, what: &str) {
+    assert_eq!(off.stops, on.stops, "{what}: stops");
+    assert_eq!(off.states.len(), on.states.len(), "{what}: slices");
+    for (k, (a, b)) in off.states.iter().zip(&on.states).enumerate() {
+        assert_eq!(a, b, "{what}: state after slice {k}");
+    }
+    assert_eq!(
+        (off.insns, off.blocks),
+        (on.insns, on.blocks),
+        "{what}: counters"
+    );
+    assert!(off.mem == on.mem, "{what}: memory differs");
+    assert!(off.code == on.code, "{what}: code bytes differ");
+}
+
+/// Off and on agree for every slice size; the on arm's counters for the whole run
+/// and for the 1000-instruction slices.
+fn equivalent_with(
+    code: &[u8],
+    between: &dyn Fn(&mut Machine, usize),
+) -> (JitSnapshot, JitSnapshot) {
+    let mut whole = None;
+    let mut sliced = None;
+    for slice in [u64::MAX, 1, 7, 37, 1000] {
+        let toff = gates(false);
+        let off = run_with(code, toff.clone(), slice, &mut |m, k| between(m, k));
+        assert_eq!(toff.jit.snapshot().entries, 0, "off arm ran compiled code");
+        let ton = gates(true);
+        let on = run_with(code, ton.clone(), slice, &mut |m, k| between(m, k));
+        same(&off, &on, &format!("slice {slice}"));
+        let s = ton.jit.snapshot();
+        if slice == u64::MAX {
+            whole = Some(s);
+        }
+        if slice == 1000 {
+            sliced = Some(s);
+        }
+    }
+    (whole.unwrap(), sliced.unwrap())
+}
+
+fn equivalent(code: &[u8]) -> (JitSnapshot, JitSnapshot) {
+    equivalent_with(code, &|_, _| {})
+}
+
+/// Register and memory ALU forms, flags read by Jcc across blocks, ADC/SBB carry
+/// chains, INC/DEC keeping CF, MOVZX/MOVSX from registers and memory, PUSH/POP,
+/// LEA with scaled indices, NEG/NOT and a call to a leaf function.
+fn mix(n: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut head = a.create_label();
+        let mut odd = a.create_label();
+        let mut join = a.create_label();
+        let mut leaf = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ecx, n)?;
+        a.xor(edx, edx)?;
+        a.mov(esp, DATA + 0x1f_0000)?;
+        a.jmp(head)?;
+        a.set_label(&mut leaf)?;
+        a.add(eax, dword_ptr(esp + 4))?;
+        a.ret_1(4)?;
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.movzx(ebx, byte_ptr(esi + 1))?;
+        a.movsx(ebp, word_ptr(esi + 2))?;
+        a.test(eax, 1)?;
+        a.jnz(odd)?;
+        a.add(edx, eax)?;
+        a.adc(edx, ebx)?;
+        a.sbb(ebp, 7)?;
+        a.movzx(ebx, ah)?;
+        a.movsx(eax, bx)?;
+        a.jmp(join)?;
+        a.set_label(&mut odd)?;
+        a.xor(edx, ebp)?;
+        a.add(dword_ptr(edi), ebx)?;
+        a.sub(dword_ptr(edi + 4), 3)?;
+        a.neg(ebx)?;
+        a.not(ebp)?;
+        a.push(ebx)?;
+        a.push(0x1234_5678)?;
+        a.pop(ebx)?;
+        a.pop(eax)?;
+        a.push(edx)?;
+        a.call(leaf)?;
+        a.set_label(&mut join)?;
+        a.lea(edi, ptr(edi + eax * 4 + 4))?;
+        a.and(edi, 0xfffc)?;
+        a.add(edi, DST)?;
+        a.or(edx, 0x10)?;
+        a.cmp(edx, ebp)?;
+        a.adc(esi, 1)?;
+        a.inc(edx)?;
+        a.dec(ecx)?;
+        a.jg(head)?;
+        finish(a)
+    })
+}
+
+#[test]
+fn jit_mixed_integer_loop_matches_the_interpreter() {
+    let code = mix(5000);
+    let (whole, sliced) = equivalent(&code);
+    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
+    assert_eq!(on.stops, [StopReason::Thunk(EXIT)], "ran to its end");
+    assert!(whole.compiled >= 3, "{whole:?}");
+    assert!(whole.entries > 10_000, "{whole:?}");
+    assert!(whole.insns > 50_000, "{whole:?}");
+    assert!(sliced.entries > 5_000, "{sliced:?}");
+    assert_eq!(whole.exit_fault, 0, "{whole:?}");
+}
+
+/// Every condition code after every kind of flag writer the tier records, with
+/// the branch in its own block so the condition is also read from the record
+/// left in `cpu.flags` (first instruction of the next block).
+#[test]
+fn jit_conditions_after_every_writer_match_the_interpreter() {
+    type W = fn(&mut A) -> R;
+    let writers: [W; 8] = [
+        |a| a.add(eax, ebx),
+        |a| a.sub(eax, ebx),
+        |a| a.cmp(eax, ebx),
+        |a| a.and(eax, ebx),
+        |a| a.adc(eax, ebx),
+        |a| a.sbb(eax, ebx),
+        |a| a.inc(eax),
+        |a| a.neg(eax),
+    ];
+    for (w, write) in writers.iter().enumerate() {
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(ecx, 3000)?;
+            a.xor(edx, edx)?;
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.mov(ebx, dword_ptr(esi + 4))?;
+            a.add(esi, 3)?;
+            // Small and boundary values now and then.
+            a.and(ebx, dword_ptr(esi + 8))?;
+            write(a)?;
+            for cc in 0..16u8 {
+                // jcc rel8 (0x70 + cc) over the one-byte `inc edx`.
+                a.db(&[0x70 + cc, 1])?;
+                a.inc(edx)?;
+                a.add(edx, edx)?;
+                // The record must also survive into the next block's branch.
+                if cc == 7 {
+                    let mut on = a.create_label();
+                    a.jmp(on)?;
+                    a.set_label(&mut on)?;
+                }
+            }
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        });
+        let (whole, _) = equivalent(&code);
+        assert!(whole.entries > 1000, "writer {w}: {whole:?}");
+    }
+}
+
+/// Reads run off the end of the data region: the fault is raised at the exact
+/// instruction, inside a compiled block, with the state of the interpreter.
+#[test]
+fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, DATA + DATA_SIZE - 0x3000)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        // The faulting load is third in its block, after a flag writer and a
+        // register write that must be visible at the fault.
+        a.inc(edx)?;
+        a.lea(ebx, ptr(esi + 1))?;
+        a.add(eax, dword_ptr(esi))?;
+        a.add(esi, 4)?;
+        a.jmp(head)
+    });
+    let (whole, _) = equivalent(&code);
+    assert!(whole.entries > 2_000, "{whole:?}");
+    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
+/// A push walks ESP into unmapped memory: the fault is raised at the push with
+/// ESP unchanged.
+#[test]
+fn jit_push_into_an_unmapped_stack_page_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esp, DATA + 0x1800)?;
+        a.xor(eax, eax)?;
+        a.set_label(&mut head)?;
+        a.inc(eax)?;
+        a.push(eax)?;
+        a.push(ecx)?;
+        a.add(ecx, eax)?;
+        a.pop(edx)?;
+        a.jmp(head)
+    });
+    let (whole, _) = equivalent(&code);
+    assert!(whole.entries > 1_000, "{whole:?}");
+    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+}
+
+/// A hot compiled block stores into its own bytes (the immediate of an ADD after
+/// the store, in the same block) at one iteration: the compiled code leaves right
+/// after the store, the block is retired, and the new immediate takes effect at
+/// once, as in the interpreter.
+#[test]
+fn jit_store_into_a_running_compiled_block_matches_the_interpreter() {
+    let build = |target: u32| {
+        assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(ecx, 6000)?;
+            a.xor(edx, edx)?;
+            a.mov(ebx, target)?;
+            a.mov(ebp, (DST.wrapping_sub(target)) as i32)?;
+            a.mov(edi, 0x0200_0000)?;
+            a.set_label(&mut head)?;
+            // eax = target when ecx == 3000, else DST (all in the vocabulary).
+            a.mov(eax, ecx)?;
+            a.sub(eax, 3000)?;
+            a.neg(eax)?;
+            a.sbb(eax, eax)?;
+            a.and(eax, ebp)?;
+            a.add(eax, ebx)?;
+            a.mov(dword_ptr(eax), edi)?;
+            a.add(edx, 0x0100_0000)?;
+            a.add(edx, ecx)?;
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        })
+    };
+    // Find the ADD's immediate, then assemble again aiming the store at it (the
+    // layout does not depend on the target).
+    let probe = build(0);
+    let mut d = iced_x86::Decoder::with_ip(32, &probe, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let add = d
+        .iter()
+        .find(|i| i.code() == iced_x86::Code::Add_rm32_imm32)
+        .expect("the patched ADD");
+    let target = add.next_ip32() - 4;
+    let code = build(target);
+    assert_eq!(code.len(), probe.len());
+    let (whole, sliced) = equivalent(&code);
+    assert!(whole.entries > 5_000, "{whole:?}");
+    assert_eq!(whole.exit_code_write, 1, "{whole:?}");
+    assert!(sliced.entries > 2_000, "{sliced:?}");
+}
+
+/// The host writes into a hot compiled loop between two runs (as another thread's
+/// store or the loader would): the compiled code is retired and the new bytes run.
+#[test]
+fn jit_host_write_into_compiled_code_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(ecx, 50_000)?;
+        a.xor(edx, edx)?;
+        a.set_label(&mut head)?;
+        a.add(edx, 0x0100_0000)?;
+        a.add(edx, ecx)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let mut d = iced_x86::Decoder::with_ip(32, &code, CODE as u64, iced_x86::DecoderOptions::NONE);
+    let add = d
+        .iter()
+        .find(|i| i.code() == iced_x86::Code::Add_rm32_imm32)
+        .expect("the patched ADD");
+    let at = add.next_ip32() - 4;
+    let patch = move |m: &mut Machine, k: usize| {
+        if k == 40 {
+            m.mem
+                .write_bytes(at, &0x0300_0000u32.to_le_bytes())
+                .unwrap();
+        }
+    };
+    // Slices of 1000: the write lands after 41,000 instructions, in the hot loop.
+    let toff = gates(false);
+    let off = run_with(&code, toff, 1000, &mut |m, k| patch(m, k));
+    let ton = gates(true);
+    let on = run_with(&code, ton.clone(), 1000, &mut |m, k| patch(m, k));
+    same(&off, &on, "host write");
+    let s = ton.jit.snapshot();
+    assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
+    assert!(s.entries > 40_000, "{s:?}");
+}
+
+/// The gate switched off and on every 5000 instructions while the loop runs in
+/// compiled code: the switch retires the code at the next block boundary and
+/// the end state is the interpreter's.
+#[test]
+fn jit_switched_off_and_on_while_running_matches_the_interpreter() {
+    let code = mix(20_000);
+    let toggle = |m: &mut Machine, k: usize| {
+        let t = m.exec.tiers().clone();
+        t.set(Tier::Jit, k % 2 == 1).unwrap();
+    };
+    let off = run_with(&code, gates(false), 5000, &mut |m, _| {
+        let t = m.exec.tiers().clone();
+        t.set(Tier::Jit, false).unwrap();
+    });
+    let ton = gates(true);
+    let on = run_with(&code, ton.clone(), 5000, &mut |m, k| toggle(m, k));
+    same(&off, &on, "toggled");
+    let s = ton.jit.snapshot();
+    assert!(s.compiled > 6, "compiled again after each switch on: {s:?}");
+}
+
+/// Every shape `winterp bench` runs ends identically with only `jit` on; the
+/// null control shape still runs in the tier (a leaf call loop), so only the end
+/// state is compared there.
+#[test]
+fn jit_bench_shapes_end_identically() {
+    use winterp_core::bench;
+    let mut ran = 0;
+    for shape in bench::standard(1) {
+        let off = bench::end_state(&shape, Arc::new(Tiers::all(false))).unwrap();
+        let on_tiers = gates(true);
+        let on = bench::end_state(&shape, on_tiers.clone()).unwrap();
+        assert_eq!(off.0, on.0, "{}: registers", shape.name);
+        assert_eq!(off.1, on.1, "{}: flags", shape.name);
+        assert_eq!(off.2, on.2, "{}: memory", shape.name);
+        assert_eq!(
+            (off.3.insns, off.3.blocks),
+            (on.3.insns, on.3.blocks),
+            "{}: pacing counters",
+            shape.name
+        );
+        if on_tiers.jit.snapshot().entries > 0 {
+            ran += 1;
+        }
+    }
+    assert!(ran >= 5, "the tier ran in only {ran} shapes");
+}
+
+/// `winterp bench --toggle jit` without the app: the same `bench::run_toggle` on
+/// the issue's shapes, paired ratios printed (a measurement, not a check; run with
+/// `cargo test --release -p winterp-core --test jit -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn jit_bench_toggle_paired_ratios() {
+    use winterp_core::bench;
+    let reps: usize = std::env::var("JIT_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let mut shapes = bench::standard(1);
+    shapes.retain(|s| ["reg_alu", "block_mix", "call_ret", "null"].contains(&s.name));
+    let res = bench::run_toggle(&shapes, reps, "jit").unwrap();
+    for (off, on) in &res {
+        println!(
+            "{:10} off {:7.2} ns/iter (min {:7.2}) on {:7.2} ns/iter (min {:7.2}) paired off/on {:.2}x  insns {} blocks/iter {:.2} dispatches/iter {:.2} -> {:.2}",
+            off.name,
+            off.ns_per_iter_median(),
+            off.ns_per_iter_min(),
+            on.ns_per_iter_median(),
+            on.ns_per_iter_min(),
+            bench::paired_ratio_median(off, on),
+            off.insns(),
+            off.blocks_per_iter(),
+            off.dispatches_per_iter(),
+            on.dispatches_per_iter()
+        );
+    }
+}
