@@ -29,7 +29,7 @@ use super::wave::{
     MMSYSERR_BADDEVICEID, MMSYSERR_INVALFLAG, MMSYSERR_INVALHANDLE, MMSYSERR_INVALPARAM,
     MMSYSERR_NOERROR, MMSYSERR_NOTSUPPORTED,
 };
-use super::wave_service::{self, Action};
+use super::wave_service::{self, Action, Callback};
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
 use crate::process::Process;
 use crate::sound::{self, Chunk, PcmFormat, Source, VoiceKind};
@@ -50,13 +50,6 @@ const MIDIERR_NOMAP: u32 = MIDIERR_BASE + 2;
 const MIDIERR_NOTREADY: u32 = MIDIERR_BASE + 3;
 const MIDIERR_NODEVICE: u32 = MIDIERR_BASE + 4;
 const MIDIERR_INVALIDSETUP: u32 = MIDIERR_BASE + 5;
-
-const CALLBACK_TYPEMASK: u32 = 0x7_0000;
-const CALLBACK_NULL: u32 = 0;
-const CALLBACK_WINDOW: u32 = 0x1_0000;
-const CALLBACK_THREAD: u32 = 0x2_0000;
-const CALLBACK_FUNCTION: u32 = 0x3_0000;
-const CALLBACK_EVENT: u32 = 0x5_0000;
 
 const MHDR_DONE: u32 = 0x1;
 const MHDR_PREPARED: u32 = 0x2;
@@ -254,15 +247,6 @@ impl Source for SynthVoice {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Callback {
-    Null,
-    Window(u32),
-    Thread(u32),
-    Function(u32),
-    Event(u32),
-}
-
 struct Handle {
     handle: u32,
     cb: Callback,
@@ -273,26 +257,7 @@ struct Handle {
 
 impl Handle {
     fn callback_action(&self, msg: u32, p1: u32) -> Option<Action> {
-        match self.cb {
-            Callback::Null => None,
-            Callback::Window(hwnd) => Some(Action::Post {
-                hwnd,
-                msg,
-                wp: self.handle,
-                lp: p1,
-            }),
-            Callback::Thread(tid) => Some(Action::PostThread {
-                tid,
-                msg,
-                wp: self.handle,
-                lp: p1,
-            }),
-            Callback::Event(h) => Some(Action::SetEvent(h)),
-            Callback::Function(addr) => Some(Action::Call {
-                addr,
-                args: vec![self.handle, msg, self.instance, p1, 0],
-            }),
-        }
+        self.cb.action(self.handle, self.instance, msg, p1)
     }
 }
 
@@ -367,11 +332,7 @@ fn handle(cx: &Ctx, h: u32) -> Option<Arc<Handle>> {
 }
 
 fn deliver(cx: &mut Ctx, h: &Handle, msg: u32, p1: u32) -> ApiResult<()> {
-    match h.callback_action(msg, p1) {
-        None => Ok(()),
-        Some(a @ Action::Call { .. }) => wave_service::queue(cx, a),
-        Some(a) => wave_service::perform(cx, &a),
-    }
+    wave_service::deliver(cx, h.callback_action(msg, p1))
 }
 
 pub fn midiOutGetNumDevs(cx: &mut Ctx) -> u32 {
@@ -438,14 +399,8 @@ pub fn midiOutOpen(
     if (uDeviceID != 0 && uDeviceID != MIDI_MAPPER) || synth(cx.proc).is_none() {
         return Ok(MMSYSERR_BADDEVICEID);
     }
-    let cb = match fdwOpen & CALLBACK_TYPEMASK {
-        CALLBACK_NULL => Callback::Null,
-        CALLBACK_WINDOW => Callback::Window(dwCallback),
-        CALLBACK_THREAD => Callback::Thread(dwCallback),
-        CALLBACK_FUNCTION if dwCallback == 0 => Callback::Null,
-        CALLBACK_FUNCTION => Callback::Function(dwCallback),
-        CALLBACK_EVENT => Callback::Event(dwCallback),
-        _ => return Ok(MMSYSERR_INVALFLAG),
+    let Some(cb) = Callback::from_open(fdwOpen, dwCallback) else {
+        return Ok(MMSYSERR_INVALFLAG);
     };
     if phmo.is_null() {
         return Ok(MMSYSERR_INVALPARAM);

@@ -20,7 +20,7 @@
 //! Loops: a header with both WHDR_BEGINLOOP and WHDR_ENDLOOP plays `dwLoops` times;
 //! a loop spanning several headers is reported as not implemented.
 
-use super::wave_service::{self, Action, Timed};
+use super::wave_service::{self, Action, Callback, Timed};
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
 use crate::process::Process;
 use crate::sound::{self, Chunk, PcmFormat, Source, VoiceKind};
@@ -44,12 +44,6 @@ pub const WAVERR_SYNC: u32 = 35;
 
 pub const WAVE_MAPPER: u32 = 0xffff_ffff;
 const WAVE_FORMAT_QUERY: u32 = 0x1;
-const CALLBACK_TYPEMASK: u32 = 0x7_0000;
-const CALLBACK_NULL: u32 = 0;
-const CALLBACK_WINDOW: u32 = 0x1_0000;
-const CALLBACK_THREAD: u32 = 0x2_0000;
-const CALLBACK_FUNCTION: u32 = 0x3_0000;
-const CALLBACK_EVENT: u32 = 0x5_0000;
 
 pub const WOM_OPEN: u32 = 0x3bb;
 pub const WOM_CLOSE: u32 = 0x3bc;
@@ -101,15 +95,6 @@ impl Default for State {
             device_volume: AtomicU32::new(0xffff_ffff),
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Callback {
-    Null,
-    Window(u32),
-    Thread(u32),
-    Function(u32),
-    Event(u32),
 }
 
 /// A header in a handle's queue.
@@ -274,26 +259,7 @@ impl Device {
     }
 
     fn callback_action(&self, msg: u32, p1: u32) -> Option<Action> {
-        match self.cb {
-            Callback::Null => None,
-            Callback::Window(hwnd) => Some(Action::Post {
-                hwnd,
-                msg,
-                wp: self.handle,
-                lp: p1,
-            }),
-            Callback::Thread(tid) => Some(Action::PostThread {
-                tid,
-                msg,
-                wp: self.handle,
-                lp: p1,
-            }),
-            Callback::Event(h) => Some(Action::SetEvent(h)),
-            Callback::Function(addr) => Some(Action::Call {
-                addr,
-                args: vec![self.handle, msg, self.instance, p1, 0],
-            }),
-        }
+        self.cb.action(self.handle, self.instance, msg, p1)
     }
 
     /// Returns a finished header to the program: WHDR_DONE, not WHDR_INQUEUE.
@@ -358,11 +324,7 @@ fn device(cx: &Ctx, h: u32) -> Option<Arc<Device>> {
 /// Delivers a callback message now (posts, events) or through the service thread
 /// (functions).
 fn deliver(cx: &mut Ctx, dev: &Device, msg: u32, p1: u32) -> ApiResult<()> {
-    match dev.callback_action(msg, p1) {
-        None => Ok(()),
-        Some(a @ Action::Call { .. }) => wave_service::queue(cx, a),
-        Some(a) => wave_service::perform(cx, &a),
-    }
+    wave_service::deliver(cx, dev.callback_action(msg, p1))
 }
 
 /// A WAVEFORMATEX this device plays, or WAVERR_BADFORMAT.
@@ -457,14 +419,8 @@ pub fn waveOutOpen(
         Ok(f) => f,
         Err(e) => return Ok(e),
     };
-    let cb = match fdwOpen & CALLBACK_TYPEMASK {
-        CALLBACK_NULL => Callback::Null,
-        CALLBACK_WINDOW => Callback::Window(dwCallback),
-        CALLBACK_THREAD => Callback::Thread(dwCallback),
-        CALLBACK_FUNCTION if dwCallback == 0 => Callback::Null,
-        CALLBACK_FUNCTION => Callback::Function(dwCallback),
-        CALLBACK_EVENT => Callback::Event(dwCallback),
-        _ => return Ok(MMSYSERR_INVALFLAG),
+    let Some(cb) = Callback::from_open(fdwOpen, dwCallback) else {
+        return Ok(MMSYSERR_INVALFLAG);
     };
     if fdwOpen & WAVE_FORMAT_QUERY != 0 {
         return Ok(MMSYSERR_NOERROR);

@@ -161,6 +161,78 @@ pub fn kick(cx: &mut Ctx) -> ApiResult<()> {
     }
 }
 
+/// Where a wave or MIDI output handle reports its MM_*OM_* messages: the
+/// CALLBACK_* kind in the `fdwOpen` of waveOutOpen and midiOutOpen, with its
+/// `dwCallback`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callback {
+    Null,
+    Window(u32),
+    Thread(u32),
+    Function(u32),
+    Event(u32),
+}
+
+const CALLBACK_TYPEMASK: u32 = 0x7_0000;
+const CALLBACK_NULL: u32 = 0;
+const CALLBACK_WINDOW: u32 = 0x1_0000;
+const CALLBACK_THREAD: u32 = 0x2_0000;
+const CALLBACK_FUNCTION: u32 = 0x3_0000;
+const CALLBACK_EVENT: u32 = 0x5_0000;
+
+impl Callback {
+    /// The callback an open call asks for, or `None` for a kind winmm rejects
+    /// (MMSYSERR_INVALFLAG). A CALLBACK_FUNCTION of NULL reports nowhere, as on
+    /// Windows.
+    pub fn from_open(fdwOpen: u32, dwCallback: u32) -> Option<Callback> {
+        Some(match fdwOpen & CALLBACK_TYPEMASK {
+            CALLBACK_NULL => Callback::Null,
+            CALLBACK_WINDOW => Callback::Window(dwCallback),
+            CALLBACK_THREAD => Callback::Thread(dwCallback),
+            CALLBACK_FUNCTION if dwCallback == 0 => Callback::Null,
+            CALLBACK_FUNCTION => Callback::Function(dwCallback),
+            CALLBACK_EVENT => Callback::Event(dwCallback),
+            _ => return None,
+        })
+    }
+
+    /// What delivering `msg` with `p1` for `handle` means: a message posted with
+    /// the handle in wParam, an event set, or the function called as
+    /// `(handle, msg, dwInstance, p1, 0)`.
+    pub fn action(self, handle: u32, instance: u32, msg: u32, p1: u32) -> Option<Action> {
+        match self {
+            Callback::Null => None,
+            Callback::Window(hwnd) => Some(Action::Post {
+                hwnd,
+                msg,
+                wp: handle,
+                lp: p1,
+            }),
+            Callback::Thread(tid) => Some(Action::PostThread {
+                tid,
+                msg,
+                wp: handle,
+                lp: p1,
+            }),
+            Callback::Event(h) => Some(Action::SetEvent(h)),
+            Callback::Function(addr) => Some(Action::Call {
+                addr,
+                args: vec![handle, msg, instance, p1, 0],
+            }),
+        }
+    }
+}
+
+/// Delivers a callback message now (posts, events) or through the service thread
+/// (functions, which winmm runs on its own thread).
+pub fn deliver(cx: &mut Ctx, action: Option<Action>) -> ApiResult<()> {
+    match action {
+        None => Ok(()),
+        Some(a @ Action::Call { .. }) => queue(cx, a),
+        Some(a) => perform(cx, &a),
+    }
+}
+
 /// Queues an action for the service thread (performed as soon as it runs).
 pub fn queue(cx: &mut Ctx, a: Action) -> ApiResult<()> {
     lock(&service(cx.proc).inner).pending.push_back(a);
