@@ -563,6 +563,19 @@ impl GuestMemory {
         self.base
     }
 
+    /// Address of the permission table (one byte per 4 KiB page, [`perm`] bits), for
+    /// the `jit` tier's inline access path, which tests the same bits as the
+    /// accessors above. Valid as long as this memory (any clone) lives.
+    pub fn perm_table(&self) -> *const u8 {
+        self.region.perms.as_ptr() as *const u8
+    }
+
+    /// Address of the code-write epoch [`GuestMemory::code_epoch`] reads, for the
+    /// `jit` tier's per-link check. Valid as long as this memory (any clone) lives.
+    pub fn code_epoch_ptr(&self) -> *const u64 {
+        self.region.code_epoch.as_ptr() as *const u64
+    }
+
     /// Records that guest bytes holding decoded code changed; every thread's block
     /// cache replays this at its next block boundary.
     pub fn note_code_write(&self, addr: u32, len: u32) {

@@ -199,9 +199,9 @@ fn jit_mixed_integer_loop_matches_the_interpreter() {
     let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
     assert_eq!(on.stops, [StopReason::Thunk(EXIT)], "ran to its end");
     assert!(whole.compiled >= 3, "{whole:?}");
-    assert!(whole.entries > 10_000, "{whole:?}");
+    assert!(whole.blocks() > 10_000, "{whole:?}");
     assert!(whole.insns > 50_000, "{whole:?}");
-    assert!(sliced.entries > 5_000, "{sliced:?}");
+    assert!(sliced.blocks() > 5_000, "{sliced:?}");
     assert_eq!(whole.exit_fault, 0, "{whole:?}");
 }
 
@@ -251,7 +251,7 @@ fn jit_conditions_after_every_writer_match_the_interpreter() {
             finish(a)
         });
         let (whole, _) = equivalent(&code);
-        assert!(whole.entries > 1000, "writer {w}: {whole:?}");
+        assert!(whole.blocks() > 1000, "writer {w}: {whole:?}");
     }
 }
 
@@ -273,7 +273,7 @@ fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
         a.jmp(head)
     });
     let (whole, _) = equivalent(&code);
-    assert!(whole.entries > 2_000, "{whole:?}");
+    assert!(whole.blocks() > 2_000, "{whole:?}");
     assert_eq!(whole.exit_fault, 1, "{whole:?}");
     let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
     assert!(
@@ -300,7 +300,7 @@ fn jit_push_into_an_unmapped_stack_page_matches_the_interpreter() {
         a.jmp(head)
     });
     let (whole, _) = equivalent(&code);
-    assert!(whole.entries > 1_000, "{whole:?}");
+    assert!(whole.blocks() > 1_000, "{whole:?}");
     assert_eq!(whole.exit_fault, 1, "{whole:?}");
 }
 
@@ -346,9 +346,9 @@ fn jit_store_into_a_running_compiled_block_matches_the_interpreter() {
     let code = build(target);
     assert_eq!(code.len(), probe.len());
     let (whole, sliced) = equivalent(&code);
-    assert!(whole.entries > 5_000, "{whole:?}");
+    assert!(whole.blocks() > 5_000, "{whole:?}");
     assert_eq!(whole.exit_code_write, 1, "{whole:?}");
-    assert!(sliced.entries > 2_000, "{sliced:?}");
+    assert!(sliced.blocks() > 2_000, "{sliced:?}");
 }
 
 /// The host writes into a hot compiled loop between two runs (as another thread's
@@ -387,7 +387,7 @@ fn jit_host_write_into_compiled_code_matches_the_interpreter() {
     same(&off, &on, "host write");
     let s = ton.jit.snapshot();
     assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
-    assert!(s.entries > 40_000, "{s:?}");
+    assert!(s.blocks() > 40_000, "{s:?}");
 }
 
 /// The gate switched off and on every 5000 instructions while the loop runs in
@@ -467,4 +467,131 @@ fn jit_bench_toggle_paired_ratios() {
             on.dispatches_per_iter()
         );
     }
+}
+
+/// The flag writers the tier computes eagerly (SHL/SHR/SAR by constants, IMUL with
+/// two and three operands keeping SF ZF AF PF from the record before it, in the
+/// block or entered with it), read by every condition code and by INC's kept CF,
+/// in the block and in the next one.
+#[test]
+fn jit_eager_flag_writers_match_the_interpreter() {
+    type W = fn(&mut A) -> R;
+    let writers: [W; 9] = [
+        |a| a.shl(eax, 1),
+        |a| a.shl(eax, 13),
+        |a| a.shr(eax, 7),
+        |a| a.shr(eax, 1),
+        |a| a.sar(eax, 31),
+        |a| {
+            a.add(eax, ebx)?;
+            a.imul_2(eax, ebx)
+        },
+        |a| a.imul_3(eax, ebx, 0x10001),
+        |a| {
+            a.sub(eax, ebx)?;
+            a.imul_3(eax, dword_ptr(esi), 3)
+        },
+        |a| {
+            // IMUL first in its block: SF ZF AF PF kept from the incoming flags.
+            a.sub(eax, ebx)?;
+            let mut l = a.create_label();
+            a.jmp(l)?;
+            a.set_label(&mut l)?;
+            a.imul_2(eax, dword_ptr(esi + 12))
+        },
+    ];
+    for (w, write) in writers.iter().enumerate() {
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(ecx, 3000)?;
+            a.xor(edx, edx)?;
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.mov(ebx, dword_ptr(esi + 4))?;
+            a.add(esi, 3)?;
+            a.and(ebx, dword_ptr(esi + 8))?;
+            write(a)?;
+            for cc in 0..16u8 {
+                a.db(&[0x70 + cc, 1])?;
+                a.inc(edx)?;
+                if cc == 3 {
+                    // CF read by ADC right after the writer's record.
+                    a.adc(edx, edx)?;
+                }
+                a.add(edx, edx)?;
+                if cc == 7 {
+                    let mut on = a.create_label();
+                    a.jmp(on)?;
+                    a.set_label(&mut on)?;
+                }
+            }
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        });
+        let (whole, _) = equivalent(&code);
+        assert!(whole.blocks() > 1000, "writer {w}: {whole:?}");
+    }
+}
+
+/// Blocks linked to each other through the link table: a dispatcher reaching four
+/// routines by `jmp [table + eax*4]`, `call [table + eax*4]` and `call ebx`, the
+/// routines returning by RET; then a `jmp [mem]` reading an unmapped address faults
+/// at the JMP (in the interpreter: that block runs once).
+#[test]
+fn jit_indirect_branches_and_links_match_the_interpreter() {
+    let table = DATA + 0x1_0000;
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut back = a.create_label();
+        let mut odd = a.create_label();
+        let mut via = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 6000)?;
+        a.xor(edx, edx)?;
+        a.mov(esp, DATA + 0x1f_0000)?;
+        // EBP = the address of the POP; four 16-byte routines follow a 5-byte JMP.
+        let mut anchor = a.create_label();
+        a.call(anchor)?;
+        a.set_label(&mut anchor)?;
+        a.pop(ebp)?;
+        a.db(&[0xe9, 64, 0, 0, 0])?;
+        for k in 0..4u8 {
+            // add edx, k+1; imul edx, edx, 3; shr edx, 1; ret; 7 NOPs.
+            a.db(&[0x83, 0xc2, k + 1, 0x6b, 0xd2, 0x03, 0xd1, 0xea, 0xc3])?;
+            a.db(&[0x90; 7])?;
+        }
+        for k in 0..4u32 {
+            a.lea(eax, ptr(ebp + (6 + 16 * k)))?;
+            a.mov(dword_ptr(table + 4 * k), eax)?;
+        }
+        a.set_label(&mut head)?;
+        a.movzx(eax, byte_ptr(esi))?;
+        a.inc(esi)?;
+        a.and(eax, 3)?;
+        a.mov(ebx, dword_ptr(eax * 4 + table))?;
+        a.test(ecx, 1)?;
+        a.jnz(odd)?;
+        a.call(dword_ptr(eax * 4 + table))?;
+        a.call(ebx)?;
+        a.jmp(back)?;
+        a.set_label(&mut odd)?;
+        a.call(via)?;
+        a.set_label(&mut back)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        // Off the end of the data region: faults at the JMP's read.
+        a.jmp(dword_ptr(DATA + DATA_SIZE))?;
+        a.set_label(&mut via)?;
+        a.jmp(dword_ptr(eax * 4 + table))
+    });
+    let (whole, _) = equivalent(&code);
+    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
+    assert!(
+        matches!(on.stops[..], [StopReason::Exception(_)]),
+        "{:?}",
+        on.stops
+    );
+    assert!(whole.linked > 10_000, "{whole:?}");
 }

@@ -164,6 +164,8 @@ impl Executor {
     pub fn set_stop_range(&mut self, lo: u32, hi: u32) {
         self.stop_lo = lo;
         self.stop_len = hi.wrapping_sub(lo);
+        // Links skip the stop-range check: they are made again under the new range.
+        self.jit.unlink_all();
     }
 
     /// A flag another thread can set to stop this executor at its next block boundary.
@@ -225,6 +227,8 @@ impl Executor {
         self.counters.dispatches += std::mem::take(&mut cpu.chain.dispatches) - skipped;
         let x87_skipped = crate::tiers::x87_fuse::flush_stats(&mut cpu.chain, &self.tiers);
         self.counters.dispatches -= x87_skipped;
+        self.jit
+            .flush_stats(&self.tiers.jit, self.tiers.stats(Tier::Jit));
         r
     }
 
@@ -241,6 +245,10 @@ impl Executor {
         // The cache stays at this address for the whole run; it is only modified
         // between blocks, never while a handler (and so a chain hop) runs.
         cpu.chain.arm(&self.cache);
+        // Compiled code embeds the guest memory's addresses.
+        if self.jit.other_memory(&cpu.mem) {
+            self.flush();
+        }
         loop {
             // After a uop exit inside a block, the rest of that block runs before the
             // next budget or halt check, as it would have without the program.
@@ -420,16 +428,27 @@ impl Executor {
             }
             // A hot block whose instructions are all in the `jit` tier's vocabulary
             // runs as host code (src/core/src/jit), charged as the plain block: one
-            // block entered, its instructions retired up to where it left.
+            // block entered, its instructions retired up to where it left. Compiled
+            // code charges itself, and enters the compiled successors it finds in
+            // the link table after the per-block checks this loop makes.
             if !PROF
                 && !mid
                 && block.entries.get() >= crate::jit::HOT
                 && !matches!(block.jit.get(), crate::jit::Slot::Declined)
             {
                 let code = if self.tiers.is_on(Tier::Jit) {
+                    let env = crate::jit::Env {
+                        halt: Arc::as_ptr(&self.halt) as usize,
+                        tier_epoch: self.tiers.epoch_ptr() as usize,
+                        tier_seen: self.seen_tiers,
+                        code_epoch: cpu.mem.code_epoch_ptr() as usize,
+                        perms: cpu.mem.perm_table() as usize,
+                        base: cpu.mem.host_base() as usize,
+                    };
                     self.jit.code(
                         block,
                         &cpu.mem,
+                        &env,
                         &self.tiers.jit,
                         self.tiers.stats(Tier::Jit),
                     )
@@ -438,31 +457,12 @@ impl Executor {
                     None
                 };
                 if let Some(code) = code {
-                    let w = code.run(cpu);
-                    let (kind, k) = (w & 0xff, (w >> 8) as u64);
-                    cpu.chain.blocks += 1;
+                    self.jit.enter(eip, code, self.seen_epoch);
+                    let (before, blocks) = (cpu.retired, cpu.chain.blocks);
+                    let kind = code.run(cpu);
                     cpu.chain.dispatches += 1;
-                    let js = &self.tiers.jit;
-                    js.entries.fetch_add(1, Ordering::Relaxed);
-                    let st = self.tiers.stats(Tier::Jit);
-                    st.runs.fetch_add(1, Ordering::Relaxed);
-                    let done = match kind {
-                        crate::jit::EXIT_BLOCK => {
-                            js.exit_block.fetch_add(1, Ordering::Relaxed);
-                            block.ninsn as u64
-                        }
-                        crate::jit::EXIT_CODE_WRITE => {
-                            js.exit_code_write.fetch_add(1, Ordering::Relaxed);
-                            k + 1
-                        }
-                        _ => {
-                            js.exit_fault.fetch_add(1, Ordering::Relaxed);
-                            k
-                        }
-                    };
-                    cpu.retired += done;
-                    js.insns.fetch_add(done, Ordering::Relaxed);
-                    st.elements.fetch_add(done, Ordering::Relaxed);
+                    self.jit
+                        .note_exit(kind, cpu.retired - before, cpu.chain.blocks - blocks);
                     if kind == crate::jit::EXIT_FAULT {
                         let e = cpu
                             .pending
@@ -526,6 +526,10 @@ impl Executor {
         {
             Some(now) => {
                 self.seen_epoch = now;
+                // A retired block may hold compiled code that links name.
+                if !self.scratch.is_empty() {
+                    self.jit.unlink_all();
+                }
                 for &(a, l) in &self.scratch {
                     self.counters.invalidations += self.cache.invalidate(a, l) as u64;
                     self.uop.invalidate(a, l);

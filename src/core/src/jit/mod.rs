@@ -35,7 +35,7 @@
 pub mod native;
 
 use crate::cpu::Cpu;
-use crate::cpu::flags::{FlagOp, LazyFlags};
+use crate::cpu::flags::{AF, CF, FlagOp, LazyFlags, OF, PF, SF, ZF};
 use crate::exec::cache::Block;
 use crate::exec::op::{Handler, Op};
 use crate::mem::GuestMemory;
@@ -44,6 +44,8 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     AbiParam, InstBuilder, MemFlags, SigRef, Signature, Type, Value, types,
 };
+use cranelift_codegen::ir::{Block as Cblock, Endianness};
+use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use iced_x86::{Code as IC, Decoder, DecoderOptions, Instruction, Mnemonic, OpKind};
 use std::mem::offset_of;
@@ -82,6 +84,9 @@ pub struct JitStats {
     /// Cranelift refused a function (reported; the block runs plain).
     pub failed: AtomicU64,
     pub entries: AtomicU64,
+    /// Blocks entered inside compiled code without the run loop: links to another
+    /// block's code and iterations of a self-loop.
+    pub linked: AtomicU64,
     pub exit_block: AtomicU64,
     pub exit_fault: AtomicU64,
     pub exit_code_write: AtomicU64,
@@ -98,6 +103,7 @@ pub struct JitSnapshot {
     pub declined: u64,
     pub failed: u64,
     pub entries: u64,
+    pub linked: u64,
     pub exit_block: u64,
     pub exit_fault: u64,
     pub exit_code_write: u64,
@@ -115,6 +121,7 @@ impl JitStats {
             declined: r(&self.declined),
             failed: r(&self.failed),
             entries: r(&self.entries),
+            linked: r(&self.linked),
             exit_block: r(&self.exit_block),
             exit_fault: r(&self.exit_fault),
             exit_code_write: r(&self.exit_code_write),
@@ -126,16 +133,22 @@ impl JitStats {
 }
 
 impl JitSnapshot {
+    /// Blocks run as compiled code: entered from the run loop or through a link.
+    pub fn blocks(&self) -> u64 {
+        self.entries + self.linked
+    }
+
     pub fn to_json(&self) -> String {
         format!(
             "{{\"compiled\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
-             \"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{}}},\"insns\":{},\
+             \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{}}},\"insns\":{},\
              \"compile_ns\":{},\"compile_ns_max\":{}}}",
             self.compiled,
             self.code_bytes,
             self.declined,
             self.failed,
             self.entries,
+            self.linked,
             self.exit_block,
             self.exit_fault,
             self.exit_code_write,
@@ -146,22 +159,164 @@ impl JitSnapshot {
     }
 }
 
-/// One executor's (guest thread's) compiler state and code memory.
+/// Addresses compiled code reads, fixed for the life of the code that embeds them
+/// (constants in the code): the executor's halt flag, the gate epoch and the epoch
+/// the code was compiled under, the guest memory's code-write epoch, permission table
+/// and host base, and this executor's link state. The executor flushes all code when
+/// any of them would change (a new `Tiers`, a new guest memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Env {
+    /// `AtomicBool` (one byte): another thread asked this executor to stop.
+    pub halt: usize,
+    /// `AtomicU64`: `Tiers::epoch`, and its value when the code was compiled.
+    pub tier_epoch: usize,
+    pub tier_seen: u64,
+    /// `AtomicU64`: `GuestMemory::code_epoch`.
+    pub code_epoch: usize,
+    /// `GuestMemory::perm_table` and `host_base`.
+    pub perms: usize,
+    pub base: usize,
+}
+
+/// Link state compiled code reads at every link (one per executor, boxed so its
+/// address is stable): the link epoch (in the high half, to be or-ed with a target
+/// EIP into a table key) and the code-write epoch the executor has replayed.
+#[repr(C)]
 #[derive(Default)]
+pub struct Links {
+    pub key: u64,
+    pub seen_code: u64,
+}
+
+/// One link table entry: `key` = link epoch << 32 | block start EIP, `code` the block
+/// function's address. An entry whose epoch is not the current one is empty.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct Entry {
+    pub key: u64,
+    pub code: u64,
+}
+
+/// Link table size (entries, a power of two) and its index function.
+pub const TABLE_BITS: u32 = 13;
+const TABLE_MASK: u32 = (1 << TABLE_BITS) - 1;
+pub fn table_index(eip: u32) -> u32 {
+    (eip ^ (eip >> TABLE_BITS)) & TABLE_MASK
+}
+
+/// Counters of one executor, folded into [`JitStats`] when a run ends (an atomic
+/// add per block entry cost more than small blocks run for).
+#[derive(Default)]
+struct Local {
+    entries: u64,
+    linked: u64,
+    exit_block: u64,
+    exit_fault: u64,
+    exit_code_write: u64,
+    insns: u64,
+}
+
+/// One executor's (guest thread's) compiler state, code memory and link table.
 pub struct JitState {
     mem: native::CodeMemory,
     bytes: usize,
+    /// The guest memory the code was compiled against (its host base), 0 if none.
+    mem_base: usize,
+    links: Box<Links>,
+    /// Block start EIP -> compiled code of this executor, filled by the run loop at
+    /// every entry into compiled code; compiled code looks its successor up here.
+    table: Box<[Entry]>,
+    local: Local,
+}
+
+impl Default for JitState {
+    fn default() -> Self {
+        JitState {
+            mem: Default::default(),
+            bytes: 0,
+            mem_base: 0,
+            links: Box::new(Links {
+                key: 1 << 32,
+                seen_code: 0,
+            }),
+            table: vec![Entry::default(); 1 << TABLE_BITS].into_boxed_slice(),
+            local: Local::default(),
+        }
+    }
 }
 
 impl JitState {
     /// Frees all compiled code; the caller has dropped every block holding some.
     pub fn clear(&mut self) {
+        self.unlink_all();
         self.mem.clear();
         self.bytes = 0;
+        self.mem_base = 0;
+    }
+
+    /// Empties the link table (a new link epoch): called whenever a block holding
+    /// compiled code may have been retired, or what a link skips (the stop range)
+    /// changed. Entries are filled again as the run loop enters compiled code.
+    pub fn unlink_all(&mut self) {
+        let e = (self.links.key >> 32) + 1;
+        if e >= 1 << 32 {
+            self.table.fill(Entry::default());
+            self.links.key = 1 << 32;
+        } else {
+            self.links.key = e << 32;
+        }
     }
 
     pub fn over_cap(&self) -> bool {
         self.bytes > CODE_CAP
+    }
+
+    /// Whether the code was compiled against another guest memory than `mem`.
+    pub fn other_memory(&self, mem: &GuestMemory) -> bool {
+        self.mem_base != 0 && self.mem_base != mem.host_base() as usize
+    }
+
+    /// Before the run loop enters `code` (the block at `eip`): publishes it in the
+    /// link table and the code epoch the executor has replayed.
+    #[inline(always)]
+    pub fn enter(&mut self, eip: u32, code: native::Code, seen_code: u64) {
+        self.links.seen_code = seen_code;
+        self.table[table_index(eip) as usize] = Entry {
+            key: self.links.key | eip as u64,
+            code: code.addr(),
+        };
+        self.local.entries += 1;
+    }
+
+    /// After compiled code returned `kind` having retired `insns` instructions in
+    /// `blocks` blocks entered.
+    #[inline(always)]
+    pub fn note_exit(&mut self, kind: u32, insns: u64, blocks: u64) {
+        let l = &mut self.local;
+        l.linked += blocks.saturating_sub(1);
+        match kind {
+            EXIT_BLOCK => l.exit_block += 1,
+            EXIT_CODE_WRITE => l.exit_code_write += 1,
+            _ => l.exit_fault += 1,
+        }
+        l.insns += insns;
+    }
+
+    /// Folds this executor's counters into the shared stats.
+    pub fn flush_stats(&mut self, st: &JitStats, ts: &crate::tiers::TierStats) {
+        let l = std::mem::take(&mut self.local);
+        if l.entries == 0 {
+            return;
+        }
+        st.entries.fetch_add(l.entries, Ordering::Relaxed);
+        st.linked.fetch_add(l.linked, Ordering::Relaxed);
+        st.exit_block.fetch_add(l.exit_block, Ordering::Relaxed);
+        st.exit_fault.fetch_add(l.exit_fault, Ordering::Relaxed);
+        st.exit_code_write
+            .fetch_add(l.exit_code_write, Ordering::Relaxed);
+        st.insns.fetch_add(l.insns, Ordering::Relaxed);
+        ts.runs.fetch_add(l.entries, Ordering::Relaxed);
+        ts.elements.fetch_add(l.insns, Ordering::Relaxed);
     }
 
     /// The compiled code of `block`, compiling it at the first ask.
@@ -169,6 +324,7 @@ impl JitState {
         &mut self,
         block: &Block,
         mem: &GuestMemory,
+        env: &Env,
         st: &JitStats,
         ts: &crate::tiers::TierStats,
     ) -> Option<native::Code> {
@@ -187,10 +343,11 @@ impl JitState {
                         return None;
                     }
                 };
-                match self.build(&plan) {
+                match self.build(&plan, block, env) {
                     Ok(c) => {
                         let ns = t0.elapsed().as_nanos() as u64;
                         self.bytes += c.bytes;
+                        self.mem_base = env.base;
                         st.compiled.fetch_add(1, Ordering::Relaxed);
                         ts.matches.fetch_add(1, Ordering::Relaxed);
                         st.code_bytes.fetch_add(c.bytes as u64, Ordering::Relaxed);
@@ -210,12 +367,15 @@ impl JitState {
         }
     }
 
-    fn build(&mut self, p: &Plan) -> Result<Compiled, String> {
+    fn build(&mut self, p: &Plan, block: &Block, env: &Env) -> Result<Compiled, String> {
         let mut ctx = self.mem.make_context()?;
         let ptr = self.mem.pointer_type()?;
-        let cc = ctx.func.signature.call_conv;
+        let cc = self.mem.default_call_conv()?;
+        ctx.func.signature.call_conv = CallConv::Tail;
         ctx.func.signature.params.push(AbiParam::new(ptr));
         ctx.func.signature.returns.push(AbiParam::new(types::I32));
+        let links = &*self.links as *const Links as usize;
+        let table = self.table.as_ptr() as usize;
         let mut fbc = FunctionBuilderContext::new();
         {
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -226,32 +386,67 @@ impl JitState {
                 s
             };
             let i32 = types::I32;
+            let mut tail = Signature::new(CallConv::Tail);
+            tail.params.push(AbiParam::new(ptr));
+            tail.returns.push(AbiParam::new(i32));
             let sigs = Sigs {
                 load: b.import_signature(sig(&[ptr, i32, i32, i32, i32], types::I64)),
                 store: b.import_signature(sig(&[ptr, i32, i32, i32, i32], i32)),
                 carry: b.import_signature(sig(&[ptr], i32)),
                 cond: b.import_signature(sig(&[ptr, i32], i32)),
+                bits: b.import_signature(sig(&[ptr], i32)),
+                tail: b.import_signature(tail),
             };
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
             let cpu = b.block_params(entry)[0];
             let regs: [Variable; 8] = std::array::from_fn(|_| b.declare_var(i32));
+            // Read only in the body: registers are stored back only on the way out.
+            let rf = MemFlags::trusted().with_readonly();
             for (r, &v) in regs.iter().enumerate() {
-                let x = b
-                    .ins()
-                    .load(i32, MemFlags::trusted(), cpu, (OFF_REGS + 4 * r) as i32);
+                let x = b.ins().load(i32, rf, cpu, (OFF_REGS + 4 * r) as i32);
                 b.def_var(v, x);
             }
+            let vret = b.declare_var(types::I64);
+            let vblk = b.declare_var(types::I64);
+            let r0 = b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), cpu, OFF_RETIRED as i32);
+            let b0 = b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
+            b.def_var(vret, r0);
+            b.def_var(vblk, b0);
+            let self_loop = p.term.targets().contains(&block.start);
+            let head = if self_loop {
+                let h = b.create_block();
+                b.ins().jump(h, &[]);
+                b.switch_to_block(h);
+                Some(h)
+            } else {
+                None
+            };
             let mut g = Gen {
                 b,
                 cpu,
                 ptr,
                 regs,
-                dirty: 0,
+                // In a self-loop a register the body assigns is changed at every
+                // exit of a later iteration, whatever the exit's position.
+                dirty: if head.is_some() { 0xff } else { 0 },
                 rec: None,
                 rec_stored: true,
                 sigs,
+                env: *env,
+                links,
+                table,
+                start: block.start,
+                ninsn: block.ninsn,
+                vret,
+                vblk,
+                head,
+                store_at_back: reads_incoming_flags(p),
             };
             for (k, s) in p.steps.iter().enumerate() {
                 g.step(s, k as u32);
@@ -329,6 +524,19 @@ enum Ins {
     },
     Push(Opnd),
     Pop(u8),
+    /// SHL/SHR/SAR r32 by a constant count (1..=31, masked; 0 is a NOP).
+    Shift {
+        op: u8,
+        r: u8,
+        c: u32,
+    },
+    /// IMUL r32, r/m32 (`imm` None: the register itself is the other factor) or
+    /// IMUL r32, r/m32, imm.
+    Imul {
+        d: u8,
+        s: Opnd,
+        imm: Option<u32>,
+    },
     Nop,
 }
 
@@ -342,9 +550,62 @@ struct Step {
 #[derive(Clone, Copy, Debug)]
 enum Term {
     Goto(u32),
-    Jcc { cc: u8, taken: u32, next: u32 },
-    Call { target: u32, ret: u32 },
-    Ret { imm: u32 },
+    Jcc {
+        cc: u8,
+        taken: u32,
+        next: u32,
+    },
+    Call {
+        target: u32,
+        ret: u32,
+    },
+    Ret {
+        imm: u32,
+    },
+    /// JMP r/m32 (memory form; see `terminator`) and CALL r/m32: the target is
+    /// read first (a fault changes nothing), then CALL pushes.
+    Jind(Opnd),
+    CallInd {
+        s: Opnd,
+        ret: u32,
+    },
+}
+
+impl Term {
+    /// The static successors (a RET's is dynamic).
+    fn targets(&self) -> Vec<u32> {
+        match *self {
+            Term::Goto(t) => vec![t],
+            Term::Jcc { taken, next, .. } => vec![taken, next],
+            Term::Call { target, .. } => vec![target],
+            Term::Ret { .. } | Term::Jind(_) | Term::CallInd { .. } => vec![],
+        }
+    }
+}
+
+/// Whether the block can observe the flags it was entered with before its first
+/// complete flag writer: a CF or condition read, or a memory access (its fault or
+/// code-write exit leaves `cpu.flags` as they are), or reaching the terminator. A
+/// self-loop that cannot need not store its flag record at the back edge.
+fn reads_incoming_flags(p: &Plan) -> bool {
+    let mem = |o: &Opnd| matches!(o, Opnd::M(_));
+    for s in &p.steps {
+        match s.ins {
+            Ins::Alu { op, d, s: src } => {
+                return op == ADC || op == SBB || mem(&d) || mem(&src);
+            }
+            Ins::Unary { op, .. } if op == NEG => return false,
+            Ins::Unary { op, .. } if op != NOT => return true,
+            Ins::Mov { d, s: src } if mem(&d) || mem(&src) => return true,
+            Ins::Movx { s: src, .. } if mem(&src) => return true,
+            Ins::Push(_) | Ins::Pop(_) => return true,
+            Ins::Shift { .. } => return false,
+            // IMUL keeps SF ZF AF PF.
+            Ins::Imul { .. } => return true,
+            _ => {}
+        }
+    }
+    true
 }
 
 struct Plan {
@@ -432,6 +693,16 @@ fn terminator(ins: &Instruction, o: &Op) -> Option<Term> {
         }
         IC::Call_rel32_32 => (ins.near_branch32() == o.imm).then_some(Term::Call {
             target: o.imm,
+            ret: o.next,
+        }),
+        // `jmp r32` stays out: `bench::null` is the shape no tier takes, kept as the
+        // tier's overhead probe (docs/tiers.md).
+        IC::Jmp_rm32 if ins.op0_kind() == OpKind::Memory => Some(Term::Jind(Opnd::M(Mem::of(o)))),
+        IC::Call_rm32 => Some(Term::CallInd {
+            s: match ins.op0_kind() {
+                OpKind::Memory => Opnd::M(Mem::of(o)),
+                _ => Opnd::R(gpr32(ins, 0)?),
+            },
             ret: o.next,
         }),
         IC::Retnd => Some(Term::Ret { imm: 0 }),
@@ -534,6 +805,35 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             IC::Pop_r32 => Some(Ins::Pop(gpr32(ins, 0)?)),
             _ => None,
         },
+        Mnemonic::Shl | Mnemonic::Sal | Mnemonic::Shr | Mnemonic::Sar => {
+            let r = gpr32(ins, 0)?;
+            if !crate::ops::is_imm(ins, 1) {
+                return None;
+            }
+            let c = ins.immediate(1) as u32 & 31;
+            if c == 0 {
+                return Some(Ins::Nop);
+            }
+            let op = match m {
+                Mnemonic::Shr => crate::ops::shift::SHR,
+                Mnemonic::Sar => crate::ops::shift::SAR,
+                _ => crate::ops::shift::SHL,
+            };
+            Some(Ins::Shift { op, r, c })
+        }
+        Mnemonic::Imul => match ins.code() {
+            IC::Imul_r32_rm32 => Some(Ins::Imul {
+                d: gpr32(ins, 0)?,
+                s: operand(ins, 1, o)?,
+                imm: None,
+            }),
+            IC::Imul_r32_rm32_imm8 | IC::Imul_r32_rm32_imm32 => Some(Ins::Imul {
+                d: gpr32(ins, 0)?,
+                s: operand(ins, 1, o)?,
+                imm: Some(ins.immediate(2) as u32),
+            }),
+            _ => None,
+        },
         Mnemonic::Nop => Some(Ins::Nop),
         _ => None,
     }
@@ -551,12 +851,24 @@ const OFF_F_RES: usize = OFF_F + offset_of!(LazyFlags, res);
 const OFF_F_A: usize = OFF_F + offset_of!(LazyFlags, a);
 const OFF_F_B: usize = OFF_F + offset_of!(LazyFlags, b);
 const OFF_F_AUX: usize = OFF_F + offset_of!(LazyFlags, aux);
+const OFF_RETIRED: usize = offset_of!(Cpu, retired);
+const OFF_CHAIN: usize = offset_of!(Cpu, chain);
+const OFF_BLOCKS: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, blocks);
+const OFF_BUDGET: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, budget_end);
+const OFF_LINK_KEY: usize = offset_of!(Links, key);
+const OFF_ENTRY_KEY: usize = offset_of!(Entry, key);
+const OFF_ENTRY_CODE: usize = offset_of!(Entry, code);
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
+const OFF_SEEN_CODE: usize = offset_of!(Links, seen_code);
 
 struct Sigs {
     load: SigRef,
     store: SigRef,
     carry: SigRef,
     cond: SigRef,
+    bits: SigRef,
+    /// A block function (links tail-call it).
+    tail: SigRef,
 }
 
 /// The block's last flag writer, as the interpreter records it (32-bit forms only).
@@ -580,6 +892,23 @@ struct Gen<'a> {
     rec: Option<Rec>,
     rec_stored: bool,
     sigs: Sigs,
+    env: Env,
+    /// Addresses of this executor's [`Links`] and link table.
+    links: usize,
+    table: usize,
+    /// The block's start and instruction count.
+    start: u32,
+    ninsn: u32,
+    /// Instructions retired and blocks entered (`cpu.retired`, `cpu.chain.blocks`)
+    /// before the current iteration of the block; stored at every exit.
+    vret: Variable,
+    vblk: Variable,
+    /// The loop head of a block that branches to its own start (a self-link stays
+    /// inside the function, with the guest registers in host registers).
+    head: Option<Cblock>,
+    /// The self-loop stores its flag record at the back edge (the body can observe
+    /// its incoming flags).
+    store_at_back: bool,
 }
 
 impl Gen<'_> {
@@ -638,6 +967,12 @@ impl Gen<'_> {
         let (c, f) = (self.cpu, MemFlags::trusted());
         let op = self.b.ins().iconst(types::I8, r.op as u8 as i64);
         self.b.ins().store(f, op, c, OFF_F_OP as i32);
+        if r.op == FlagOp::Eager {
+            // `LazyFlags::set_eager`: the op and the bits; the rest stays.
+            let x = r.aux.expect("an eager record has its bits");
+            self.b.ins().store(f, x, c, OFF_F_AUX as i32);
+            return;
+        }
         let sb = self.b.ins().iconst(types::I8, 31);
         self.b.ins().store(f, sb, c, OFF_F_SB as i32);
         self.b.ins().store(f, r.res, c, OFF_F_RES as i32);
@@ -670,13 +1005,26 @@ impl Gen<'_> {
         }
     }
 
-    fn ret(&mut self, kind: u32, k: u32) {
-        let w = self.k32(kind | (k << 8));
+    /// Returns `kind` to the caller (the run loop) after charging `done` more
+    /// instructions and this block entered.
+    fn finish(&mut self, kind: u32, done: u32) {
+        let r = self.b.use_var(self.vret);
+        let r = self.b.ins().iadd_imm(r, done as i64);
+        let k = self.b.use_var(self.vblk);
+        let k = self.b.ins().iadd_imm(k, 1);
+        self.store_counts(r, k);
+        let w = self.k32(kind);
         self.b.ins().return_(&[w]);
     }
 
-    /// A fault at instruction `k`: flags were flushed before the access, registers
-    /// are as before `k`.
+    fn store_counts(&mut self, retired: Value, blocks: Value) {
+        let f = MemFlags::trusted();
+        self.b.ins().store(f, retired, self.cpu, OFF_RETIRED as i32);
+        self.b.ins().store(f, blocks, self.cpu, OFF_BLOCKS as i32);
+    }
+
+    /// A fault at instruction `k`: the flags the instruction saw are in `cpu.flags`
+    /// (stored on the slow path before the access), registers are as before `k`.
     fn fault_branch(&mut self, failed: Value, k: u32) {
         let fb = self.b.create_block();
         let cont = self.b.create_block();
@@ -684,7 +1032,7 @@ impl Gen<'_> {
         self.b.ins().brif(failed, fb, &[], cont, &[]);
         self.b.switch_to_block(fb);
         self.write_back();
-        self.ret(EXIT_FAULT, k);
+        self.finish(EXIT_FAULT, k);
         self.b.switch_to_block(cont);
     }
 
@@ -696,8 +1044,83 @@ impl Gen<'_> {
         self.b.inst_results(c)[0]
     }
 
+    fn konst(&mut self, a: usize) -> Value {
+        self.b.ins().iconst(self.ptr, a as i64)
+    }
+
+    /// Whether the inline path may do a `bits` access at `addr`: the page's
+    /// permission bits under `mask` are `want` (the accessors' own test) and the
+    /// access stays inside the page.
+    fn fast_ok(&mut self, addr: Value, bits: u32, mask: u8, want: u8) -> Value {
+        let page = self.b.ins().ushr_imm(addr, crate::mem::PAGE_SHIFT as i64);
+        let page = self.b.ins().uextend(self.ptr, page);
+        let perms = self.konst(self.env.perms);
+        let pa = self.b.ins().iadd(perms, page);
+        let p = self.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0);
+        let pm = self.b.ins().band_imm(p, mask as i64);
+        let ok = self.b.ins().icmp_imm(IntCC::Equal, pm, want as i64);
+        if bits == 8 {
+            return ok;
+        }
+        let off = self.b.ins().band_imm(addr, 0xfff);
+        let inside = self.b.ins().icmp_imm(
+            IntCC::UnsignedLessThanOrEqual,
+            off,
+            (crate::mem::PAGE_SIZE - bits / 8) as i64,
+        );
+        self.b.ins().band(ok, inside)
+    }
+
+    /// The host address of guest `addr`.
+    fn host(&mut self, addr: Value) -> Value {
+        let base = self.konst(self.env.base);
+        let a = self.b.ins().uextend(self.ptr, addr);
+        self.b.ins().iadd(base, a)
+    }
+
+    fn guest_flags() -> MemFlags {
+        // Guest bytes: little-endian whatever the host, maybe unaligned, never
+        // trapping (the permission test passed on a committed page).
+        MemFlags::new()
+            .with_notrap()
+            .with_endianness(Endianness::Little)
+    }
+
+    /// On a slow path: `cpu.flags` as the interpreter would hold them here (the
+    /// access may fault or store into code), without changing what the fast path
+    /// has stored.
+    fn store_rec_for_slow_path(&mut self) {
+        if let (Some(r), false) = (self.rec, self.rec_stored) {
+            self.store_rec(r);
+        }
+    }
+
     fn load(&mut self, addr: Value, bits: u32, eip: u32, as_write: bool, k: u32) -> Value {
-        self.flush_flags();
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.set_cold_block(slow);
+        self.b.append_block_param(join, types::I32);
+        let ok = self.fast_ok(
+            addr,
+            bits,
+            crate::mem::perm::READ | crate::mem::perm::GUARD,
+            crate::mem::perm::READ,
+        );
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let h = self.host(addr);
+        let gf = Self::guest_flags();
+        let v = match bits {
+            8 => self.b.ins().uload8(types::I32, gf, h, 0),
+            16 => self.b.ins().uload16(types::I32, gf, h, 0),
+            _ => self.b.ins().load(types::I32, gf, h, 0),
+        };
+        self.b.ins().jump(join, &[v.into()]);
+        self.b.switch_to_block(slow);
+        self.store_rec_for_slow_path();
         let (s, e, w) = (self.k32(bits), self.k32(eip), self.k32(as_write as u32));
         let r = self.call(
             self.sigs.load,
@@ -707,13 +1130,41 @@ impl Gen<'_> {
         let hi = self.b.ins().ushr_imm(r, 32);
         let failed = self.b.ins().icmp_imm(IntCC::NotEqual, hi, 0);
         self.fault_branch(failed, k);
-        self.b.ins().ireduce(types::I32, r)
+        let v = self.b.ins().ireduce(types::I32, r);
+        self.b.ins().jump(join, &[v.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// Stores; returns the status, for [`Gen::code_write_check`] once the
     /// instruction's other effects are done.
     fn store(&mut self, addr: Value, v: Value, bits: u32, eip: u32, k: u32) -> Value {
-        self.flush_flags();
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.set_cold_block(slow);
+        self.b.append_block_param(join, types::I32);
+        let ok = self.fast_ok(
+            addr,
+            bits,
+            crate::mem::perm::WRITE | crate::mem::perm::CODE | crate::mem::perm::GUARD,
+            crate::mem::perm::WRITE,
+        );
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let h = self.host(addr);
+        let gf = Self::guest_flags();
+        match bits {
+            8 => self.b.ins().istore8(gf, v, h, 0),
+            16 => self.b.ins().istore16(gf, v, h, 0),
+            _ => self.b.ins().store(gf, v, h, 0),
+        };
+        let stored = self.k32(native::STORED);
+        self.b.ins().jump(join, &[stored.into()]);
+        self.b.switch_to_block(slow);
+        self.store_rec_for_slow_path();
         let (s, e) = (self.k32(bits), self.k32(eip));
         let st = self.call(
             self.sigs.store,
@@ -725,7 +1176,9 @@ impl Gen<'_> {
             .ins()
             .icmp_imm(IntCC::Equal, st, native::STORE_FAULT as i64);
         self.fault_branch(failed, k);
-        st
+        self.b.ins().jump(join, &[st.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// After instruction `k` stored with status `st`: a store into code leaves here
@@ -748,7 +1201,7 @@ impl Gen<'_> {
         self.b
             .ins()
             .store(MemFlags::trusted(), n, self.cpu, OFF_EIP as i32);
-        self.ret(EXIT_CODE_WRITE, k);
+        self.finish(EXIT_CODE_WRITE, k + 1);
         self.b.switch_to_block(cont);
     }
 
@@ -780,9 +1233,65 @@ impl Gen<'_> {
                 b.ins().bor(lt, e)
             }
             FlagOp::Inc | FlagOp::Dec => return r.aux.expect("INC/DEC record CF"),
-            FlagOp::Logic | FlagOp::Eager => return self.k32(0),
+            FlagOp::Eager => {
+                let x = r.aux.expect("an eager record has its bits");
+                return self.b.ins().band_imm(x, CF as i64);
+            }
+            FlagOp::Logic => return self.k32(0),
         };
         self.b.ins().uextend(types::I32, c)
+    }
+
+    /// SF, ZF and PF of a 32-bit result as EFLAGS bits (`ops::shift::szp`).
+    fn szp(&mut self, r: Value) -> Value {
+        let b = &mut self.b;
+        let t = b.ins().ushr_imm(r, 24);
+        let sf = b.ins().band_imm(t, SF as i64);
+        let z = b.ins().icmp_imm(IntCC::Equal, r, 0);
+        let z = b.ins().uextend(types::I32, z);
+        let zf = b.ins().ishl_imm(z, 6);
+        let lo = b.ins().band_imm(r, 0xff);
+        let n = b.ins().popcnt(lo);
+        let odd = b.ins().band_imm(n, 1);
+        let even = b.ins().bxor_imm(odd, 1);
+        let pf = b.ins().ishl_imm(even, 2);
+        let x = b.ins().bor(sf, zf);
+        b.ins().bor(x, pf)
+    }
+
+    /// The six arithmetic flags as they stand, as EFLAGS bits (`LazyFlags::bits`).
+    fn flag_bits(&mut self) -> Value {
+        let Some(r) = self.rec else {
+            return self.call(self.sigs.bits, native::bits as *const () as usize, &[]);
+        };
+        if r.op == FlagOp::Eager {
+            return r.aux.expect("an eager record has its bits");
+        }
+        let mut acc = self.carry();
+        for (cc, bit) in [(10u8, 2u32), (4, 6), (8, 7), (0, 11)] {
+            let c = self.cond(cc);
+            let c = self.b.ins().uextend(types::I32, c);
+            let c = self.b.ins().ishl_imm(c, bit as i64);
+            acc = self.b.ins().bor(acc, c);
+        }
+        if r.op != FlagOp::Logic {
+            // AF: bit 4 of a ^ b ^ res.
+            let x = self.b.ins().bxor(r.a, r.b);
+            let x = self.b.ins().bxor(x, r.res);
+            let af = self.b.ins().band_imm(x, AF as i64);
+            acc = self.b.ins().bor(acc, af);
+        }
+        acc
+    }
+
+    fn set_eager(&mut self, bits: Value) {
+        self.set_rec(Rec {
+            op: FlagOp::Eager,
+            res: bits,
+            a: bits,
+            b: bits,
+            aux: Some(bits),
+        });
     }
 
     /// Condition `cc` (x86 nibble) as an I8 0/1.
@@ -792,6 +1301,35 @@ impl Gen<'_> {
             let v = self.call(self.sigs.cond, native::cond as *const () as usize, &[c]);
             return self.b.ins().icmp_imm(IntCC::NotEqual, v, 0);
         };
+        if r.op == FlagOp::Eager {
+            let x = r.aux.expect("an eager record has its bits");
+            let bit = |g: &mut Gen, m: u32| {
+                let t = g.b.ins().band_imm(x, m as i64);
+                g.b.ins().icmp_imm(IntCC::NotEqual, t, 0)
+            };
+            let v = match cc >> 1 {
+                0 => bit(self, OF),
+                1 => bit(self, CF),
+                2 => bit(self, ZF),
+                3 => bit(self, CF | ZF),
+                4 => bit(self, SF),
+                5 => bit(self, PF),
+                6 => {
+                    let (s, o) = (bit(self, SF), bit(self, OF));
+                    self.b.ins().bxor(s, o)
+                }
+                _ => {
+                    let (z, s, o) = (bit(self, ZF), bit(self, SF), bit(self, OF));
+                    let l = self.b.ins().bxor(s, o);
+                    self.b.ins().bor(z, l)
+                }
+            };
+            return if cc & 1 != 0 {
+                self.b.ins().bxor_imm(v, 1)
+            } else {
+                v
+            };
+        }
         let zf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::Equal, r.res, 0);
         let sf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::SignedLessThan, r.res, 0);
         let of = |g: &mut Gen| -> Value {
@@ -1038,6 +1576,64 @@ impl Gen<'_> {
                 self.set(crate::cpu::ESP as u8, sp);
                 self.code_write_check(st, k, s.next);
             }
+            Ins::Shift { op, r, c } => {
+                use crate::ops::shift::{SAR, SHL};
+                let v = self.reg(r);
+                let b = &mut self.b;
+                let (res, cf, of) = if op == SHL {
+                    let res = b.ins().ishl_imm(v, c as i64);
+                    let cf = b.ins().ushr_imm(v, (32 - c) as i64);
+                    let cf = b.ins().band_imm(cf, 1);
+                    let m = b.ins().ushr_imm(res, 31);
+                    (res, cf, Some(b.ins().bxor(m, cf)))
+                } else if op == SAR {
+                    let res = b.ins().sshr_imm(v, c as i64);
+                    let cf = b.ins().sshr_imm(v, (c - 1) as i64);
+                    (res, b.ins().band_imm(cf, 1), None)
+                } else {
+                    let res = b.ins().ushr_imm(v, c as i64);
+                    let cf = b.ins().ushr_imm(v, (c - 1) as i64);
+                    let cf = b.ins().band_imm(cf, 1);
+                    let x = b.ins().ushr_imm(res, 30);
+                    let y = b.ins().ushr_imm(x, 1);
+                    let o = b.ins().bxor(x, y);
+                    (res, cf, Some(b.ins().band_imm(o, 1)))
+                };
+                let szp = self.szp(res);
+                let mut bits = self.b.ins().bor(szp, cf);
+                bits = self.b.ins().bor_imm(bits, AF as i64);
+                if let Some(of) = of {
+                    let of = self.b.ins().ishl_imm(of, 11);
+                    bits = self.b.ins().bor(bits, of);
+                }
+                self.set_eager(bits);
+                self.set(r, res);
+            }
+            Ins::Imul { d, s: src, imm } => {
+                // `ops::muldiv::imul_n`: CF = OF = the product does not fit, SF ZF
+                // AF PF kept.
+                let b = self.value(src, s.eip, k);
+                let a = match imm {
+                    Some(i) => self.k32(i),
+                    None => self.reg(d),
+                };
+                let keep = self.flag_bits();
+                let bb = &mut self.b;
+                let (a64, b64) = (
+                    bb.ins().sextend(types::I64, a),
+                    bb.ins().sextend(types::I64, b),
+                );
+                let p = bb.ins().imul(a64, b64);
+                let res = bb.ins().ireduce(types::I32, p);
+                let back = bb.ins().sextend(types::I64, res);
+                let ovf = bb.ins().icmp(IntCC::NotEqual, p, back);
+                let ovf = bb.ins().uextend(types::I32, ovf);
+                let co = bb.ins().imul_imm(ovf, (CF | OF) as i64);
+                let kept = bb.ins().band_imm(keep, (SF | ZF | AF | PF) as i64);
+                let bits = bb.ins().bor(kept, co);
+                self.set_eager(bits);
+                self.set(d, res);
+            }
             Ins::Pop(r) => {
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let ss = self.seg_base(crate::cpu::seg::SS);
@@ -1050,27 +1646,138 @@ impl Gen<'_> {
         }
     }
 
-    fn leave(&mut self, eip: Value) {
+    /// The run loop's per-block checks, for a link taken after this block retired
+    /// up to `retired`: the budget is not spent, no halt was asked, the gates have
+    /// not switched and no thread wrote into code since the executor last replayed
+    /// code writes. Branches to `fail` otherwise; continues in a new block.
+    fn checks(&mut self, retired: Value, fail: Cblock) {
+        let f = MemFlags::trusted();
+        let end = self
+            .b
+            .ins()
+            .load(types::I64, f, self.cpu, OFF_BUDGET as i32);
+        let spent = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, end);
+        // Aligned loads of at most 8 bytes are single-copy atomic on the hosts
+        // Cranelift targets: these read the atomics as `Relaxed` loads would.
+        let h = self.konst(self.env.halt);
+        let halt = self.b.ins().uload8(types::I32, f, h, 0);
+        let halt = self.b.ins().icmp_imm(IntCC::NotEqual, halt, 0);
+        let t = self.konst(self.env.tier_epoch);
+        let te = self.b.ins().load(types::I64, f, t, 0);
+        let switched = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::NotEqual, te, self.env.tier_seen as i64);
+        let c = self.konst(self.env.code_epoch);
+        let ce = self.b.ins().load(types::I64, f, c, 0);
+        let l = self.konst(self.links);
+        let seen = self.b.ins().load(types::I64, f, l, OFF_SEEN_CODE as i32);
+        let wrote = self.b.ins().icmp(IntCC::NotEqual, ce, seen);
+        // One branch for the four (all rare).
+        let x = self.b.ins().bor(spent, halt);
+        let y = self.b.ins().bor(switched, wrote);
+        let bad = self.b.ins().bor(x, y);
+        let c = self.b.create_block();
+        self.b.ins().brif(bad, fail, &[], c, &[]);
+        self.b.switch_to_block(c);
+    }
+
+    /// Leaves the block for the block at `t`: charges this one, then enters the
+    /// successor's compiled code with a tail call when the per-block checks pass and
+    /// the link table holds it; otherwise returns to the run loop with EIP at `t`.
+    fn leave(&mut self, t: Value) {
         self.flush_flags();
         self.write_back();
+        let r = self.b.use_var(self.vret);
+        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
+        let k = self.b.use_var(self.vblk);
+        let k = self.b.ins().iadd_imm(k, 1);
+        self.store_counts(r, k);
+        let back = self.b.create_block();
+        self.checks(r, back);
+        let f = MemFlags::trusted();
+        let x = self.b.ins().ushr_imm(t, TABLE_BITS as i64);
+        let x = self.b.ins().bxor(x, t);
+        let x = self.b.ins().band_imm(x, TABLE_MASK as i64);
+        let x = self.b.ins().uextend(self.ptr, x);
+        let x = self.b.ins().ishl_imm(x, 4);
+        let table = self.konst(self.table);
+        let e = self.b.ins().iadd(table, x);
+        let key = self.b.ins().load(types::I64, f, e, OFF_ENTRY_KEY as i32);
+        let l = self.konst(self.links);
+        let epoch = self.b.ins().load(types::I64, f, l, OFF_LINK_KEY as i32);
+        let t64 = self.b.ins().uextend(types::I64, t);
+        let want = self.b.ins().bor(epoch, t64);
+        let hit = self.b.ins().icmp(IntCC::Equal, key, want);
+        let go = self.b.create_block();
+        self.b.ins().brif(hit, go, &[], back, &[]);
+        self.b.switch_to_block(go);
+        let code = self.b.ins().load(self.ptr, f, e, OFF_ENTRY_CODE as i32);
+        let cpu = self.cpu;
         self.b
             .ins()
-            .store(MemFlags::trusted(), eip, self.cpu, OFF_EIP as i32);
-        self.ret(EXIT_BLOCK, 0);
+            .return_call_indirect(self.sigs.tail, code, &[cpu]);
+        self.b.switch_to_block(back);
+        self.b.ins().store(f, t, self.cpu, OFF_EIP as i32);
+        let w = self.k32(EXIT_BLOCK);
+        self.b.ins().return_(&[w]);
+    }
+
+    /// The self-link of a block that branches to its own start: charge the
+    /// iteration, do the per-block checks and run the body again in this function.
+    fn back_edge(&mut self, head: Cblock) {
+        if self.store_at_back {
+            self.flush_flags();
+        }
+        let r = self.b.use_var(self.vret);
+        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
+        let k = self.b.use_var(self.vblk);
+        let k = self.b.ins().iadd_imm(k, 1);
+        self.b.def_var(self.vret, r);
+        self.b.def_var(self.vblk, k);
+        let fail = self.b.create_block();
+        self.checks(r, fail);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(fail);
+        self.flush_flags();
+        self.write_back();
+        self.store_counts(r, k);
+        let s = self.k32(self.start);
+        self.b
+            .ins()
+            .store(MemFlags::trusted(), s, self.cpu, OFF_EIP as i32);
+        let w = self.k32(EXIT_BLOCK);
+        self.b.ins().return_(&[w]);
+    }
+
+    /// Control goes to the block at the static address `t`.
+    fn exit_to(&mut self, t: u32) {
+        match self.head {
+            Some(h) if t == self.start => self.back_edge(h),
+            _ => {
+                let v = self.k32(t);
+                self.leave(v);
+            }
+        }
     }
 
     fn term(&mut self, p: &Plan) {
         let (eip, k) = (p.term_eip, p.term_k);
         match p.term {
-            Term::Goto(t) => {
-                let t = self.k32(t);
-                self.leave(t);
-            }
+            Term::Goto(t) => self.exit_to(t),
             Term::Jcc { cc, taken, next } => {
                 let c = self.cond(cc);
-                let (t, n) = (self.k32(taken), self.k32(next));
-                let e = self.b.ins().select(c, t, n);
-                self.leave(e);
+                let (tb, nb) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(c, tb, &[], nb, &[]);
+                let (rec, stored) = (self.rec, self.rec_stored);
+                self.b.switch_to_block(tb);
+                self.exit_to(taken);
+                (self.rec, self.rec_stored) = (rec, stored);
+                self.b.switch_to_block(nb);
+                self.exit_to(next);
             }
             Term::Call { target, ret } => {
                 // As `call_to`: the return address is pushed (a store into code
@@ -1082,7 +1789,21 @@ impl Gen<'_> {
                 let r = self.k32(ret);
                 self.store(a, r, 32, eip, k);
                 self.set(crate::cpu::ESP as u8, sp);
-                let t = self.k32(target);
+                self.exit_to(target);
+            }
+            Term::Jind(src) => {
+                let t = self.value(src, eip, k);
+                self.leave(t);
+            }
+            Term::CallInd { s: src, ret } => {
+                let t = self.value(src, eip, k);
+                let esp = self.reg(crate::cpu::ESP as u8);
+                let sp = self.b.ins().iadd_imm(esp, -4);
+                let ss = self.seg_base(crate::cpu::seg::SS);
+                let a = self.b.ins().iadd(sp, ss);
+                let r = self.k32(ret);
+                self.store(a, r, 32, eip, k);
+                self.set(crate::cpu::ESP as u8, sp);
                 self.leave(t);
             }
             Term::Ret { imm } => {

@@ -305,6 +305,12 @@ impl Tiers {
 
     /// The gate setting epoch; executors compare it at block boundaries.
     #[inline(always)]
+    /// Address of the gate epoch, for the `jit` tier's per-link check (compiled code
+    /// compares it with the epoch it was compiled under). Valid while `self` lives.
+    pub fn epoch_ptr(&self) -> *const u64 {
+        self.epoch.as_ptr() as *const u64
+    }
+
     pub fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
     }
