@@ -17,15 +17,28 @@
 //! FISTTP is SSE3, which winterp neither reports nor lowers: not in the sweep.
 //!
 //! Transcendentals (F2XM1 FYL2X FYL2XP1 FPTAN FPATAN FSIN FCOS FSINCOS) run the
-//! same sweep but are reported, not required to match: their results come from the
-//! CPU's own algorithms, which are not correctly rounded; [`TRANSCENDENTAL`] names
-//! them and the test prints their mismatch count. Every other form must give 0
-//! mismatches.
+//! same sweep. winterp gives the correctly rounded value of each function (after
+//! the x87's documented 66-bit-pi reduction for the trigonometric ones); the CPU's
+//! microcode is not correctly rounded: the SDM (vol. 1, 8.3.10 "Transcendental
+//! Instruction Accuracy") bounds its error by 1 ulp rounding to nearest and 1.5
+//! ulps in the other modes, and C1 tells how the CPU rounded its own internal
+//! result. So a transcendental case may differ from the host only as that bound
+//! allows: the two results are adjacent 80-bit values (the host's being the other
+//! neighbour of the true value), or the results are equal and C1 alone differs
+//! (the host's internal value lay on the other side of the returned one). Any
+//! other difference (flags, tags, a result two or more ulps away, a fault) fails.
+//! The test prints the residue per form and kind. An offline classification of
+//! the residue against an independent reference (`scripts/x87-residue.py`, with
+//! `X87_DUMP`) found every such case to be the host's: winterp's result correctly
+//! rounded, the host's error at most 0.61 ulp to nearest and 1.12 ulps directed.
+//! Every other form must give 0 mismatches.
 //!
 //! Environment: `X87_CASES=n` cases per form and control word (default 150),
 //! `X87_SEED=n`, `X87_FILTER=a,b` (forms whose name contains one of them),
 //! `X87_SHOW=n` detailed mismatches to print (default 12), `X87_SHOW_TRANS=1` the
-//! transcendentals' too.
+//! transcendentals' too, `X87_DUMP=path` every transcendental case to a file (one
+//! line each: form, control word, then status word, tag word, ST(0) and ST(1)
+//! before, on the host and on winterp, and whether they matched).
 
 mod oracle;
 
@@ -54,7 +67,8 @@ const C1: u16 = 1 << 9;
 const C2: u16 = 1 << 10;
 const C3: u16 = 1 << 14;
 
-/// The transcendental forms: reported, not required to match.
+/// The transcendental forms: may differ from the host within the SDM's accuracy
+/// bound (see the module documentation).
 const TRANSCENDENTAL: &[&str] = &[
     "f2xm1", "fyl2x", "fyl2xp1", "fptan", "fpatan", "fsin", "fcos", "fsincos",
 ];
@@ -551,6 +565,29 @@ fn diffs(h: &Out, e: &Out, undefined: u16) -> Vec<String> {
     d
 }
 
+/// Whether two finite 80-bit values of one sign are neighbours (one unit in the
+/// last place apart, across a binade's edge too).
+fn adjacent(a: (u64, u16), b: (u64, u16)) -> bool {
+    // The position of a finite value among those of its sign: a normal value's
+    // significand has its integer bit set, a denormal's (exponent 0) does not.
+    let index = |(m, se): (u64, u16)| {
+        let e = u128::from(se & 0x7fff);
+        if e == 0 || e == 0x7fff || (m >> 63) == 0 {
+            return None;
+        }
+        Some((e << 63) + u128::from(m & !(1 << 63)))
+    };
+    let index = |v: (u64, u16)| {
+        if v.1 & 0x7fff == 0 {
+            Some(u128::from(v.0))
+        } else {
+            index(v)
+        }
+    };
+    a.1 >> 15 == b.1 >> 15
+        && matches!((index(a), index(b)), (Some(x), Some(y)) if x.abs_diff(y) == 1)
+}
+
 /// A transcendental mismatch's kind: 0 the status words differ in C1 alone, 1 the
 /// registers differ by one unit in the last place (C1 may differ too), 2 other.
 fn residue_kind(h: &Out, e: &Out, undefined: u16) -> usize {
@@ -567,7 +604,7 @@ fn residue_kind(h: &Out, e: &Out, undefined: u16) -> usize {
         if hr == er {
             continue;
         }
-        if hr.1 == er.1 && hr.0.abs_diff(er.0) == 1 {
+        if adjacent(hr, er) {
             ulp = true;
         } else {
             return 2;
@@ -604,6 +641,12 @@ fn x87_80_bit_against_the_host() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(12usize);
     let show_trans = env("X87_SHOW_TRANS").is_some();
+    // X87_DUMP=path: every transcendental case, one line each (for offline analysis
+    // against an independent reference): form, control word, status word and ST(0),
+    // ST(1) before, then the host's and winterp's status word, ST(0), ST(1) after.
+    let mut dump = env("X87_DUMP").map(|p| {
+        std::io::BufWriter::new(std::fs::File::create(&p).unwrap_or_else(|e| panic!("{p}: {e}")))
+    });
     let filter: Vec<String> = env("X87_FILTER")
         .map(|v| v.split(',').map(str::to_string).collect())
         .unwrap_or_default();
@@ -637,8 +680,9 @@ fn x87_80_bit_against_the_host() {
     let mut trans_bad = 0usize;
     let mut trans_total = 0usize;
     // Transcendental residue by kind: C1 alone, results 1 ulp apart (with or
-    // without C1), anything else.
+    // without C1), anything else; in total and per form.
     let mut trans_kinds = [0usize; 3];
+    let mut form_kinds: BTreeMap<usize, [usize; 3]> = BTreeMap::new();
     for (chunk, kchunk) in cases.chunks(BATCH).zip(keys.chunks(BATCH)) {
         let hs = oracle.run(chunk).unwrap_or_else(|e| panic!("oracle: {e}"));
         for ((c, h), &(fi, mi)) in chunk.iter().zip(&hs).zip(kchunk) {
@@ -649,6 +693,29 @@ fn x87_80_bit_against_the_host() {
             let ent = table.entry((fi, mi)).or_default();
             ent.0 += 1;
             let trans = TRANSCENDENTAL.contains(&form.name);
+            if let (Some(w), true) = (dump.as_mut(), trans) {
+                use std::io::Write;
+                let line = |b: &[u8; FSAVE_SIZE]| {
+                    let (m0, e0) = reg(b, 0);
+                    let (m1, e1) = reg(b, 1);
+                    format!(
+                        "{:04x} {:04x} {e0:04x}:{m0:016x} {e1:04x}:{m1:016x}",
+                        w16(b, 4),
+                        w16(b, 8)
+                    )
+                };
+                writeln!(
+                    w,
+                    "{}\t{:04x}\t{}\t{}\t{}\t{}",
+                    form.name,
+                    w16(&c.fsave, 0),
+                    line(&c.fsave),
+                    line(&h.fsave),
+                    line(&e.fsave),
+                    d.is_empty() as u8
+                )
+                .expect("dump");
+            }
             if trans {
                 trans_total += 1;
             } else {
@@ -660,7 +727,19 @@ fn x87_80_bit_against_the_host() {
             ent.1 += 1;
             if trans {
                 trans_bad += 1;
-                trans_kinds[residue_kind(&h, &e, form.undefined)] += 1;
+                let kind = residue_kind(&h, &e, form.undefined);
+                trans_kinds[kind] += 1;
+                form_kinds.entry(fi).or_default()[kind] += 1;
+                if kind == 2 && shown < show {
+                    shown += 1;
+                    println!(
+                        "UNEXPLAINED {} [{}]: {}\n    {}",
+                        form.name,
+                        cws[mi].0,
+                        describe(c),
+                        d.join("\n    ")
+                    );
+                }
             } else {
                 bad += 1;
             }
@@ -692,12 +771,25 @@ fn x87_80_bit_against_the_host() {
     }
     println!(
         "x87 sweep: {bad} mismatches in {total} cases (all 80 bits, status word); \
-         transcendentals (reported, not required): {trans_bad} in {trans_total}"
+         transcendentals: {trans_bad} in {trans_total} differ within the SDM's accuracy \
+         bound or not (below)"
     );
+    for (fi, k) in &form_kinds {
+        println!(
+            "x87 sweep: residue {:<8} {:>4} C1 only, {:>4} 1 ulp apart, {:>4} unexplained",
+            forms[*fi].name, k[0], k[1], k[2]
+        );
+    }
     println!(
         "x87 sweep: transcendental residue: {} C1 only (the host's rounding indication \
-         from its internal result), {} results 1 ulp apart, {} other",
+         from its internal result), {} results 1 ulp apart (the host's result is the \
+         true value's other neighbour: SDM 8.3.10 bounds its error by 1 ulp, 1.5 \
+         directed), {} unexplained",
         trans_kinds[0], trans_kinds[1], trans_kinds[2]
     );
     assert_eq!(bad, 0, "x87 forms differ from the host");
+    assert_eq!(
+        trans_kinds[2], 0,
+        "transcendental results differ from the host beyond the documented accuracy"
+    );
 }

@@ -772,3 +772,87 @@ fn compares_use_images() {
     assert_eq!(m.cpu.fpu.sw & (C0 | C2 | C3), 0, "tiny positive > 0");
     assert_ne!(m.cpu.fpu.sw & DE, 0);
 }
+
+/// Runs one transcendental on ST(0) = `x` (and ST(1) = `y` for the two-operand
+/// forms) under rounding control `rc`, all exceptions masked; returns the result
+/// register's 80 bits (FPTAN's tangent: the 1.0 it pushes is dropped after the
+/// status word is read) and the status word.
+fn trans1(
+    tan: bool,
+    rc: u16,
+    x: (u64, u16),
+    y: Option<(u64, u16)>,
+    op: impl FnOnce(&mut CodeAssembler) -> R,
+) -> ((u64, u16), u16) {
+    let mut data = m80_bytes(&[x, y.unwrap_or((0, 0))]);
+    data.extend_from_slice(&(0x037f | rc << 10).to_le_bytes());
+    let (m, stop) = run_with(&data, |a| {
+        a.fninit()?;
+        a.fldcw(word_ptr(DATA + 32))?;
+        if y.is_some() {
+            a.fld(t(1))?;
+        }
+        a.fld(t(0))?;
+        op(a)?;
+        a.fnstsw(word_ptr(DATA + 48))?;
+        if tan {
+            a.fstp(st0)?;
+        }
+        a.fstp(t(4))
+    });
+    assert_eq!(stop, StopReason::Thunk(EXIT));
+    (read_m80(&m, 4), m.mem.read_u16(DATA + 48).unwrap())
+}
+
+/// Results next to an exact value, where the direction of the tiny remainder
+/// decides the rounding (facts of the functions, not of an algorithm): tan x > x
+/// and atan t < t for small positive x and t; and the cases the host CPU reports
+/// inexact although the value is exact (F2XM1(±1), FYL2X of a power of two,
+/// FYL2XP1 with 1 + x a power of two), with its out-of-domain FYL2XP1 answers.
+#[test]
+fn transcendental_edges() {
+    let one = (1u64 << 63, 0x3fffu16);
+    // tan(2^-50) = 2^-50 (1 + 2^-100/3 + ...): up gives the next value above,
+    // nearest and down give 2^-50 (down without C1, nearest without C1 either:
+    // the value was rounded down).
+    let x = (1u64 << 63, 0x3fff - 50);
+    for (rc, want, up) in [(0u16, x, false), (1, x, false), (2, (x.0 + 1, x.1), true)] {
+        let (r, sw) = trans1(true, rc, x, None, |a| a.fptan());
+        assert_eq!(r, want, "fptan rc {rc}");
+        assert_eq!(sw & C1 != 0, up, "fptan rc {rc}: C1");
+        assert_ne!(sw & PE, 0);
+    }
+    // atan2(-t, 1/32) with t a denormal: -32t (1 - ...) exactly representable as
+    // 32t; rounding down (toward -inf) gives -32t itself.
+    let y = (0x2b23_f58c_5f4a_ab88u64, 0x8000u16);
+    let (r, _) = trans1(false, 1, (1 << 63, 0x3fff - 5), Some(y), |a| a.fpatan());
+    assert_eq!(r, (0xac8f_d631_7d2a_ae20, 0x8004));
+    // F2XM1(1): 1.0 rounding to nearest (C1), the value below 1 toward zero.
+    let (r, sw) = trans1(false, 0, one, None, |a| a.f2xm1());
+    assert_eq!((r, sw & (PE | C1)), (one, PE | C1));
+    let (r, sw) = trans1(false, 3, one, None, |a| a.f2xm1());
+    assert_eq!((r, sw & (PE | C1)), ((u64::MAX, 0x3ffe), PE));
+    // F2XM1(-1) = -1/2, reported inexact.
+    let (r, sw) = trans1(false, 0, (1 << 63, 0xbfff), None, |a| a.f2xm1());
+    assert_eq!((r, sw & (PE | C1)), ((1 << 63, 0xbffe), PE));
+    // FYL2X(4, 1.5) = 3: exact, reported inexact; FYL2X(1, y) = 0 is not.
+    let (r, sw) = trans1(false, 0, (1 << 63, 0x4001), Some((3 << 62, 0x3fff)), |a| {
+        a.fyl2x()
+    });
+    assert_eq!((r, sw & (PE | C1)), ((3 << 62, 0x4000), PE));
+    let (r, sw) = trans1(false, 0, one, Some((3 << 62, 0x3fff)), |a| a.fyl2x());
+    assert_eq!((r, sw & PE), ((0, 0), 0));
+    // FYL2XP1(-3/4, 1) = log2(1/4) = -2, reported inexact.
+    let (r, sw) = trans1(false, 0, (3 << 62, 0xbffe), Some(one), |a| a.fyl2xp1());
+    assert_eq!((r, sw & (PE | C1)), ((1 << 63, 0xc000), PE));
+    // Outside the domain (x <= -1): -inf is invalid; a finite x comes back with
+    // PE, or for y = +inf, -inf.
+    let ninf = (1u64 << 63, 0xffffu16);
+    let (r, sw) = trans1(false, 0, ninf, Some(one), |a| a.fyl2xp1());
+    assert_eq!((r, sw & IE), ((0xc000_0000_0000_0000, 0xffff), IE));
+    let x = (1u64 << 63, 0xc001);
+    let (r, sw) = trans1(false, 0, x, Some(one), |a| a.fyl2xp1());
+    assert_eq!((r, sw & (PE | IE)), (x, PE));
+    let (r, sw) = trans1(false, 0, x, Some((1 << 63, 0x7fff)), |a| a.fyl2xp1());
+    assert_eq!((r, sw & (PE | IE)), (ninf, 0));
+}

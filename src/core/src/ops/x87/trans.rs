@@ -51,6 +51,22 @@ impl Fpu {
     }
 }
 
+/// `r` reported inexact (PE) whether or not rounding made it so: what the host's
+/// algorithms report for some results that are exact (see the callers).
+fn with_pe(mut r: Res) -> Res {
+    r.fl |= PE;
+    r
+}
+
+/// An exact value reported inexact, not rounded up.
+fn inexact(v: F80) -> Res {
+    Res {
+        v,
+        fl: PE,
+        up: false,
+    }
+}
+
 fn with_de(mut r: Res, de: bool) -> Res {
     if de {
         r.fl |= DE;
@@ -125,8 +141,8 @@ fn trig<const OP: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
         let (q, r) = reduce(x);
         // |r| < 2^-40: sin r and cos r are r and 1 less a fraction far below 64
         // bits (r^3/6, r^2/2), which the series' 128 bits may drop; a value just
-        // below |r| and 1 rounds as they do. The host's tan r there is rounded as
-        // a value below |r| too (the true one is above): so is ours.
+        // below |r| and 1 rounds as they do. tan r is r plus r^3/3: a value just
+        // above |r| rounds as it does (r has at most 66 significant bits here).
         let tiny = r.top() < -40;
         let (s, c) = if tiny {
             (
@@ -152,7 +168,8 @@ fn trig<const OP: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             COS => (with_de(cos.round(cw), de), None),
             TAN => {
                 let t = if tiny && q & 1 == 0 {
-                    sin
+                    // tan(r + k pi) = tan r.
+                    W { m: r.m + 1, ..r }
                 } else {
                     sin.div(cos)
                 };
@@ -227,8 +244,13 @@ fn binary<const OP: u8>(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
             YL2X => yl2x(x, y, cw),
             _ => yl2xp1(x, y, cw),
         };
-        // A denormal operand is reported unless the operation is invalid.
-        with_de(r, r.fl & IE == 0 && (x.is_denormal() || y.is_denormal()))
+        // A denormal operand is reported unless the operation is invalid or
+        // divides by zero (FYL2X of a zero x with a denormal y: ZE alone on the
+        // host).
+        with_de(
+            r,
+            r.fl & (IE | ZE) == 0 && (x.is_denormal() || y.is_denormal()),
+        )
     };
     if f.commit(k1, r) {
         f.pop();
@@ -315,7 +337,8 @@ fn yl2x(x: F80, y: F80, cw: u16) -> Res {
         if p.m == 0 {
             return Res::exact(F80::zero(y.sign() != (k < 0)));
         }
-        return soft::round_pack(p.neg, p.m, p.e, 64, cw);
+        // The host reports the product inexact even when it is exact.
+        return with_pe(soft::round_pack(p.neg, p.m, p.e, 64, cw));
     }
     let below_one = k < 0;
     if cy == Class::Inf {
@@ -342,15 +365,19 @@ fn yl2xp1(x: F80, y: F80, cw: u16) -> Res {
     if cx == Class::Zero || cy == Class::Zero {
         return Res::exact(F80::zero(sign));
     }
+    if cx == Class::Inf && x.sign() {
+        // log2(1 - inf): invalid, as on the host.
+        return Res::invalid();
+    }
     let wx = W::from_f80(x);
-    if x.sign() && (cx == Class::Inf || wx.top() >= 0) {
+    if x.sign() && wx.top() >= 0 {
         // x <= -1: outside the documented domain the result is undefined; the
-        // reference host returns x with PE.
-        return Res {
-            v: x,
-            fl: PE,
-            up: false,
-        };
+        // reference host returns x with PE, or for an infinite y the infinity of
+        // the other sign (y times a negative logarithm) with no flag.
+        if cy == Class::Inf {
+            return Res::exact(F80::inf(!y.sign()));
+        }
+        return inexact(x);
     }
     if cx == Class::Inf || cy == Class::Inf {
         return Res::exact(F80::inf(sign));
@@ -363,7 +390,8 @@ fn yl2xp1(x: F80, y: F80, cw: u16) -> Res {
         if sum.m == 1 << 127 {
             // 1 + x a power of two: log2 is an integer, the product exact.
             let p = W::from_f80(y).mul(W::int(sum.top() as i64));
-            return soft::round_pack(p.neg, p.m, p.e, 64, cw);
+            // The host reports the product inexact even when it is exact.
+            return with_pe(soft::round_pack(p.neg, p.m, p.e, 64, cw));
         }
         wide::ln(sum)
     };
@@ -399,9 +427,18 @@ fn f2xm1(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
                     up: false,
                 }
             } else if is_one(x) {
-                Res::exact(x)
+                // 2^1 - 1 = 1, which the host computes as a value just below 1
+                // (1.0 with C1 rounding to nearest or up, the largest value below
+                // 1 down or toward zero) and reports inexact.
+                W {
+                    neg: false,
+                    m: u128::MAX,
+                    e: -128,
+                }
+                .round(f.cw)
             } else if x.m == 1 << 63 && x.se == 0xbfff {
-                Res::exact(F80::new(1 << 63, 0xbffe))
+                // 2^-1 - 1 = -1/2 exactly, which the host reports inexact.
+                inexact(F80::new(1 << 63, 0xbffe))
             } else {
                 wide::expm1(w.mul(wide::LN2)).round(f.cw)
             };

@@ -287,6 +287,12 @@ pub fn sin_cos(r: W) -> (W, W) {
 
 /// atan of t in [0, 1]: three halvings (t / (1 + sqrt(1 + t^2))) then the series.
 pub fn atan(t: W) -> W {
+    // |t| < 2^-60: atan t = t (1 - t^2/3 + ...) with a correction below 2^-120 of
+    // t, which the series' truncated sums may drop (and `round`'s sticky bit would
+    // then put the value above t): a value one unit below |t| rounds as it does.
+    if t.m != 0 && t.top() < -60 {
+        return W::new(t.neg, t.m - 1, t.e);
+    }
     let one = W::int(1);
     let mut t = t;
     for _ in 0..3 {
