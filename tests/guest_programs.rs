@@ -49,6 +49,7 @@ const PROGRAMS: &[&str] = &[
     "threads",
     "tierloops",
     "tierloops2",
+    "traps",
     "verinfo",
     "x87move",
 ];
@@ -432,6 +433,16 @@ fn tierloops2_normal() {
 #[test]
 fn tierloops2_deterministic() {
     guest_program("tierloops2", Mode::Deterministic);
+}
+
+#[test]
+fn traps_normal() {
+    guest_program("traps", Mode::Normal);
+}
+
+#[test]
+fn traps_deterministic() {
+    guest_program("traps", Mode::Deterministic);
 }
 
 #[test]

@@ -264,6 +264,8 @@ enum FaultKind {
     Fpu,
     Overflow,
     Bound,
+    /// INT1 (ICEBP): #DB.
+    DebugTrap,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -336,6 +338,12 @@ fn host_outcome(h: &HostResult) -> Outcome {
                 Stop::Fault(FaultKind::Overflow, 0)
             }
             5 => Stop::Fault(FaultKind::Bound, 0),
+            1 => {
+                // ICEBP's #DB is a trap (no case sets TF): the host reports the
+                // address after it; winterp reports exceptions at the instruction.
+                eip = eip.wrapping_sub(1);
+                Stop::Fault(FaultKind::DebugTrap, 0)
+            }
             u32::MAX => Stop::Timeout,
             t => Stop::Other(format!("signal {} trap {t} err {:#x}", f.signo, f.err)),
         },
@@ -476,6 +484,7 @@ impl Emu {
                     ExceptionKind::FloatingPoint => Some(FaultKind::Fpu),
                     ExceptionKind::Overflow => Some(FaultKind::Overflow),
                     ExceptionKind::BoundRange => Some(FaultKind::Bound),
+                    ExceptionKind::Int1 => Some(FaultKind::DebugTrap),
                     _ => None,
                 };
                 let stop = match (k, e.kind) {
@@ -2893,10 +2902,11 @@ fn custom_forms(per_form: usize) -> Vec<Form> {
         }),
     );
 
-    // Exceptions: INT3, UD2, INTO (with OF random), HLT and CLI (#GP at CPL 3), INT 2Eh
-    // (#GP: not an interrupt gate user code may use).
-    let traps: [(&str, Instruction); 6] = [
+    // Exceptions: INT3, INT1 (ICEBP), UD2, INTO (with OF random), HLT and CLI (#GP at
+    // CPL 3), INT 2Eh (#GP: not an interrupt gate user code may use).
+    let traps: [(&str, Instruction); 7] = [
         ("Int3", Instruction::with(Code::Int3)),
+        ("Int1", Instruction::with(Code::Int1)),
         ("Ud2", Instruction::with(Code::Ud2)),
         ("Into", Instruction::with(Code::Into)),
         ("Hlt", Instruction::with(Code::Hlt)),
@@ -4830,9 +4840,8 @@ const CPUID_EXCEPTIONS: &[&str] = &[
     // report, and it is not lowered.
     "Paddq_mm_mmm64",
     // Base-architecture forms winterp does not implement yet (they stop the program
-    // with the named report): INT1 (ICEBP), and the P6's hint NOPs
-    // 0F 0D, 0F 18-1F with a ModRM reg iced reserves (below: by prefix).
-    "Int1",
+    // with the named report): the P6's hint NOPs 0F 0D, 0F 18-1F with a ModRM reg
+    // iced reserves (below: by prefix).
 ];
 
 /// CPUID tells exactly what winterp implements: a legacy form is lowered exactly

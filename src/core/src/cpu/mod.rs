@@ -44,6 +44,9 @@ pub enum ExceptionKind {
     Breakpoint,
     /// INTO with OF set.
     Overflow,
+    /// INT1 (ICEBP, opcode F1): a debug trap that needs no debug register, which
+    /// Windows reports as STATUS_SINGLE_STEP at the instruction after it.
+    Int1,
     /// BOUND out of range.
     BoundRange,
     /// #UD: bytes that are not a valid instruction (or UD2).

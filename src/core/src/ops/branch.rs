@@ -144,6 +144,10 @@ fn int_n(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     )
 }
 
+fn int1(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
+    raise(cpu, ops, i, ExceptionKind::Int1)
+}
+
 fn into(cpu: &mut Cpu, ops: &[Op], i: usize) -> Exit {
     if cpu.flags.of() {
         return raise(cpu, ops, i, ExceptionKind::Overflow);
@@ -296,6 +300,7 @@ pub fn lower(ins: &Instruction, o: &mut Op) -> Option<Handler> {
             Some(if o.imm == 3 { int3 } else { int_n })
         }
         Mnemonic::Into => Some(into),
+        Mnemonic::Int1 => Some(int1),
         Mnemonic::Ud2 | Mnemonic::Ud0 | Mnemonic::Ud1 => Some(ud),
         Mnemonic::Hlt
         | Mnemonic::Cli

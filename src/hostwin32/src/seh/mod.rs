@@ -171,6 +171,14 @@ fn translate(t: &GuestThread, e: &Exception) -> (ExceptionRecord, Context) {
             ctx.eip = next;
             new(code::INTEGER_OVERFLOW, next - 1, &[])
         }
+        ExceptionKind::Int1 => {
+            // ICEBP raises #DB as a trap: the kernel's debug trap handler reports
+            // the trap frame's EIP, after the instruction, in the record and the
+            // context alike (no parameters).
+            let next = e.eip + insn::length(&cpu.mem, e.eip);
+            ctx.eip = next;
+            new(code::SINGLE_STEP, next, &[])
+        }
         ExceptionKind::BoundRange => new(code::ARRAY_BOUNDS_EXCEEDED, e.eip, &[]),
         ExceptionKind::InvalidOpcode => {
             let c = if insn::has_lock_prefix(&cpu.mem, e.eip) {
