@@ -47,7 +47,9 @@ use std::collections::BTreeMap;
 use oracle::{Case, FSAVE_SIZE, HostResult, Oracle};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use winterp_core::cpu::segs::Gdt;
+use winterp_core::tiers::{ALL as ALL_TIERS, Tier, Tiers};
 use winterp_core::{Cpu, ExceptionKind, Executor, GuestMemory, Prot, StopReason};
 
 const CODE: u32 = 0x2000_0000;
@@ -419,6 +421,12 @@ struct Out {
 
 impl Emu {
     fn new(pristine: Vec<u8>) -> Emu {
+        Emu::with_tiers(pristine, None)
+    }
+
+    /// An emulator whose executor runs with the tier gates `tiers` (None: the
+    /// defaults).
+    fn with_tiers(pristine: Vec<u8>, tiers: Option<Arc<Tiers>>) -> Emu {
         let mem = GuestMemory::new().expect("reserve guest memory");
         mem.commit(CODE, 0x1000, Prot::RWX).expect("code page");
         mem.commit(WIN, WIN_SIZE, Prot::RW).expect("window");
@@ -432,10 +440,14 @@ impl Emu {
         cpu.seg_sel[4] = 0;
         cpu.seg_sel[5] = HOST_GS;
         cpu.null_segs = winterp_core::cpu::segs::null_mask(&cpu.seg_sel);
+        let mut exec = Executor::new();
+        if let Some(t) = tiers {
+            exec.set_tiers(t);
+        }
         Emu {
             mem,
             cpu,
-            exec: Executor::new(),
+            exec,
             pristine,
         }
     }
@@ -459,7 +471,7 @@ impl Emu {
         cpu.set_eflags(c.eflags);
         cpu.eip = CODE;
         cpu.fpu.frstor_image(&c.fsave);
-        let fault = match self.exec.run(cpu, 1000) {
+        let fault = match self.exec.run(cpu, 10_000) {
             StopReason::Thunk(a) if a == STOP => None,
             StopReason::Exception(e) => Some(match e.kind {
                 ExceptionKind::FloatingPoint => "#MF".to_string(),
@@ -477,6 +489,178 @@ impl Emu {
             eflags: self.cpu.eflags() & 0x8d5,
             fault,
         }
+    }
+}
+
+// ---- tiers --------------------------------------------------------------------------
+
+/// FXCH ST(1) twice: a no-op pair that puts the case's instruction inside a run of
+/// x87 instructions, which `x87_fusion` fuses.
+const FXCH2: [u8; 4] = [0xd9, 0xc9, 0xd9, 0xc9];
+/// The loop counter: a dword in the window, away from the operand and the stack.
+const CTR: u32 = 0x200;
+/// Passes of a loop: past `uop`'s (32 entries) and `jit`'s (16) hotness.
+const PASSES: u32 = 48;
+/// Cases per form and control word also run as loops (each loop is decoded, and
+/// by `jit` compiled, afresh).
+const LOOPS_PER_CELL: usize = 2;
+
+/// One arm of the tier pass: an emulator with some tiers on, compared with the
+/// same code run with every tier off.
+struct Arm {
+    name: &'static str,
+    on: Vec<Tier>,
+    /// The shapes it runs: straight-line, loop.
+    shapes: [bool; 2],
+    emu: Emu,
+    tiers: Arc<Tiers>,
+    cases: [usize; 2],
+    /// Cases in which one of the arm's tiers ran (fused, or ran a block or loop).
+    taken: [usize; 2],
+    bad: usize,
+}
+
+impl Arm {
+    fn activity(&self) -> u64 {
+        self.on
+            .iter()
+            .map(|&t| {
+                let s = self.tiers.stats(t).snapshot();
+                s.runs + s.matches
+            })
+            .sum()
+    }
+}
+
+/// Every sweep case run again, as a straight-line x87 run (FXCH2 around it, so
+/// `x87_fusion` fuses it) and, for the first [`LOOPS_PER_CELL`] of each form and
+/// control word, as the body of a [`PASSES`]-pass loop (`block_exec`, `uop` and
+/// `jit` take hot loops), with every tier off and with each tier alone and all of
+/// them; every arm must leave what the tiers-off run leaves, bit for bit: the
+/// FSAVE image, the operand's bytes, EFLAGS, the fault and EIP.
+struct TierSweep {
+    off: Emu,
+    arms: Vec<Arm>,
+    shown: usize,
+}
+
+impl TierSweep {
+    fn new(pristine: &[u8]) -> TierSweep {
+        let gates = |on: &[Tier]| {
+            let g = Arc::new(Tiers::all(false));
+            for &t in on {
+                g.set(t, true).expect("tier gate");
+            }
+            g
+        };
+        let arms = [
+            ("x87_fusion", vec![Tier::X87Fusion], [true, true]),
+            ("block_exec", vec![Tier::BlockExec], [false, true]),
+            ("uop", vec![Tier::Uop], [false, true]),
+            ("jit", vec![Tier::Jit], [false, true]),
+            (
+                "every tier",
+                ALL_TIERS.into_iter().filter(|t| t.available()).collect(),
+                [true, true],
+            ),
+        ]
+        .into_iter()
+        .map(|(name, on, shapes)| {
+            let tiers = gates(&on);
+            Arm {
+                name,
+                emu: Emu::with_tiers(pristine.to_vec(), Some(tiers.clone())),
+                on,
+                shapes,
+                tiers,
+                cases: [0; 2],
+                taken: [0; 2],
+                bad: 0,
+            }
+        })
+        .collect();
+        TierSweep {
+            off: Emu::with_tiers(pristine.to_vec(), Some(gates(&[]))),
+            arms,
+            shown: 0,
+        }
+    }
+
+    /// The case's instruction between FXCH2 pairs (the first one on odd cases
+    /// only), straight or as a loop's body.
+    fn shape(c: &Case, k: usize, looped: bool) -> Case {
+        let mut w = c.clone();
+        w.code.clear();
+        if looped || k % 2 == 1 {
+            w.code.extend_from_slice(&FXCH2);
+        }
+        w.code.extend_from_slice(&c.code);
+        w.code.extend_from_slice(&FXCH2);
+        if looped {
+            // sub dword [WIN + CTR], 1; jnz top
+            w.code.extend_from_slice(&[0x83, 0x2d]);
+            w.code.extend_from_slice(&(WIN + CTR).to_le_bytes());
+            w.code.push(1);
+            let after = CODE + w.code.len() as u32 + 6;
+            w.code.extend_from_slice(&[0x0f, 0x85]);
+            w.code
+                .extend_from_slice(&CODE.wrapping_sub(after).to_le_bytes());
+            w.patches.push((CTR as u16, PASSES.to_le_bytes().to_vec()));
+        }
+        w
+    }
+
+    fn check(&mut self, name: &str, c: &Case, k: usize, looped: bool, show: usize) {
+        let shape = looped as usize;
+        let w = TierSweep::shape(c, k, looped);
+        // Every case is a new program at the same address: start from an empty
+        // block cache and head table (`uop` keeps a declined head's verdict by
+        // address); compare EIP and the instructions retired too.
+        let run = |emu: &mut Emu| {
+            emu.exec.flush();
+            let i0 = emu.exec.counters.insns;
+            let out = emu.run(&w);
+            (out, emu.cpu.eip, emu.exec.counters.insns - i0)
+        };
+        let (off, off_eip, off_n) = run(&mut self.off);
+        for arm in self.arms.iter_mut().filter(|a| a.shapes[shape]) {
+            let before = arm.activity();
+            let (on, eip, n) = run(&mut arm.emu);
+            arm.cases[shape] += 1;
+            if arm.activity() > before {
+                arm.taken[shape] += 1;
+            }
+            if on != off || eip != off_eip || n != off_n {
+                arm.bad += 1;
+                if self.shown < show {
+                    self.shown += 1;
+                    println!(
+                        "TIER {} changes {name} ({}): {}\n    off {off:?} eip {off_eip:#x} \
+                         retired {off_n}\n    on  {on:?} eip {eip:#x} retired {n}",
+                        arm.name,
+                        if looped { "loop" } else { "straight" },
+                        describe(c),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Prints the per-tier counts; the number of mismatches.
+    fn finish(&self) -> usize {
+        for a in &self.arms {
+            println!(
+                "x87 tiers: {:<10} {:>6} straight-line cases ({} taken), {:>5} loops ({} taken), \
+                 {} mismatches",
+                a.name, a.cases[0], a.taken[0], a.cases[1], a.taken[1], a.bad
+            );
+        }
+        let fusion = &self.arms[0];
+        assert!(
+            fusion.taken[0] > 0,
+            "x87_fusion fused none of the straight-line x87 runs"
+        );
+        self.arms.iter().map(|a| a.bad).sum()
     }
 }
 
@@ -628,6 +812,11 @@ fn describe(c: &Case) -> String {
     s
 }
 
+/// Cases of the cell (form, control word) seen so far.
+fn ent_count(table: &BTreeMap<(usize, usize), (usize, usize)>, fi: usize, mi: usize) -> usize {
+    table.get(&(fi, mi)).map_or(0, |e| e.0)
+}
+
 #[test]
 fn x87_80_bit_against_the_host() {
     let env = |k: &str| std::env::var(k).ok();
@@ -656,6 +845,7 @@ fn x87_80_bit_against_the_host() {
         Ok(o) => o,
         Err(e) => panic!("{e}"),
     };
+    let mut tier_sweep = TierSweep::new(&pristine);
     let mut emu = Emu::new(pristine);
     let forms: Vec<Form> = forms()
         .into_iter()
@@ -688,6 +878,11 @@ fn x87_80_bit_against_the_host() {
         for ((c, h), &(fi, mi)) in chunk.iter().zip(&hs).zip(kchunk) {
             let form = &forms[fi];
             let e = emu.run(c);
+            let k = ent_count(&table, fi, mi);
+            tier_sweep.check(form.name, c, k, false, show);
+            if k < LOOPS_PER_CELL {
+                tier_sweep.check(form.name, c, k, true, show);
+            }
             let h = host_out(h, &emu.pristine);
             let d = diffs(&h, &e, form.undefined);
             let ent = table.entry((fi, mi)).or_default();
@@ -787,7 +982,9 @@ fn x87_80_bit_against_the_host() {
          directed), {} unexplained",
         trans_kinds[0], trans_kinds[1], trans_kinds[2]
     );
+    let tier_bad = tier_sweep.finish();
     assert_eq!(bad, 0, "x87 forms differ from the host");
+    assert_eq!(tier_bad, 0, "a tier changes what an x87 form leaves");
     assert_eq!(
         trans_kinds[2], 0,
         "transcendental results differ from the host beyond the documented accuracy"
