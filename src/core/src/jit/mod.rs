@@ -1768,6 +1768,9 @@ impl Gen<'_> {
         let (eip, k) = (p.term_eip, p.term_k);
         match p.term {
             Term::Goto(t) => self.exit_to(t),
+            // Two exits rather than one after a `select`: each has a constant link
+            // table slot, and the branch is predicted where the selected EIP would
+            // make the table load wait for the condition (call_ret 2.1x vs 1.5x).
             Term::Jcc { cc, taken, next } => {
                 let c = self.cond(cc);
                 let (tb, nb) = (self.b.create_block(), self.b.create_block());
