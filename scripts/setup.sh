@@ -18,6 +18,10 @@ PKGS=(
   xdg-utils           # xdg-mime: the install script's file association and its test
   desktop-file-utils  # update-desktop-database for the install script
   timgm6mb-soundfont  # a small General MIDI SoundFont for winmm's MIDI synthesizer
+  libgl1-mesa-dev     # tests/guest/gl-reference.sh: the OpenGL tests' Mesa oracle (GLX)
+  libglu1-mesa-dev    # ... and its GLU
+  libx11-dev          # ... and the X window it draws in (under xvfb)
+  libgl1-mesa-dri     # ... llvmpipe, the software rasteriser that draws the references
 )
 
 missing=()

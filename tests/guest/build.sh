@@ -30,6 +30,8 @@ gui_libs() {
     case "$1" in
         shellbrowse) echo "-lshell32 -lole32 -lshlwapi -luuid" ;;
         procres) echo "-lshell32" ;;
+        # The OpenGL tests (src/gl_*.c with the platform layer src/gltest.h).
+        gl_*) echo "-lopengl32 -lglu32" ;;
     esac
 }
 # Console programs that test one more area import its DLLs too.
@@ -53,6 +55,8 @@ for src in src/*.c; do
     echo "building bin/$name.exe"
     gui=no
     if grep -q 'WinMain' "$src"; then gui=yes; fi
+    # The OpenGL tests get their WinMain from src/gltest.h.
+    case "$name" in gl_*) gui=yes ;; esac
     if [ $gui = yes ]; then
         res=
         if [ -f "src/$name.rc" ]; then
@@ -113,6 +117,8 @@ for src in src/*.c; do
             iebrowser:ole32.dll|iebrowser:oleaut32.dll|iebrowser:user32.dll) continue ;;
             # procres tests SHELL32's notification-area icons.
             procres:shell32.dll) continue ;;
+            # The OpenGL tests draw with OPENGL32 and GLU32.
+            gl_*:opengl32.dll|gl_*:glu32.dll) continue ;;
         esac
         case "$gui:$(echo "$dll" | tr '[:upper:]' '[:lower:]')" in
             *:kernel32.dll|*:msvcrt.dll) ;;
