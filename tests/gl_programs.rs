@@ -389,3 +389,110 @@ programs!(
     gl_prims, gl_matrix, gl_texture, gl_texenv, gl_blend, gl_depth, gl_fog, gl_arrays,
     gl_readpix
 );
+
+// ---- the player: presents per second under Xvfb ---------------------------------
+
+/// The intended present rate (SwapBuffers waits for the 60 Hz vertical blank, as a
+/// DirectDraw flip does).
+const PLAYER_HZ: f64 = 60.0;
+/// How long the present rate is measured.
+const PLAYER_MEASURE_S: u64 = 30;
+
+/// A GL program in the player window under Xvfb (wgpu on Mesa's software Vulkan
+/// there) presents at 60 per second for 30 s with fewer than 5 % dropped: the player
+/// prints its count of presents between the first and the last it saw when the
+/// program ends (closed here as a window manager closes a window), as for the demo
+/// (tests/demo.rs). The program is the first of [`MATCHING`], drawing its scenes
+/// for 100000 frames (more than the run lasts); while no GL program matches yet there
+/// is none that draws its scene, and the test says so.
+#[test]
+fn a_gl_program_presents_60_per_second_in_the_player() {
+    use common::xvfb::{Xvfb, gui_tools_present, runtime_dir};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let Some(name) = MATCHING.first() else {
+        println!("gl player: no GL program matches Mesa yet (MATCHING is empty); not measured");
+        return;
+    };
+    if !gui_tools_present("gl player", &["Xvfb", "xdotool", "/usr/bin/python3"]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = runtime_dir(tmp.path());
+    let xvfb = Xvfb::start(160);
+    let log = tmp.path().join("winterp.log");
+    let mut winterp = Command::new(env!("CARGO_BIN_EXE_winterp"))
+        .arg(exe(name))
+        .arg("100000")
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", &run)
+        .env("WINTERP_CONFIG_DIR", tmp.path().join("config"))
+        .env("WINTERP_DATA_DIR", tmp.path().join("data"))
+        .env("WINTERP_SCREENSHOT_DIR", tmp.path().join("shots"))
+        .current_dir(common::guest_dir().join("bin"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("cannot start winterp");
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    std::thread::sleep(Duration::from_secs(PLAYER_MEASURE_S + 3));
+    if let Some(st) = winterp.try_wait().unwrap() {
+        panic!("winterp ended ({st}) during the measurement:\n{}", read_log());
+    }
+    // What a window manager sends when the user clicks the close button.
+    let script = "import sys\n\
+        from Xlib import X, display, protocol\n\
+        d = display.Display()\n\
+        w = d.create_resource_object('window', int(sys.argv[1]))\n\
+        p = d.intern_atom('WM_PROTOCOLS')\n\
+        dw = d.intern_atom('WM_DELETE_WINDOW')\n\
+        ev = protocol.event.ClientMessage(window=w, client_type=p, data=(32, [dw, X.CurrentTime, 0, 0, 0]))\n\
+        w.send_event(ev, event_mask=X.NoEventMask)\n\
+        d.flush()\n";
+    for win in xvfb.xdotool(&["search", "--name", "winterp"]).split_whitespace() {
+        let _ = Command::new("/usr/bin/python3")
+            .args(["-c", script, win])
+            .env("DISPLAY", &xvfb.display)
+            .status();
+    }
+    let t_close = Instant::now();
+    let status = loop {
+        if let Some(st) = winterp.try_wait().unwrap() {
+            break st;
+        }
+        if t_close.elapsed() > Duration::from_secs(10) {
+            let _ = winterp.kill();
+            let _ = winterp.wait();
+            panic!("winterp did not exit within 10 s of the close request:\n{}", read_log());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = read_log();
+    assert!(status.success(), "winterp exited with {status}:\n{text}");
+    // "winterp: N DirectDraw presents in T s (R per second)": every present, a
+    // SwapBuffers as much as a flip.
+    let line = text
+        .lines()
+        .find(|l| l.contains("presents in"))
+        .unwrap_or_else(|| panic!("the player reported no presents:\n{text}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let pos = words.iter().position(|w| *w == "presents").unwrap();
+    let n: f64 = words[pos - 2].parse().expect("present count");
+    let secs: f64 = words[pos + 2].parse().expect("present time");
+    assert!(
+        secs >= PLAYER_MEASURE_S as f64,
+        "presents measured over {secs} s only"
+    );
+    let rate = n / secs;
+    let dropped = (1.0 - rate / PLAYER_HZ).max(0.0) * 100.0;
+    println!(
+        "gl player: {name}: {n} presents in {secs:.2} s = {rate:.2} per second \
+         (intended {PLAYER_HZ}); {dropped:.2} % dropped"
+    );
+    assert!(
+        dropped < 5.0,
+        "{name} presents {rate:.2} frames per second in the player, {dropped:.2} % below {PLAYER_HZ}"
+    );
+}
