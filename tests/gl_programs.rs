@@ -107,7 +107,8 @@ pub fn compare(want: &Frame, got: &Frame, t: &Tolerance) -> Difference {
     // Does image `f` have a pixel within one of (x, y) matching colour `c`?
     let near = |f: &Frame, x: u32, y: u32, c: u32| {
         (y.saturating_sub(1)..(y + 2).min(h)).any(|yy| {
-            (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| channel_diff(at(f, xx, yy), c) <= t.channel)
+            (x.saturating_sub(1)..(x + 2).min(w))
+                .any(|xx| channel_diff(at(f, xx, yy), c) <= t.channel)
         })
     };
     let tiles_x = w.div_ceil(64);
@@ -194,7 +195,10 @@ fn identical_frames_match() {
     let mut a = flat(0x000040);
     fill(&mut a, 10, 10, 50, 50, 0xff0000);
     let d = compare(&a, &a, &TOLERANCE);
-    assert_eq!((d.same, d.shifted, d.wrong, d.max_channel), (65536, 0, 0, 0));
+    assert_eq!(
+        (d.same, d.shifted, d.wrong, d.max_channel),
+        (65536, 0, 0, 0)
+    );
     assert!(d.within(&TOLERANCE));
 }
 
@@ -266,9 +270,9 @@ fn screenshot(name: &str, dir: &Path, tag: &str) -> Result<(Frame, String), Stri
     ]);
     if run.code != Some(0) {
         return Err(format!(
-            "run {tag}: exit status {:?}\n--- stderr (last 15 lines) ---\n{}",
+            "run {tag}: exit status {:?}\n--- stderr (last 4 lines) ---\n{}",
             run.code,
-            tail(&run.stderr, 15)
+            tail(&run.stderr, 4)
         ));
     }
     let frame = winterp_video::png_file::read(&png)
@@ -356,7 +360,10 @@ fn every_program_has_its_reference_and_is_tested() {
         assert!(expected(&format!("{name}.stdout")).exists());
     }
     for name in MATCHING {
-        assert!(PROGRAMS.contains(name), "{name} in MATCHING but not in PROGRAMS");
+        assert!(
+            PROGRAMS.contains(name),
+            "{name} in MATCHING but not in PROGRAMS"
+        );
     }
     let src = common::guest_dir().join("src");
     let mut on_disk: Vec<String> = fs::read_dir(&src)
@@ -386,8 +393,7 @@ macro_rules! programs {
 }
 
 programs!(
-    gl_prims, gl_matrix, gl_texture, gl_texenv, gl_blend, gl_depth, gl_fog, gl_arrays,
-    gl_readpix
+    gl_prims, gl_matrix, gl_texture, gl_texenv, gl_blend, gl_depth, gl_fog, gl_arrays, gl_readpix
 );
 
 // ---- the player: presents per second under Xvfb ---------------------------------
@@ -439,7 +445,10 @@ fn a_gl_program_presents_60_per_second_in_the_player() {
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
     std::thread::sleep(Duration::from_secs(PLAYER_MEASURE_S + 3));
     if let Some(st) = winterp.try_wait().unwrap() {
-        panic!("winterp ended ({st}) during the measurement:\n{}", read_log());
+        panic!(
+            "winterp ended ({st}) during the measurement:\n{}",
+            read_log()
+        );
     }
     // What a window manager sends when the user clicks the close button.
     let script = "import sys\n\
@@ -451,7 +460,10 @@ fn a_gl_program_presents_60_per_second_in_the_player() {
         ev = protocol.event.ClientMessage(window=w, client_type=p, data=(32, [dw, X.CurrentTime, 0, 0, 0]))\n\
         w.send_event(ev, event_mask=X.NoEventMask)\n\
         d.flush()\n";
-    for win in xvfb.xdotool(&["search", "--name", "winterp"]).split_whitespace() {
+    for win in xvfb
+        .xdotool(&["search", "--name", "winterp"])
+        .split_whitespace()
+    {
         let _ = Command::new("/usr/bin/python3")
             .args(["-c", script, win])
             .env("DISPLAY", &xvfb.display)
@@ -465,7 +477,10 @@ fn a_gl_program_presents_60_per_second_in_the_player() {
         if t_close.elapsed() > Duration::from_secs(10) {
             let _ = winterp.kill();
             let _ = winterp.wait();
-            panic!("winterp did not exit within 10 s of the close request:\n{}", read_log());
+            panic!(
+                "winterp did not exit within 10 s of the close request:\n{}",
+                read_log()
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     };
