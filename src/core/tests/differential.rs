@@ -4032,92 +4032,110 @@ fn segment_forms(per_form: usize) -> Vec<Form> {
         (Register::SS, (Code::Popd_SS, Code::Popw_SS)),
         (Register::DS, (Code::Popd_DS, Code::Popw_DS)),
     ] {
-        let sn = format!("{sreg:?}");
-        let readback = move |cx: &mut Cx, used: u8| {
-            let r = free_reg(cx, used);
-            Instruction::with2(Code::Mov_r32m16_Sreg, R32[r], sreg).unwrap()
-        };
-        for (code, mem) in [
-            (Code::Mov_Sreg_r32m16, false),
-            (Code::Mov_Sreg_r32m16, true),
-            (Code::Mov_Sreg_rm16, false),
-            (Code::Mov_Sreg_rm16, true),
-        ] {
-            add(
-                format!("{code:?}_{sn}/{}", if mem { "m" } else { "r" }),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let mut used = 0u8;
-                    let sel = pick_data_sel(cx);
-                    let ins = if mem {
-                        let target = mem_target(cx, 2);
-                        let mo = mem_operand(cx, &mut st, &mut used, target);
-                        st.patch(target, &sel.to_le_bytes());
-                        Instruction::with2(code, sreg, mo).unwrap()
-                    } else {
-                        let r = free_reg(cx, used);
-                        used |= 1 << r;
-                        st.regs[r] = (cx.r32() & 0xffff_0000) | sel as u32;
-                        let reg = if code == Code::Mov_Sreg_rm16 {
-                            R16[r]
-                        } else {
-                            R32[r]
-                        };
-                        Instruction::with2(code, sreg, reg).unwrap()
-                    };
-                    let mut bytes = cx.encode(&ins, CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, used);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
-        for (code, w) in [(good_pop.0, 4usize), (good_pop.1, 2)] {
-            add(
-                format!("{code:?}"),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let sel = pick_data_sel(cx) as u32 | (cx.r32() & 0xffff_0000);
-                    let sp = st.regs[ESP];
-                    st.patch(sp, &sel.to_le_bytes()[..w]);
-                    let mut bytes = cx.encode(&Instruction::with1(code, sreg).unwrap(), CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, 0);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
         let lxs = match sreg {
             Register::ES => [Code::Les_r32_m1632, Code::Les_r16_m1616],
             Register::SS => [Code::Lss_r32_m1632, Code::Lss_r16_m1616],
             _ => [Code::Lds_r32_m1632, Code::Lds_r16_m1616],
         };
-        for (code, w) in [(lxs[0], 4usize), (lxs[1], 2)] {
-            add(
-                format!("{code:?}"),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let mut used = 0u8;
-                    let r = free_reg(cx, used);
-                    used |= 1 << r;
-                    let target = mem_target(cx, w as u32 + 2);
-                    let mo = mem_operand(cx, &mut st, &mut used, target);
-                    let mut p = cx.r32().to_le_bytes()[..w].to_vec();
-                    p.extend_from_slice(&pick_data_sel(cx).to_le_bytes());
-                    st.patch(target, &p);
-                    let reg = if w == 2 { R16[r] } else { R32[r] };
-                    let mut bytes = cx.encode(&Instruction::with2(code, reg, mo).unwrap(), CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, used);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
+        sreg_loads(
+            &mut add,
+            sreg,
+            [(good_pop.0, 4), (good_pop.1, 2)],
+            [(lxs[0], 4), (lxs[1], 2)],
+        );
     }
     v
+}
+
+/// The loads of segment register `sreg` with a valid data selector, each followed by
+/// `mov r32, sreg`: MOV Sreg, r/m (both encodings, register and memory), the POP
+/// forms `pops` and the far-pointer loads `lxs` (dword and word offsets: the operand
+/// size in bytes beside each code).
+fn sreg_loads(
+    add: &mut impl FnMut(String, GenFn),
+    sreg: Register,
+    pops: [(Code, usize); 2],
+    lxs: [(Code, usize); 2],
+) {
+    let sn = format!("{sreg:?}");
+    let readback = move |cx: &mut Cx, used: u8| {
+        let r = free_reg(cx, used);
+        Instruction::with2(Code::Mov_r32m16_Sreg, R32[r], sreg).unwrap()
+    };
+    for (code, mem) in [
+        (Code::Mov_Sreg_r32m16, false),
+        (Code::Mov_Sreg_r32m16, true),
+        (Code::Mov_Sreg_rm16, false),
+        (Code::Mov_Sreg_rm16, true),
+    ] {
+        add(
+            format!("{code:?}_{sn}/{}", if mem { "m" } else { "r" }),
+            Arc::new(move |cx| {
+                let mut st = St::new(cx);
+                let mut used = 0u8;
+                let sel = pick_data_sel(cx);
+                let ins = if mem {
+                    let target = mem_target(cx, 2);
+                    let mo = mem_operand(cx, &mut st, &mut used, target);
+                    st.patch(target, &sel.to_le_bytes());
+                    Instruction::with2(code, sreg, mo).unwrap()
+                } else {
+                    let r = free_reg(cx, used);
+                    used |= 1 << r;
+                    st.regs[r] = (cx.r32() & 0xffff_0000) | sel as u32;
+                    let reg = if code == Code::Mov_Sreg_rm16 {
+                        R16[r]
+                    } else {
+                        R32[r]
+                    };
+                    Instruction::with2(code, sreg, reg).unwrap()
+                };
+                let mut bytes = cx.encode(&ins, CODE);
+                let at = CODE + bytes.len() as u32;
+                let rb = readback(cx, used);
+                bytes.extend(cx.encode(&rb, at));
+                st.finish(bytes)
+            }),
+        );
+    }
+    for (code, w) in pops {
+        add(
+            format!("{code:?}"),
+            Arc::new(move |cx| {
+                let mut st = St::new(cx);
+                let sel = pick_data_sel(cx) as u32 | (cx.r32() & 0xffff_0000);
+                let sp = st.regs[ESP];
+                st.patch(sp, &sel.to_le_bytes()[..w]);
+                let mut bytes = cx.encode(&Instruction::with1(code, sreg).unwrap(), CODE);
+                let at = CODE + bytes.len() as u32;
+                let rb = readback(cx, 0);
+                bytes.extend(cx.encode(&rb, at));
+                st.finish(bytes)
+            }),
+        );
+    }
+    for (code, w) in lxs {
+        add(
+            format!("{code:?}"),
+            Arc::new(move |cx| {
+                let mut st = St::new(cx);
+                let mut used = 0u8;
+                let r = free_reg(cx, used);
+                used |= 1 << r;
+                let target = mem_target(cx, w as u32 + 2);
+                let mo = mem_operand(cx, &mut st, &mut used, target);
+                let mut p = cx.r32().to_le_bytes()[..w].to_vec();
+                p.extend_from_slice(&pick_data_sel(cx).to_le_bytes());
+                st.patch(target, &p);
+                let reg = if w == 2 { R16[r] } else { R32[r] };
+                let mut bytes = cx.encode(&Instruction::with2(code, reg, mo).unwrap(), CODE);
+                let at = CODE + bytes.len() as u32;
+                let rb = readback(cx, used);
+                bytes.extend(cx.encode(&rb, at));
+                st.finish(bytes)
+            }),
+        );
+    }
 }
 
 // =====================================================================================

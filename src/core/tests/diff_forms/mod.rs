@@ -299,95 +299,18 @@ fn cpuid_rdtsc(add: &mut impl FnMut(String, GenFn)) {
 /// MOV FS/GS, r/m; POP FS/GS; LFS/LGS; each followed by `mov r32, sreg`.
 fn fs_gs_loads(add: &mut impl FnMut(String, GenFn)) {
     for sreg in [Register::FS, Register::GS] {
-        let sn = format!("{sreg:?}");
-        let readback = move |cx: &mut Cx, used: u8| {
-            let r = free_reg(cx, used);
-            Instruction::with2(Code::Mov_r32m16_Sreg, R32[r], sreg).unwrap()
-        };
-        for (code, mem) in [
-            (Code::Mov_Sreg_r32m16, false),
-            (Code::Mov_Sreg_r32m16, true),
-            (Code::Mov_Sreg_rm16, false),
-            (Code::Mov_Sreg_rm16, true),
-        ] {
-            add(
-                format!("{code:?}_{sn}/{}", if mem { "m" } else { "r" }),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let mut used = 0u8;
-                    let sel = pick_data_sel(cx);
-                    let ins = if mem {
-                        let target = mem_target(cx, 2);
-                        let mo = mem_operand(cx, &mut st, &mut used, target);
-                        st.patch(target, &sel.to_le_bytes());
-                        Instruction::with2(code, sreg, mo).unwrap()
-                    } else {
-                        let r = free_reg(cx, used);
-                        used |= 1 << r;
-                        st.regs[r] = (cx.r32() & 0xffff_0000) | sel as u32;
-                        let reg = if code == Code::Mov_Sreg_rm16 {
-                            R16[r]
-                        } else {
-                            R32[r]
-                        };
-                        Instruction::with2(code, sreg, reg).unwrap()
-                    };
-                    let mut bytes = cx.encode(&ins, CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, used);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
-        let pops = if sreg == Register::FS {
-            [(Code::Popd_FS, 4usize), (Code::Popw_FS, 2)]
+        let (pops, lxs) = if sreg == Register::FS {
+            (
+                [(Code::Popd_FS, 4), (Code::Popw_FS, 2)],
+                [(Code::Lfs_r32_m1632, 4), (Code::Lfs_r16_m1616, 2)],
+            )
         } else {
-            [(Code::Popd_GS, 4), (Code::Popw_GS, 2)]
+            (
+                [(Code::Popd_GS, 4), (Code::Popw_GS, 2)],
+                [(Code::Lgs_r32_m1632, 4), (Code::Lgs_r16_m1616, 2)],
+            )
         };
-        for (code, w) in pops {
-            add(
-                format!("{code:?}"),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let sel = pick_data_sel(cx) as u32 | (cx.r32() & 0xffff_0000);
-                    let sp = st.regs[ESP];
-                    st.patch(sp, &sel.to_le_bytes()[..w]);
-                    let mut bytes = cx.encode(&Instruction::with1(code, sreg).unwrap(), CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, 0);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
-        let lxs = if sreg == Register::FS {
-            [(Code::Lfs_r32_m1632, 4usize), (Code::Lfs_r16_m1616, 2)]
-        } else {
-            [(Code::Lgs_r32_m1632, 4), (Code::Lgs_r16_m1616, 2)]
-        };
-        for (code, w) in lxs {
-            add(
-                format!("{code:?}"),
-                Arc::new(move |cx| {
-                    let mut st = St::new(cx);
-                    let mut used = 0u8;
-                    let r = free_reg(cx, used);
-                    used |= 1 << r;
-                    let target = mem_target(cx, w as u32 + 2);
-                    let mo = mem_operand(cx, &mut st, &mut used, target);
-                    let mut p = cx.r32().to_le_bytes()[..w].to_vec();
-                    p.extend_from_slice(&pick_data_sel(cx).to_le_bytes());
-                    st.patch(target, &p);
-                    let reg = if w == 2 { R16[r] } else { R32[r] };
-                    let mut bytes = cx.encode(&Instruction::with2(code, reg, mo).unwrap(), CODE);
-                    let at = CODE + bytes.len() as u32;
-                    let rb = readback(cx, used);
-                    bytes.extend(cx.encode(&rb, at));
-                    st.finish(bytes)
-                }),
-            );
-        }
+        sreg_loads(add, sreg, pops, lxs);
     }
 }
 
