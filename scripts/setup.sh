@@ -7,6 +7,9 @@ PKGS=(
   pkg-config          # -sys crates find their libraries through it
   gcc                 # cc for crates that build C
   gcc-multilib        # gcc -m32 -static: the host-CPU oracle of the differential test
+                      # and the Linux builds of scripts/vs-qemu.sh
+  qemu-user           # qemu-i386: the side-by-side anchor of scripts/vs-qemu.sh
+  time                # /usr/bin/time: user-CPU seconds in scripts/vs-qemu.sh
   gcc-mingw-w64-i686  # builds the guest test programs in tests/guest
   libasound2-dev      # cpal (ALSA) for audio output
   libudev-dev         # gilrs (gamepads)

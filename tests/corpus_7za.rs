@@ -90,8 +90,14 @@ impl Setup {
     }
 
     fn run(&self, args: &[&str]) -> Run {
+        self.run_with(&[], args)
+    }
+
+    /// `run` with winterp options `flags` before the program.
+    fn run_with(&self, flags: &[&str], args: &[&str]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_winterp"));
         cmd.args(["--headless", "--winver", "xp"])
+            .args(flags)
             .arg(self.prog.join("7za.exe"))
             .args(args)
             .env("WINTERP_DATA_DIR", &self.data)
@@ -299,6 +305,41 @@ fn add_then_extract_gives_identical_files() {
         snapshot(&s.prog) == before,
         "the program folder was modified"
     );
+}
+
+/// Issue 19: the same round trip with the native-code tier `jit` on, and compiled
+/// code really ran in both 7za runs (`--stats`).
+#[test]
+fn add_then_extract_with_jit_on_gives_identical_files() {
+    let Some(exe) = sevenza("add_then_extract_with_jit_on_gives_identical_files") else {
+        return;
+    };
+    let s = Setup::new(&exe);
+    make_tree(&s.prog);
+    let stats = s.data.parent().unwrap().join("stats.json");
+    let stats_s = stats.to_str().unwrap();
+    let jit_runs = || -> (u64, u64) {
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+        let d = &v["tiers"]["jit"]["detail"];
+        (
+            d["entries"].as_u64().unwrap(),
+            d["compiled"].as_u64().unwrap(),
+        )
+    };
+    let flags = ["--tier", "jit=on", "--stats", stats_s];
+    s.run_with(&flags, &["a", "-mmt1", "test.7z", "tree"])
+        .assert_ok();
+    let (entries_a, compiled_a) = jit_runs();
+    s.run_with(&flags, &["x", "-y", "-oout", "test.7z"])
+        .assert_ok();
+    let (entries_x, compiled_x) = jit_runs();
+    assert_same_tree(&s.prog.join("tree"), &s.overlay_prog().join("out/tree"));
+    println!(
+        "7za with jit on: add {compiled_a} compiled, {entries_a} entries; \
+         extract {compiled_x} compiled, {entries_x} entries"
+    );
+    assert!(entries_a > 0 && entries_x > 0, "compiled code never ran");
 }
 
 /// Native 7z (p7zip-full), which `scripts/fetch-corpus.sh` installs.

@@ -38,7 +38,9 @@ const PROGRAMS: &[&str] = &[
     "heap",
     "hello",
     "iebrowser",
+    "intbench",
     "loadsys",
+    "lzhuff",
     "playsnd",
     "procchild",
     "proclaunch",
@@ -543,6 +545,26 @@ fn cpuheavy_normal() {
 #[test]
 fn cpuheavy_deterministic() {
     guest_program("cpuheavy", Mode::Deterministic);
+}
+
+#[test]
+fn lzhuff_normal() {
+    guest_program("lzhuff", Mode::Normal);
+}
+
+#[test]
+fn lzhuff_deterministic() {
+    guest_program("lzhuff", Mode::Deterministic);
+}
+
+#[test]
+fn intbench_normal() {
+    guest_program("intbench", Mode::Normal);
+}
+
+#[test]
+fn intbench_deterministic() {
+    guest_program("intbench", Mode::Deterministic);
 }
 
 #[test]

@@ -196,11 +196,17 @@ struct DemoRun {
     stats: serde_json::Value,
     /// The last frame (`--screenshot`).
     last: winterp_hostwin32::display::Frame,
+    /// Presents run.
+    frames: u64,
 }
 
 const FRAMES: u64 = 600;
 
 fn demo_run(flags: &[String]) -> DemoRun {
+    demo_run_n(flags, FRAMES)
+}
+
+fn demo_run_n(flags: &[String], frames: u64) -> DemoRun {
     let data = tempfile::tempdir().unwrap();
     let (hashes, stats, shot) = (
         data.path().join("hashes.txt"),
@@ -211,7 +217,7 @@ fn demo_run(flags: &[String]) -> DemoRun {
         .env("WINTERP_DATA_DIR", data.path())
         .args(flags)
         .args(["--headless", "--deterministic", "--frames"])
-        .arg(FRAMES.to_string())
+        .arg(frames.to_string())
         .arg("--frame-hashes")
         .arg(&hashes)
         .arg("--stats")
@@ -239,6 +245,7 @@ fn demo_run(flags: &[String]) -> DemoRun {
         hashes,
         stats: serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap(),
         last: winterp_video::png_file::read(&shot).expect("no screenshot"),
+        frames,
     }
 }
 
@@ -260,23 +267,24 @@ fn fnv1a_rgba(f: &winterp_hostwin32::display::Frame) -> u64 {
     h
 }
 
-/// The hash lines are frames 1..=600 in order, at the demo's 320x240, and line 600
-/// is the hash of the screenshot of frame 600.
+/// The hash lines are frames 1..=N in order, at the demo's 320x240, and line N
+/// is the hash of the screenshot of frame N.
 fn check_hash_lines(what: &str, r: &DemoRun) {
     let numbers: Vec<u64> = r.hashes.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         numbers,
-        (1..=FRAMES).collect::<Vec<_>>(),
+        (1..=r.frames).collect::<Vec<_>>(),
         "{what}: frame numbers"
     );
     for (n, h) in &r.hashes {
         assert!(h.starts_with("320x240 "), "{what}: frame {n} is {h}");
     }
-    let last = &r.hashes[FRAMES as usize - 1].1;
+    let last = &r.hashes[r.frames as usize - 1].1;
     assert_eq!(
         *last,
         format!("320x240 {:016x}", fnv1a_rgba(&r.last)),
-        "{what}: the hash of frame {FRAMES} is not that of its screenshot"
+        "{what}: the hash of frame {} is not that of its screenshot",
+        r.frames
     );
 }
 
@@ -319,6 +327,33 @@ fn demo_frames_1_to_600_identical_all_tiers_on_and_off() {
     for t in ["lut", "fill"] {
         assert!(stat_of(&on, t, "iterations") > 0, "demo: {t} never ran");
     }
+}
+
+/// Issue 19: the demo's frames 1-1800 (30 s of play) in deterministic mode are
+/// byte-identical with the native-code tier `jit` on and off (the other tiers at
+/// their defaults), as are instructions and blocks; compiled code ran.
+#[test]
+fn demo_frames_1_to_1800_identical_jit_on_and_off() {
+    let off = demo_run_n(&["--tier".into(), "jit=off".into()], 1800);
+    let on = demo_run_n(&["--tier".into(), "jit=on".into()], 1800);
+    let distinct = same_frames(("jit off", &off), ("jit on", &on));
+    let d = &on.stats["tiers"]["jit"]["detail"];
+    println!(
+        "demo: 1800 frames compared with jit on and off, {distinct} distinct; {} instructions; \
+         jit compiled {}, entries {}, insns {}, compile p50 {} ns p99 {} ns",
+        on.stats["instructions"],
+        d["compiled"],
+        d["entries"],
+        d["insns"],
+        d["compile_ns_p50"],
+        d["compile_ns_p99"]
+    );
+    assert!(distinct > 1, "all 1800 frames are the same picture");
+    assert_eq!(stat_of(&off, "jit", "runs"), 0, "jit ran while off");
+    assert!(
+        stat_of(&on, "jit", "runs") > 0,
+        "demo: compiled code never ran"
+    );
 }
 
 fn stat_of(r: &DemoRun, tier: &str, field: &str) -> u64 {

@@ -118,6 +118,9 @@ fn main() -> Result<()> {
         <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let level = if cli.trace_api { "info" } else { "warn" };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
+    // WINTERP_TIERS (forced tiers for test runs) is applied with the process-wide
+    // gates; a bad value stops here with the reason instead of running on defaults.
+    winterp_core::tiers::env_switches().map_err(|e| anyhow::anyhow!("{e}"))?;
     for t in &cli.tier {
         apply_tier(t)?;
     }

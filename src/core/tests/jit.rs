@@ -203,6 +203,23 @@ fn jit_mixed_integer_loop_matches_the_interpreter() {
     assert!(whole.insns > 50_000, "{whole:?}");
     assert!(sliced.blocks() > 5_000, "{sliced:?}");
     assert_eq!(whole.exit_fault, 0, "{whole:?}");
+    // Compile time per unit: the percentiles are bucket upper bounds; with fewer
+    // than 100 units the 99th percentile is the slowest unit's bucket.
+    assert!(whole.compiled < 100, "{whole:?}");
+    assert!(whole.compile_ns_p50 > 0, "{whole:?}");
+    assert!(whole.compile_ns_p50 <= whole.compile_ns_p99, "{whole:?}");
+    assert!(whole.compile_ns_max <= whole.compile_ns_p99, "{whole:?}");
+    assert!(
+        whole.compile_ns_max * 9 / 8 >= whole.compile_ns_p99,
+        "{whole:?}"
+    );
+    // Code memory: held while the executor lived, all freed with it.
+    assert!(whole.code_bytes_peak > 0, "{whole:?}");
+    assert!(whole.code_bytes_peak <= whole.code_bytes, "{whole:?}");
+    assert_eq!(
+        whole.code_bytes_live, 0,
+        "freed with the executor: {whole:?}"
+    );
 }
 
 /// Every condition code after every kind of flag writer the tier records, with
@@ -594,4 +611,150 @@ fn jit_indirect_branches_and_links_match_the_interpreter() {
         on.stops
     );
     assert!(whole.linked > 10_000, "{whole:?}");
+}
+
+/// Another guest thread, itself running compiled code, stores into the hot compiled
+/// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
+/// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until
+/// A has counted 100 000 iterations, then its compiled store aims at A's immediate,
+/// and B reads A's count right after. The write must retire A's compiled code before
+/// A enters it again: A ends at most two iterations past the count B read (the
+/// iteration in flight when the store landed, and the one decoded from the new
+/// bytes, which leaves).
+#[test]
+fn jit_cross_thread_code_write_retires_compiled_code() {
+    use winterp_core::harness::{CODE_SIZE, STACK_TOP};
+    use winterp_core::{Cpu, Executor};
+    const FLAG: u32 = DATA + 0x100;
+    const SEEN: u32 = DATA + 0x104;
+    const DUMMY: u32 = DATA + 0x200;
+    const B_CODE: u32 = CODE + CODE_SIZE / 2;
+    let a_code = assemble(|a| {
+        let mut top = a.create_label();
+        a.xor(edx, edx)?;
+        a.set_label(&mut top)?;
+        a.mov(eax, 0u32)?; // B8 imm32: the immediate at CODE + 3
+        a.add(edx, 1)?;
+        a.mov(dword_ptr(FLAG), edx)?;
+        a.test(eax, eax)?;
+        a.jz(top)?;
+        finish(a)
+    });
+    assert_eq!(a_code[2], 0xb8, "xor edx, edx; then mov eax, imm32");
+    let imm = CODE + 3;
+    let b_code = {
+        let mut a = CodeAssembler::new(32).unwrap();
+        let mut top = a.create_label();
+        a.mov(ebx, imm).unwrap();
+        a.mov(ebp, DUMMY.wrapping_sub(imm)).unwrap();
+        a.mov(edi, 1u32).unwrap();
+        a.set_label(&mut top).unwrap();
+        // eax = imm once A counted 100 000, DUMMY before (all in the vocabulary).
+        a.mov(ecx, dword_ptr(FLAG)).unwrap();
+        a.cmp(ecx, 100_000).unwrap();
+        a.sbb(eax, eax).unwrap();
+        a.and(eax, ebp).unwrap();
+        a.add(eax, ebx).unwrap();
+        a.mov(dword_ptr(eax), edi).unwrap();
+        a.cmp(eax, ebx).unwrap();
+        a.jne(top).unwrap();
+        a.mov(ecx, dword_ptr(FLAG)).unwrap();
+        a.mov(dword_ptr(SEEN), ecx).unwrap();
+        a.mov(ebp, EXIT).unwrap();
+        a.jmp(ebp).unwrap();
+        a.assemble(B_CODE as u64).unwrap()
+    };
+    let mut m = Machine::new();
+    m.load(&a_code);
+    m.mem.write_bytes(B_CODE, &b_code).unwrap();
+    let ta = gates(true);
+    m.exec.set_tiers(ta.clone());
+    let tb = gates(true);
+    let (mem, tb2) = (m.mem.clone(), tb.clone());
+    let b = std::thread::spawn(move || {
+        let mut cpu = Cpu::new(mem);
+        cpu.regs[4] = STACK_TOP - 0x8_0000;
+        cpu.eip = B_CODE;
+        let mut exec = Executor::new();
+        exec.set_stop_range(EXIT, EXIT + 1);
+        exec.set_tiers(tb2);
+        for _ in 0..100_000 {
+            let s = exec.run(&mut cpu, 1_000_000);
+            if s != StopReason::BudgetSpent {
+                return s;
+            }
+        }
+        StopReason::BudgetSpent
+    });
+    let mut stop = StopReason::BudgetSpent;
+    for _ in 0..100_000 {
+        stop = m.run(1_000_000);
+        if stop != StopReason::BudgetSpent || b.is_finished() && m.cpu.regs[2] > 1 << 30 {
+            break;
+        }
+    }
+    assert_eq!(b.join().unwrap(), StopReason::Thunk(EXIT), "thread B");
+    assert_eq!(
+        stop,
+        StopReason::Thunk(EXIT),
+        "thread A saw the new immediate"
+    );
+    assert_eq!(m.cpu.regs[0], 1);
+    let mut w = [0u8; 4];
+    m.mem.read_bytes(SEEN, &mut w).unwrap();
+    let seen = u32::from_le_bytes(w);
+    let end = m.cpu.regs[2];
+    assert!(
+        seen >= 100_000,
+        "B stored only after A's 100 000th iteration: {seen}"
+    );
+    assert!(
+        end >= seen && end <= seen + 2,
+        "A ran its old code after the write: count {end}, B read {seen} after its store"
+    );
+    let (sa, sb) = (ta.jit.snapshot(), tb.jit.snapshot());
+    assert!(
+        sa.compiled >= 1 && sa.blocks() > 50_000,
+        "A ran compiled: {sa:?}"
+    );
+    assert_eq!(sb.exit_code_write, 1, "B's compiled store hit code: {sb:?}");
+    assert!(sb.blocks() > 16, "B ran compiled: {sb:?}");
+}
+
+/// Another host thread flips the gate off and on every few microseconds while the
+/// guest thread runs inside compiled code (the overlay's switch): every switch takes
+/// effect at a block boundary, so the end state and the pacing counters are the
+/// interpreter's whatever the timing.
+#[test]
+fn jit_switched_from_another_thread_while_inside_compiled_code() {
+    let code = mix(400_000);
+    let off = run_with(&code, gates(false), u64::MAX, &mut |_, _| {});
+    for round in 0..3 {
+        let ton = gates(true);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (t2, stop2) = (ton.clone(), stop.clone());
+        let flipper = std::thread::spawn(move || {
+            let mut flips = 0u64;
+            while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                t2.set(Tier::Jit, flips % 2 == 1).unwrap();
+                flips += 1;
+                std::thread::sleep(std::time::Duration::from_micros(20 + 30 * round));
+            }
+            flips
+        });
+        let on = run_with(&code, ton.clone(), u64::MAX, &mut |_, _| {});
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let flips = flipper.join().unwrap();
+        same(
+            &off,
+            &on,
+            &format!("flipped from another thread, round {round}"),
+        );
+        let s = ton.jit.snapshot();
+        assert!(flips > 10, "the gate moved during the run: {flips} flips");
+        assert!(
+            s.blocks() > 1_000,
+            "compiled code ran between switches: {s:?}"
+        );
+    }
 }

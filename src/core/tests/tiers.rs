@@ -1221,3 +1221,21 @@ fn mmx_fill_near_misses() {
     let (m, _) = matches_all(&code);
     assert_eq!(m, 0);
 }
+
+/// `WINTERP_TIERS` syntax (forced tiers for test runs): the `--tier` switches,
+/// comma-separated; bad items are refused with the reason, not skipped.
+#[test]
+fn tier_switch_lists_parse_and_refuse_bad_items() {
+    use winterp_core::tiers::parse_switches;
+    assert_eq!(parse_switches(""), Ok(vec![]));
+    assert_eq!(
+        parse_switches("jit=on, uop=off ,"),
+        Ok(vec![(Tier::Jit, true), (Tier::Uop, false)])
+    );
+    let e = parse_switches("jit=yes").unwrap_err();
+    assert!(e.contains("on or off"), "{e}");
+    let e = parse_switches("jit").unwrap_err();
+    assert!(e.contains("NAME=on|off"), "{e}");
+    let e = parse_switches("turbo=on").unwrap_err();
+    assert!(e.contains("unknown tier \"turbo\""), "{e}");
+}

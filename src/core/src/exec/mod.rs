@@ -78,6 +78,13 @@ pub struct Executor {
     jit: crate::jit::JitState,
 }
 
+impl Drop for Executor {
+    fn drop(&mut self) {
+        // The thread's code memory goes with it (`code_bytes_live` in the tier stats).
+        self.jit.clear(&self.tiers.jit);
+    }
+}
+
 impl Default for Executor {
     fn default() -> Self {
         Self::new()
@@ -110,6 +117,8 @@ impl Executor {
     /// Uses `tiers` (gates and stats) instead of the process-wide ones; drops code
     /// matched under the previous gates.
     pub fn set_tiers(&mut self, tiers: Arc<Tiers>) {
+        // Compiled code was counted in the old stats: free it there.
+        self.flush();
         self.seen_tiers = tiers.epoch();
         self.tiers = tiers;
         self.flush();
@@ -207,7 +216,7 @@ impl Executor {
         self.regions.clear();
         self.uop.clear();
         // Every block holding compiled code is gone: its code memory can go too.
-        self.jit.clear();
+        self.jit.clear(&self.tiers.jit);
         self.counters.flushes += 1;
     }
 

@@ -32,6 +32,7 @@
 //! module per executor, freed whole on a flush, and the executor flushes when it
 //! exceeds [`CODE_CAP`].
 
+pub mod hist;
 pub mod native;
 
 use crate::cpu::Cpu;
@@ -94,6 +95,12 @@ pub struct JitStats {
     pub insns: AtomicU64,
     pub compile_ns: AtomicU64,
     pub compile_ns_max: AtomicU64,
+    /// Compile time of each compiled unit (p50/p99 in the snapshot).
+    pub compile_hist: hist::Hist,
+    /// Host code bytes held now by every executor's code memory, and the most held
+    /// at once (function sizes as Cranelift reports them; see `JitState::clear`).
+    pub code_bytes_live: AtomicU64,
+    pub code_bytes_peak: AtomicU64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,6 +117,11 @@ pub struct JitSnapshot {
     pub insns: u64,
     pub compile_ns: u64,
     pub compile_ns_max: u64,
+    /// Upper bounds (within 12.5 %) of the median and 99th percentile compile time.
+    pub compile_ns_p50: u64,
+    pub compile_ns_p99: u64,
+    pub code_bytes_live: u64,
+    pub code_bytes_peak: u64,
 }
 
 impl JitStats {
@@ -128,6 +140,10 @@ impl JitStats {
             insns: r(&self.insns),
             compile_ns: r(&self.compile_ns),
             compile_ns_max: r(&self.compile_ns_max),
+            compile_ns_p50: self.compile_hist.quantile(0.5),
+            compile_ns_p99: self.compile_hist.quantile(0.99),
+            code_bytes_live: r(&self.code_bytes_live),
+            code_bytes_peak: r(&self.code_bytes_peak),
         }
     }
 }
@@ -142,7 +158,8 @@ impl JitSnapshot {
         format!(
             "{{\"compiled\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
              \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{}}},\"insns\":{},\
-             \"compile_ns\":{},\"compile_ns_max\":{}}}",
+             \"compile_ns\":{},\"compile_ns_max\":{},\"compile_ns_p50\":{},\
+             \"compile_ns_p99\":{},\"code_bytes_live\":{},\"code_bytes_peak\":{}}}",
             self.compiled,
             self.code_bytes,
             self.declined,
@@ -154,7 +171,11 @@ impl JitSnapshot {
             self.exit_code_write,
             self.insns,
             self.compile_ns,
-            self.compile_ns_max
+            self.compile_ns_max,
+            self.compile_ns_p50,
+            self.compile_ns_p99,
+            self.code_bytes_live,
+            self.code_bytes_peak
         )
     }
 }
@@ -247,9 +268,12 @@ impl Default for JitState {
 
 impl JitState {
     /// Frees all compiled code; the caller has dropped every block holding some.
-    pub fn clear(&mut self) {
+    /// `st` is the stats the code was counted in (its live bytes go down).
+    pub fn clear(&mut self, st: &JitStats) {
         self.unlink_all();
         self.mem.clear();
+        st.code_bytes_live
+            .fetch_sub(self.bytes as u64, Ordering::Relaxed);
         self.bytes = 0;
         self.mem_base = 0;
     }
@@ -353,6 +377,12 @@ impl JitState {
                         st.code_bytes.fetch_add(c.bytes as u64, Ordering::Relaxed);
                         st.compile_ns.fetch_add(ns, Ordering::Relaxed);
                         st.compile_ns_max.fetch_max(ns, Ordering::Relaxed);
+                        st.compile_hist.record(ns);
+                        let live = st
+                            .code_bytes_live
+                            .fetch_add(c.bytes as u64, Ordering::Relaxed)
+                            + c.bytes as u64;
+                        st.code_bytes_peak.fetch_max(live, Ordering::Relaxed);
                         block.jit.set(Slot::Code(c.code));
                         Some(c.code)
                     }

@@ -347,9 +347,61 @@ impl Tiers {
 
 /// The process-wide gates: new executors use these unless given their own
 /// ([`crate::Executor::set_tiers`]), so one switch reaches every guest thread.
+/// Gates at their defaults, then the switches of `WINTERP_TIERS` ([`env_switches`]):
+/// how test suites run with a tier forced on (docs/tiers.md, "Forcing tiers").
 pub fn global() -> Arc<Tiers> {
     static G: OnceLock<Arc<Tiers>> = OnceLock::new();
-    G.get_or_init(|| Arc::new(Tiers::new())).clone()
+    G.get_or_init(|| {
+        let t = Tiers::new();
+        match env_switches() {
+            Ok(v) => {
+                for (tier, on) in v {
+                    t.set(tier, on)
+                        .expect("env_switches keeps available tiers only");
+                }
+            }
+            // The app checks the variable before it starts (a clear error there);
+            // library users and tests get the reason and the defaults.
+            Err(e) => eprintln!("winterp: {e}; the tier defaults apply"),
+        }
+        Arc::new(t)
+    })
+    .clone()
+}
+
+/// The environment variable holding tier switches for the process-wide gates.
+pub const ENV_TIERS: &str = "WINTERP_TIERS";
+
+/// `NAME=on|off[,NAME=on|off...]` (the `--tier` syntax, comma-separated; spaces
+/// around items ignored; empty means no switch).
+pub fn parse_switches(spec: &str) -> Result<Vec<(Tier, bool)>, String> {
+    let mut v = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, val) = item
+            .split_once('=')
+            .ok_or_else(|| format!("a tier switch is NAME=on|off, got {item:?}"))?;
+        let tier = Tier::from_name(name.trim())
+            .ok_or_else(|| format!("unknown tier {name:?}; known: {:?}", ALL.map(|t| t.name())))?;
+        let on = match val.trim() {
+            "on" => true,
+            "off" => false,
+            _ => return Err(format!("tier {name}= wants on or off, got {val:?}")),
+        };
+        if !tier.available() {
+            return Err(TierError::NotAvailable(tier).to_string());
+        }
+        v.push((tier, on));
+    }
+    Ok(v)
+}
+
+/// The switches `WINTERP_TIERS` holds (none when it is unset).
+pub fn env_switches() -> Result<Vec<(Tier, bool)>, String> {
+    match std::env::var(ENV_TIERS) {
+        Ok(s) => parse_switches(&s).map_err(|e| format!("{ENV_TIERS}={s:?}: {e}")),
+        Err(std::env::VarError::NotPresent) => Ok(Vec::new()),
+        Err(e) => Err(format!("{ENV_TIERS}: {e}")),
+    }
 }
 
 /// One row of the hot-block table.
