@@ -97,9 +97,6 @@ static void make(void)
     glColor3ub(255, 0, 0);
     rect(0, 0, 64, 64);
     glEndList();
-    printf("glIsList before delete: %d\n", glIsList(list_gone));
-    glDeleteLists(list_gone, 1);
-    printf("glIsList after delete: %d\n", glIsList(list_gone));
 
     memcpy(capture_live, capture_v, sizeof capture_v);
     glEnableClientState(GL_VERTEX_ARRAY);
@@ -110,6 +107,11 @@ static void make(void)
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glEndList();
     glDisableClientState(GL_VERTEX_ARRAY);
+    /* Deleted only now: glGenLists may hand out a deleted name again, and then
+     * tile 4 would call that list. */
+    printf("glIsList before delete: %d\n", glIsList(list_gone));
+    glDeleteLists(list_gone, 1);
+    printf("glIsList after delete: %d\n", glIsList(list_gone));
     /* the list holds the vertices as they were */
     for (k = 0; k < 6; k++)
         capture_live[k] = 32;

@@ -11,9 +11,11 @@
  *  3 GL_ZERO, GL_ONE_MINUS_SRC_COLOR       11 alpha test GL_NEVER / GL_ALWAYS halves
  *  4 GL_ONE_MINUS_DST_COLOR, GL_ONE        12 glColorMask(1, 0, 1, 1)
  *  5 GL_SRC_ALPHA_SATURATE, GL_ONE         13 blending off after being on (opaque)
- *  6 GL_SRC_COLOR, GL_ONE_MINUS_SRC_ALPHA  14 a textured sprite with alpha 0 texels
+ *  6 GL_DST_COLOR, GL_SRC_COLOR (2x)       14 a textured sprite with alpha 0 texels
  *  7 GL_ONE, GL_ZERO (replace)                cut out by GL_GREATER 0 (Quake's way)
- *                                           15 smooth alpha over the bars, blended
+ *                                          15 smooth alpha over the bars, blended
+ * Only factors GL 1.1 allows are used (GL_SRC_COLOR is a source factor only from
+ * GL 1.4; an implementation of 1.1 rightly answers GL_INVALID_ENUM).
  * Blending with destination alpha is left out: a 32-bit format of the time need
  * not have alpha bits. */
 #define GLTEST_NAME "gl_blend"
@@ -74,7 +76,7 @@ static void draw(int frame)
         {GL_ZERO, GL_ONE_MINUS_SRC_COLOR},
         {GL_ONE_MINUS_DST_COLOR, GL_ONE},
         {GL_SRC_ALPHA_SATURATE, GL_ONE},
-        {GL_SRC_COLOR, GL_ONE_MINUS_SRC_ALPHA},
+        {GL_DST_COLOR, GL_SRC_COLOR},
         {GL_ONE, GL_ZERO},
     };
     static const GLenum alpha[3] = {GL_GREATER, GL_LESS, GL_EQUAL};
