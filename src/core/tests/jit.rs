@@ -613,6 +613,62 @@ fn jit_indirect_branches_and_links_match_the_interpreter() {
     assert!(whole.linked > 10_000, "{whole:?}");
 }
 
+/// The 8-bit forms (MOV and the ALU ops on AL..BH and byte memory, records with sign
+/// bit 7), SETcc into a register and into memory, and CMOVcc, after every condition.
+#[test]
+fn jit_byte_forms_setcc_and_cmov_match_the_interpreter() {
+    type W = fn(&mut A) -> R;
+    let writers: [W; 8] = [
+        |a| a.add(al, bl),
+        |a| a.sub(ah, bl),
+        |a| a.cmp(al, byte_ptr(esi + 1)),
+        |a| a.and(bh, al),
+        |a| a.adc(al, bh),
+        |a| a.sbb(bl, 0x80),
+        |a| a.xor(byte_ptr(esi + 16), al),
+        |a| a.test(al, 0x81),
+    ];
+    for (w, write) in writers.iter().enumerate() {
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.mov(ecx, 3000)?;
+            a.xor(edx, edx)?;
+            a.xor(ebp, ebp)?;
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.mov(ebx, dword_ptr(esi + 4))?;
+            a.mov(al, byte_ptr(esi + 2))?;
+            a.mov(byte_ptr(edi + 1), ah)?;
+            a.add(esi, 3)?;
+            write(a)?;
+            for cc in 0..16u8 {
+                // setcc dl; setcc [edi]; cmovcc ebp, eax
+                a.db(&[0x0f, 0x90 + cc, 0xc2])?;
+                a.db(&[0x0f, 0x90 + cc, 0x07])?;
+                a.db(&[0x0f, 0x40 + cc, 0xe8])?;
+                a.add(edx, ebp)?;
+                a.add(edx, dword_ptr(edi))?;
+                a.inc(edi)?;
+                a.and(edi, DST + 0xfff)?;
+                if cc == 7 {
+                    let mut on = a.create_label();
+                    a.jmp(on)?;
+                    a.set_label(&mut on)?;
+                }
+                // The writer's record again for the next condition.
+                write(a)?;
+            }
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        });
+        let (whole, _) = equivalent(&code);
+        assert!(whole.blocks() > 1000, "writer {w}: {whole:?}");
+    }
+}
+
 /// Another guest thread, itself running compiled code, stores into the hot compiled
 /// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
 /// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until

@@ -522,6 +522,8 @@ impl Mem {
 #[derive(Clone, Copy, Debug)]
 enum Opnd {
     R(u8),
+    /// An 8-bit register by x86 number (AL..BL, AH..BH).
+    R8(u8),
     I(u32),
     M(Mem),
 }
@@ -554,6 +556,27 @@ enum Ins {
     },
     Push(Opnd),
     Pop(u8),
+    /// MOV and the ALU forms with 8-bit operands (`Opnd::R8`, byte memory, imm8).
+    Mov8 {
+        d: Opnd,
+        s: Opnd,
+    },
+    Alu8 {
+        op: u8,
+        d: Opnd,
+        s: Opnd,
+    },
+    /// SETcc r/m8 (x86 condition nibble).
+    Setcc {
+        cc: u8,
+        d: Opnd,
+    },
+    /// CMOVcc r32, r32.
+    Cmov {
+        cc: u8,
+        d: u8,
+        s: u8,
+    },
     /// SHL/SHR/SAR r32 by a constant count (1..=31, masked; 0 is a NOP).
     Shift {
         op: u8,
@@ -628,6 +651,11 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             Ins::Unary { op, .. } if op != NOT => return true,
             Ins::Mov { d, s: src } if mem(&d) || mem(&src) => return true,
             Ins::Movx { s: src, .. } if mem(&src) => return true,
+            Ins::Alu8 { op, d, s: src } => {
+                return op == ADC || op == SBB || mem(&d) || mem(&src);
+            }
+            Ins::Mov8 { d, s: src } if mem(&d) || mem(&src) => return true,
+            Ins::Setcc { .. } | Ins::Cmov { .. } => return true,
             Ins::Push(_) | Ins::Pop(_) => return true,
             Ins::Shift { .. } => return false,
             // IMUL keeps SF ZF AF PF.
@@ -649,6 +677,17 @@ struct Plan {
 fn gpr32(ins: &Instruction, n: u32) -> Option<u8> {
     (ins.op_kind(n) == OpKind::Register && ins.op_register(n).is_gpr32())
         .then(|| ins.op_register(n).number() as u8)
+}
+
+fn operand8(ins: &Instruction, n: u32, o: &Op) -> Option<Opnd> {
+    match ins.op_kind(n) {
+        OpKind::Register if ins.op_register(n).is_gpr8() => {
+            crate::decode::gpr(ins.op_register(n)).map(Opnd::R8)
+        }
+        OpKind::Memory if ins.memory_size().size() == 1 => Some(Opnd::M(Mem::of(o))),
+        _ if crate::ops::is_imm(ins, n) => Some(Opnd::I(ins.immediate(n) as u32 & 0xff)),
+        _ => None,
+    }
 }
 
 fn operand(ins: &Instruction, n: u32, o: &Op) -> Option<Opnd> {
@@ -772,6 +811,12 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
         if ins.op_count() != 2 {
             return None;
         }
+        if let (Some(d), Some(s)) = (operand8(ins, 0, o), operand8(ins, 1, o)) {
+            return match (d, s) {
+                (Opnd::I(_), _) | (Opnd::M(_), Opnd::M(_)) => None,
+                _ => Some(Ins::Alu8 { op, d, s }),
+            };
+        }
         let d = operand(ins, 0, o)?;
         let s = operand(ins, 1, o)?;
         return match (d, s) {
@@ -779,10 +824,69 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             _ => Some(Ins::Alu { op, d, s }),
         };
     }
+    use Mnemonic as M;
+    let setcc = matches!(
+        m,
+        M::Seto
+            | M::Setno
+            | M::Setb
+            | M::Setae
+            | M::Sete
+            | M::Setne
+            | M::Setbe
+            | M::Seta
+            | M::Sets
+            | M::Setns
+            | M::Setp
+            | M::Setnp
+            | M::Setl
+            | M::Setge
+            | M::Setle
+            | M::Setg
+    );
+    let cmovcc = matches!(
+        m,
+        M::Cmovo
+            | M::Cmovno
+            | M::Cmovb
+            | M::Cmovae
+            | M::Cmove
+            | M::Cmovne
+            | M::Cmovbe
+            | M::Cmova
+            | M::Cmovs
+            | M::Cmovns
+            | M::Cmovp
+            | M::Cmovnp
+            | M::Cmovl
+            | M::Cmovge
+            | M::Cmovle
+            | M::Cmovg
+    );
+    if setcc {
+        let cc = ins.condition_code() as u8;
+        return match (cc, operand8(ins, 0, o)?) {
+            (0, _) | (_, Opnd::I(_)) => None,
+            (cc, d) => Some(Ins::Setcc { cc: cc - 1, d }),
+        };
+    }
+    if cmovcc {
+        let cc = ins.condition_code() as u8;
+        return match (cc, gpr32(ins, 0), gpr32(ins, 1)) {
+            (1.., Some(d), Some(s)) => Some(Ins::Cmov { cc: cc - 1, d, s }),
+            _ => None,
+        };
+    }
     match m {
         Mnemonic::Mov => {
             if ins.op_count() != 2 {
                 return None;
+            }
+            if let (Some(d), Some(s)) = (operand8(ins, 0, o), operand8(ins, 1, o)) {
+                return match (d, s) {
+                    (Opnd::I(_), _) | (Opnd::M(_), Opnd::M(_)) => None,
+                    _ => Some(Ins::Mov8 { d, s }),
+                };
             }
             let d = operand(ins, 0, o)?;
             let s = operand(ins, 1, o)?;
@@ -910,6 +1014,8 @@ struct Rec {
     b: Value,
     /// Set for ADC/SBB (carry-in) and INC/DEC (kept CF); others leave `aux` alone.
     aux: Option<Value>,
+    /// Sign bit: 31, or 7 for the 8-bit forms (`res`, `a`, `b` truncated to 8 bits).
+    sb: u8,
 }
 
 struct Gen<'a> {
@@ -1003,7 +1109,7 @@ impl Gen<'_> {
             self.b.ins().store(f, x, c, OFF_F_AUX as i32);
             return;
         }
-        let sb = self.b.ins().iconst(types::I8, 31);
+        let sb = self.b.ins().iconst(types::I8, r.sb as i64);
         self.b.ins().store(f, sb, c, OFF_F_SB as i32);
         self.b.ins().store(f, r.res, c, OFF_F_RES as i32);
         self.b.ins().store(f, r.a, c, OFF_F_A as i32);
@@ -1321,6 +1427,7 @@ impl Gen<'_> {
             a: bits,
             b: bits,
             aux: Some(bits),
+            sb: 31,
         });
     }
 
@@ -1361,7 +1468,16 @@ impl Gen<'_> {
             };
         }
         let zf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::Equal, r.res, 0);
-        let sf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::SignedLessThan, r.res, 0);
+        // The sign of a record value: bit 31, or bit `sb` of a truncated one.
+        let neg = |g: &mut Gen, x: Value| -> Value {
+            if r.sb == 31 {
+                g.b.ins().icmp_imm(IntCC::SignedLessThan, x, 0)
+            } else {
+                let t = g.b.ins().band_imm(x, 1i64 << r.sb);
+                g.b.ins().icmp_imm(IntCC::NotEqual, t, 0)
+            }
+        };
+        let sf = |g: &mut Gen| neg(g, r.res);
         let of = |g: &mut Gen| -> Value {
             let b = &mut g.b;
             let x = match r.op {
@@ -1377,7 +1493,7 @@ impl Gen<'_> {
                 }
                 FlagOp::Logic | FlagOp::Eager => return b.ins().iconst(types::I8, 0),
             };
-            b.ins().icmp_imm(IntCC::SignedLessThan, x, 0)
+            neg(g, x)
         };
         let cf = |g: &mut Gen| -> Value {
             let c = g.carry();
@@ -1415,8 +1531,43 @@ impl Gen<'_> {
         }
     }
 
+    /// An 8-bit register by x86 number (AH..BH are bits 8-15 of EAX..EBX).
+    fn get8(&mut self, r: u8) -> Value {
+        let c = self.reg(r & 3);
+        let c = if r & 4 != 0 {
+            self.b.ins().ushr_imm(c, 8)
+        } else {
+            c
+        };
+        self.b.ins().band_imm(c, 0xff)
+    }
+
+    fn set8(&mut self, r: u8, v: Value) {
+        let sh = if r & 4 != 0 { 8 } else { 0 };
+        let old = self.reg(r & 3);
+        let keep = self.b.ins().band_imm(old, !(0xffi64 << sh) & 0xffff_ffff);
+        let v = self.b.ins().band_imm(v, 0xff);
+        let v = self.b.ins().ishl_imm(v, sh);
+        let n = self.b.ins().bor(keep, v);
+        self.set(r & 3, n);
+    }
+
+    /// An 8-bit source operand, zero-extended.
+    fn value8(&mut self, o: Opnd, eip: u32, k: u32) -> Value {
+        match o {
+            Opnd::R8(r) => self.get8(r),
+            Opnd::I(i) => self.k32(i & 0xff),
+            Opnd::M(m) => {
+                let a = self.ea(m);
+                self.load(a, 8, eip, false, k)
+            }
+            Opnd::R(_) => unreachable!("plan gives 8-bit forms 8-bit operands"),
+        }
+    }
+
     fn value(&mut self, o: Opnd, eip: u32, k: u32) -> Value {
         match o {
+            Opnd::R8(_) => unreachable!("plan gives 32-bit forms 32-bit operands"),
             Opnd::R(r) => self.reg(r),
             Opnd::I(i) => self.k32(i),
             Opnd::M(m) => {
@@ -1434,6 +1585,7 @@ impl Gen<'_> {
             a,
             b,
             aux: None,
+            sb: 31,
         };
         match op {
             ADD => {
@@ -1488,7 +1640,9 @@ impl Gen<'_> {
                     let st = self.store(a, v, 32, s.eip, k);
                     self.code_write_check(st, k, s.next);
                 }
-                Opnd::I(_) => unreachable!("plan rejects an immediate destination"),
+                Opnd::I(_) | Opnd::R8(_) => {
+                    unreachable!("plan gives 32-bit forms r/m32 destinations")
+                }
             },
             Ins::Alu { op, d, s: src } => match d {
                 Opnd::R(r) => {
@@ -1513,7 +1667,9 @@ impl Gen<'_> {
                         self.set_rec(rec);
                     }
                 }
-                Opnd::I(_) => unreachable!("plan rejects an immediate destination"),
+                Opnd::I(_) | Opnd::R8(_) => {
+                    unreachable!("plan gives 32-bit forms r/m32 destinations")
+                }
             },
             Ins::Unary { op, r } => {
                 let a = self.reg(r);
@@ -1533,6 +1689,7 @@ impl Gen<'_> {
                             a,
                             b: one,
                             aux: Some(c),
+                            sb: 31,
                         });
                         self.set(r, res);
                     }
@@ -1545,6 +1702,7 @@ impl Gen<'_> {
                             a: z,
                             b: a,
                             aux: None,
+                            sb: 31,
                         });
                         self.set(r, res);
                     }
@@ -1582,7 +1740,7 @@ impl Gen<'_> {
                         let a = self.ea(m);
                         self.load(a, bits, s.eip, false, k)
                     }
-                    Opnd::I(_) => unreachable!("plan takes registers and memory"),
+                    Opnd::I(_) | Opnd::R8(_) => unreachable!("plan takes registers and memory"),
                 };
                 let v = if sx {
                     let t = self.b.ins().ishl_imm(v, (32 - bits) as i64);
@@ -1596,7 +1754,7 @@ impl Gen<'_> {
                 let v = match src {
                     Opnd::R(r) => self.reg(r),
                     Opnd::I(i) => self.k32(i),
-                    Opnd::M(_) => unreachable!("plan takes PUSH r32/imm"),
+                    Opnd::M(_) | Opnd::R8(_) => unreachable!("plan takes PUSH r32/imm"),
                 };
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
@@ -1605,6 +1763,73 @@ impl Gen<'_> {
                 let st = self.store(a, v, 32, s.eip, k);
                 self.set(crate::cpu::ESP as u8, sp);
                 self.code_write_check(st, k, s.next);
+            }
+            Ins::Mov8 { d, s: src } => match d {
+                Opnd::R8(r) => {
+                    let v = self.value8(src, s.eip, k);
+                    self.set8(r, v);
+                }
+                Opnd::M(m) => {
+                    let a = self.ea(m);
+                    let v = self.value8(src, s.eip, k);
+                    let st = self.store(a, v, 8, s.eip, k);
+                    self.code_write_check(st, k, s.next);
+                }
+                _ => unreachable!("plan gives MOV r/m8 destinations"),
+            },
+            Ins::Alu8 { op, d, s: src } => {
+                // `ops::alu::alu::<OP, 8>`: result and operands truncated, sign bit 7.
+                let alu8 = |g: &mut Gen, a: Value, b: Value| -> (Value, Rec) {
+                    let (r, mut rec) = g.alu(op, a, b);
+                    let r = g.b.ins().band_imm(r, 0xff);
+                    rec.res = r;
+                    rec.sb = 7;
+                    (r, rec)
+                };
+                match d {
+                    Opnd::R8(r) => {
+                        let a = self.get8(r);
+                        let b = self.value8(src, s.eip, k);
+                        let (res, rec) = alu8(self, a, b);
+                        self.set_rec(rec);
+                        if writes_back(op) {
+                            self.set8(r, res);
+                        }
+                    }
+                    Opnd::M(m) => {
+                        let ea = self.ea(m);
+                        let b = self.value8(src, s.eip, k);
+                        let a = self.load(ea, 8, s.eip, writes_back(op), k);
+                        let (res, rec) = alu8(self, a, b);
+                        if writes_back(op) {
+                            let st = self.store(ea, res, 8, s.eip, k);
+                            self.set_rec(rec);
+                            self.code_write_check(st, k, s.next);
+                        } else {
+                            self.set_rec(rec);
+                        }
+                    }
+                    _ => unreachable!("plan gives ALU r/m8 destinations"),
+                }
+            }
+            Ins::Setcc { cc, d } => {
+                let c = self.cond(cc);
+                let v = self.b.ins().uextend(types::I32, c);
+                match d {
+                    Opnd::R8(r) => self.set8(r, v),
+                    Opnd::M(m) => {
+                        let a = self.ea(m);
+                        let st = self.store(a, v, 8, s.eip, k);
+                        self.code_write_check(st, k, s.next);
+                    }
+                    _ => unreachable!("plan gives SETcc r/m8 destinations"),
+                }
+            }
+            Ins::Cmov { cc, d, s: src } => {
+                let c = self.cond(cc);
+                let (x, y) = (self.reg(src), self.reg(d));
+                let v = self.b.ins().select(c, x, y);
+                self.set(d, v);
             }
             Ins::Shift { op, r, c } => {
                 use crate::ops::shift::{SAR, SHL};
