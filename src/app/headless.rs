@@ -214,6 +214,15 @@ pub fn run_report(mut a: HeadlessArgs) -> Result<RunReport> {
     )));
     let (proc, mut main) = winterp_hostwin32::startup::prepare(config, host)
         .with_context(|| format!("cannot load {}", program.display()))?;
+    // OpenGL programs draw through wgpu (lavapipe without a GPU), made when the
+    // program creates its first GL context.
+    winterp_hostwin32::glrender::install(
+        &proc,
+        Box::new(|| {
+            winterp_video::gl::WgpuGl::new()
+                .map(|r| Box::new(r) as Box<dyn winterp_hostwin32::glrender::GlRenderer>)
+        }),
+    );
     let program_dir = program
         .parent()
         .map(|p| p.to_path_buf())

@@ -43,6 +43,8 @@ pub struct Sample {
     pub hot: Vec<HotRow>,
     pub mips: Option<f64>,
     pub fps: Option<f64>,
+    /// OPENGL32's counters for the last presented frame, for a GL program.
+    pub gl: Option<winterp_hostwin32::opengl32::state::Counters>,
 }
 
 impl Sample {
@@ -82,6 +84,7 @@ impl Sample {
             hot,
             mips,
             fps,
+            gl: proc.and_then(winterp_hostwin32::opengl32::counters),
         }
     }
 }
@@ -179,6 +182,19 @@ impl Overlay {
                 None => "- fps".into(),
             });
         });
+        if let Some(g) = s.gl {
+            ui.horizontal(|ui| {
+                ui.label("OpenGL per frame");
+                ui.monospace(format!(
+                    "{} draws  {} vertices  {} uploads ({} bytes)  {} state changes",
+                    compact(g.draw_calls),
+                    compact(g.vertices),
+                    compact(g.texture_uploads),
+                    compact(g.texture_bytes),
+                    compact(g.state_changes)
+                ));
+            });
+        }
         ui.separator();
         egui::Grid::new("tier counters")
             .num_columns(6)

@@ -336,6 +336,15 @@ fn run_guest(s: &Arc<Shared>, l: &Launch) -> Ending {
         Ok(x) => x,
         Err(e) => return Ending::LoadFailed(format!("cannot load {}: {e}", program.display())),
     };
+    // OpenGL programs draw through wgpu (lavapipe without a GPU), made when the
+    // program creates its first GL context.
+    winterp_hostwin32::glrender::install(
+        &proc,
+        Box::new(|| {
+            winterp_video::gl::WgpuGl::new()
+                .map(|r| Box::new(r) as Box<dyn winterp_hostwin32::glrender::GlRenderer>)
+        }),
+    );
     let overlay_dir = match crate::headless::overlay_dir(&program) {
         Ok(d) => d,
         Err(e) => return Ending::LoadFailed(format!("{e:#}")),

@@ -152,7 +152,7 @@ pub struct Display {
     pub mode: Mutex<DisplayMode>,
     /// The pads as the host last reported them.
     pub pads: Mutex<[PadState; MAX_PADS]>,
-    /// Frames presented through DirectDraw.
+    /// Frames presented through DirectDraw and OpenGL's SwapBuffers.
     presents: std::sync::atomic::AtomicU64,
     present_hook: Mutex<Option<PresentHook>>,
 }
@@ -186,8 +186,9 @@ pub fn presents(proc: &Process) -> u64 {
         .load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Whether the program shows its picture through DirectDraw: it has presented, or
-/// it has ddraw.dll loaded (the headless runner then counts presents, not ticks).
+/// Whether the program shows its picture through DirectDraw or OpenGL (whose
+/// SwapBuffers presents the same way): it has presented, or it has ddraw.dll or
+/// opengl32.dll loaded (the headless runner then counts presents, not ticks).
 pub fn uses_directdraw(proc: &Process) -> bool {
     presents(proc) > 0
         || proc
@@ -195,7 +196,10 @@ pub fn uses_directdraw(proc: &Process) -> bool {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .any(|m| m.name.eq_ignore_ascii_case("ddraw.dll"))
+            .any(|m| {
+                m.name.eq_ignore_ascii_case("ddraw.dll")
+                    || m.name.eq_ignore_ascii_case("opengl32.dll")
+            })
 }
 
 /// Installs the hook DirectDraw calls at each present (the headless runner counts

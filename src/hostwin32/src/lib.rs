@@ -12,6 +12,8 @@ pub mod display;
 pub mod dplayx;
 pub mod dsound;
 pub mod gdi32;
+pub mod glrender;
+pub mod glu32;
 pub mod hle;
 pub mod host;
 pub mod ieframe;
@@ -26,6 +28,7 @@ pub mod ntdll;
 pub mod objects;
 pub mod ole32;
 pub mod oleaut32;
+pub mod opengl32;
 pub mod process;
 pub mod riched20;
 pub mod scheduler;
@@ -73,6 +76,8 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
         riched20::DLL,
         riched20::DLL32,
         ieframe::DLL,
+        opengl32::DLL,
+        glu32::DLL,
     ];
     for d in sysexports::table().dlls() {
         if !dlls.iter().any(|h| process::dll_key(h.name) == d.name) {

@@ -19,6 +19,7 @@ pub mod metafile;
 pub mod objects;
 pub mod paint;
 pub mod palette;
+pub mod pixelformat;
 pub mod raster;
 pub mod region;
 pub mod surface;
@@ -166,6 +167,7 @@ fn exports() -> Vec<ApiDef> {
     v.extend(draw::exports());
     v.extend(text::exports());
     v.extend(palette::exports());
+    v.extend(pixelformat::exports());
     v.extend(region::exports());
     v.extend(metafile::exports());
     metafile::wrap(v)

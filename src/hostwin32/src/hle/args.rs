@@ -32,6 +32,22 @@ impl Arg for u16 {
     }
 }
 
+/// GLshort by value (a 4-byte slot, the low half meaningful).
+impl Arg for i16 {
+    const SLOTS: u8 = 1;
+    fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
+        Ok(s[0] as i16)
+    }
+}
+
+/// GLbyte by value (a 4-byte slot, the low byte meaningful).
+impl Arg for i8 {
+    const SLOTS: u8 = 1;
+    fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
+        Ok(s[0] as i8)
+    }
+}
+
 impl Arg for u8 {
     const SLOTS: u8 = 1;
     fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
@@ -52,6 +68,15 @@ impl Arg for f64 {
     const SLOTS: u8 = 2;
     fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
         Ok(f64::from_bits(s[0] as u64 | (s[1] as u64) << 32))
+    }
+}
+
+/// A C `float` passed by value (one stack slot holding its IEEE bits), as OpenGL's
+/// GLfloat and GLclampf arguments are.
+impl Arg for f32 {
+    const SLOTS: u8 = 1;
+    fn from_stack(_: &mut Ctx, s: &[u32], _: usize) -> ApiResult<Self> {
+        Ok(f32::from_bits(s[0]))
     }
 }
 

@@ -1,0 +1,248 @@
+//! OPENGL32 unit tests: the export ABI against the system export table, and the
+//! GL state machine driven through the exports with a recording renderer.
+
+use crate::hle::ExportKind;
+use crate::sysexports::{self, Kind};
+
+/// Every OPENGL32 and GLU32 function pops exactly the bytes Windows' does (the
+/// `ext::` functions come from wglGetProcAddress and are stdcall too).
+#[test]
+fn exports_match_the_system_table() {
+    for (dll, defs) in [
+        ("opengl32", super::api::exports()),
+        ("glu32", (crate::glu32::DLL.exports)()),
+    ] {
+        for d in defs {
+            let ExportKind::Function { nargs, .. } = d.kind else {
+                continue;
+            };
+            if d.name.starts_with("ext::") {
+                continue;
+            }
+            let e = sysexports::lookup(dll, d.name)
+                .unwrap_or_else(|| panic!("{dll}!{} is not in the table", d.name));
+            match e.kind {
+                Kind::Stdcall(bytes) => {
+                    assert_eq!(u16::from(nargs) * 4, bytes, "{dll}!{}", d.name)
+                }
+                k => panic!("{dll}!{} is {k:?}", d.name),
+            }
+        }
+    }
+}
+
+use super::cmd::{Cmd, exec};
+use super::consts::*;
+use super::state::Device;
+use super::{Context, Drawable};
+use crate::gdi32::pixelformat::FORMATS;
+use crate::glrender::{ClearOp, DrawState, GlRenderer, TexImage, TexKey, Topology, Vertex};
+use std::sync::{Arc, Mutex};
+
+/// What a recording renderer was given.
+#[derive(Default)]
+struct Log {
+    draws: Vec<(DrawState, Vec<Vertex>)>,
+    clears: Vec<ClearOp>,
+    images: Vec<(TexKey, u32, u32, u32, Vec<u8>)>,
+}
+
+struct Recorder(Arc<Mutex<Log>>);
+
+impl GlRenderer for Recorder {
+    fn name(&self) -> String {
+        "recorder".into()
+    }
+    fn resize(&mut self, _: u32, _: u32, _: u32) {}
+    fn clear(&mut self, _: u32, op: &ClearOp) {
+        self.0.lock().unwrap().clears.push(*op);
+    }
+    fn draw(&mut self, _: u32, state: &DrawState, v: &[Vertex]) {
+        self.0.lock().unwrap().draws.push((*state, v.to_vec()));
+    }
+    fn tex_image(&mut self, tex: TexKey, i: &TexImage) {
+        let mut l = self.0.lock().unwrap();
+        l.images
+            .push((tex, i.level, i.width, i.height, i.rgba.to_vec()));
+    }
+    fn tex_sub_image(&mut self, _: TexKey, _: u32, _: u32, _: u32, _: &TexImage) {}
+    fn delete_texture(&mut self, _: TexKey) {}
+    fn copy_to_texture(
+        &mut self,
+        _: u32,
+        _: [i32; 4],
+        _: TexKey,
+        _: u32,
+        _: (u32, u32),
+    ) -> Result<(), String> {
+        Ok(())
+    }
+    fn read_pixels(&mut self, _: u32, _: [i32; 4]) -> Vec<u8> {
+        Vec::new()
+    }
+    fn present(&mut self, _: u32) -> Vec<u32> {
+        Vec::new()
+    }
+    fn drop_drawable(&mut self, _: u32) {}
+}
+
+/// A current-like context on a 100 x 50 window with a recording renderer.
+fn setup() -> (Context, Device, Arc<Mutex<Log>>) {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let dev = Device {
+        renderer: Some(Box::new(Recorder(log.clone()))),
+        ..Device::default()
+    };
+    let mut c = Context::new(1, FORMATS[0]);
+    c.drawable = Some(Drawable {
+        hwnd: 7,
+        width: 100,
+        height: 50,
+    });
+    c.s.viewport = [0, 0, 100, 50];
+    c.s.scissor = [0, 0, 100, 50];
+    (c, dev, log)
+}
+
+fn run(c: &mut Context, dev: &mut Device, cmds: &[Cmd]) {
+    for k in cmds {
+        exec(c, dev, k).unwrap();
+    }
+    super::cmd::flush(c, dev);
+}
+
+fn quad() -> Vec<Cmd> {
+    vec![
+        Cmd::Begin(GL_QUADS),
+        Cmd::Color([1.0, 0.0, 0.0, 1.0]),
+        Cmd::Vertex([-1.0, -1.0, 0.0, 1.0]),
+        Cmd::Color([0.0, 1.0, 0.0, 1.0]),
+        Cmd::Vertex([1.0, -1.0, 0.0, 1.0]),
+        Cmd::Color([0.0, 0.0, 1.0, 1.0]),
+        Cmd::Vertex([1.0, 1.0, 0.0, 1.0]),
+        Cmd::Color([1.0, 1.0, 1.0, 1.0]),
+        Cmd::Vertex([-1.0, 1.0, 0.0, 1.0]),
+        Cmd::End,
+    ]
+}
+
+#[test]
+fn a_flat_quad_is_two_triangles_in_the_last_vertex_colour() {
+    let (mut c, mut dev, log) = setup();
+    let mut cmds = vec![Cmd::ShadeModel(GL_FLAT)];
+    cmds.extend(quad());
+    run(&mut c, &mut dev, &cmds);
+    let l = log.lock().unwrap();
+    assert_eq!(l.draws.len(), 1);
+    let (st, v) = &l.draws[0];
+    assert_eq!(st.pipeline.topology, Topology::Triangles);
+    assert_eq!(v.len(), 6);
+    // GL_QUADS: the fourth vertex provokes the colour.
+    assert!(v.iter().all(|x| x.color == [1.0, 1.0, 1.0, 1.0]));
+    // (0,1,2) then (0,2,3).
+    assert_eq!(v[1].pos, [1.0, -1.0, 0.5, 1.0]);
+    assert_eq!(v[5].pos, [-1.0, 1.0, 0.5, 1.0]);
+}
+
+#[test]
+fn the_viewport_is_folded_into_clip_space() {
+    let (mut c, mut dev, log) = setup();
+    // The right half of the window: x -1..1 lands on 0..1 of the whole window.
+    let mut cmds = vec![Cmd::Viewport([50, 0, 50, 50]), Cmd::DepthRange(0.0, 0.5)];
+    cmds.extend(quad());
+    run(&mut c, &mut dev, &cmds);
+    let l = log.lock().unwrap();
+    let (st, v) = &l.draws[0];
+    assert_eq!(v[0].pos, [0.0, -1.0, 0.25, 1.0]);
+    assert_eq!(v[1].pos, [1.0, -1.0, 0.25, 1.0]);
+    assert_eq!(st.scissor, [50, 0, 50, 50]);
+}
+
+#[test]
+fn matrix_stacks_and_errors() {
+    let (mut c, mut dev, _) = setup();
+    run(&mut c, &mut dev, &[Cmd::MatrixMode(GL_PROJECTION)]);
+    for _ in 0..3 {
+        run(&mut c, &mut dev, &[Cmd::PushMatrix]);
+    }
+    assert_eq!(c.s.error, GL_NO_ERROR);
+    // The projection stack holds 4: the fourth push overflows and changes nothing.
+    run(&mut c, &mut dev, &[Cmd::PushMatrix]);
+    assert_eq!(c.s.error, GL_STACK_OVERFLOW);
+    assert_eq!(c.s.projection.items.len(), 4);
+    // Only the first error is kept until glGetError.
+    run(&mut c, &mut dev, &[Cmd::MatrixMode(0x1234)]);
+    assert_eq!(c.s.error, GL_STACK_OVERFLOW);
+    // Inside glBegin/glEnd a matrix call is an invalid operation.
+    c.s.error = GL_NO_ERROR;
+    run(
+        &mut c,
+        &mut dev,
+        &[Cmd::Begin(GL_POINTS), Cmd::LoadIdentity, Cmd::End],
+    );
+    assert_eq!(c.s.error, GL_INVALID_OPERATION);
+}
+
+#[test]
+fn display_lists_replay_what_they_compiled() {
+    let (mut c, mut dev, log) = setup();
+    super::lists::new_list(&mut c, &mut dev, 5, GL_COMPILE);
+    let mut cmds = vec![Cmd::Color([0.5, 0.5, 0.5, 1.0])];
+    cmds.extend(quad());
+    // What submit does while compiling in GL_COMPILE: record, do not run.
+    for k in &cmds {
+        c.compiling.as_mut().unwrap().cmds.push(k.clone());
+    }
+    super::lists::end_list(&mut c, &mut dev);
+    assert!(log.lock().unwrap().draws.is_empty());
+    assert!(super::lists::is_list(&c, &dev, 5));
+    run(&mut c, &mut dev, &[Cmd::CallList(5), Cmd::CallList(5)]);
+    let l = log.lock().unwrap();
+    // Two calls, one state: one batch of 12 vertices.
+    assert_eq!(l.draws.len(), 1);
+    assert_eq!(l.draws[0].1.len(), 12);
+    // glGenLists skips names in use.
+    drop(l);
+    assert_eq!(super::lists::gen_lists(&mut c, &mut dev, 3), 1);
+    assert_eq!(super::lists::gen_lists(&mut c, &mut dev, 2), 6);
+}
+
+#[test]
+fn state_changes_split_batches_and_textures_need_all_levels() {
+    let (mut c, mut dev, log) = setup();
+    let mut cmds = quad();
+    cmds.push(Cmd::Enable(GL_BLEND));
+    cmds.push(Cmd::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+    cmds.extend(quad());
+    // A 2x2 texture with the default (mipmapping) min filter and no level 1:
+    // incomplete, so the unit stays off.
+    cmds.push(Cmd::Enable(GL_TEXTURE_2D));
+    cmds.push(Cmd::BindTexture(GL_TEXTURE_2D, 3));
+    cmds.push(Cmd::TexImage2D {
+        level: 0,
+        internal: GL_LUMINANCE,
+        width: 2,
+        height: 2,
+        rgba: Arc::new([10, 20, 30, 40].repeat(4)),
+    });
+    cmds.extend(quad());
+    cmds.push(Cmd::TexParameter(
+        GL_TEXTURE_2D,
+        GL_TEXTURE_MIN_FILTER,
+        [GL_NEAREST as f32, 0.0, 0.0, 0.0],
+    ));
+    cmds.extend(quad());
+    run(&mut c, &mut dev, &cmds);
+    let l = log.lock().unwrap();
+    // The texture upload hands over the pending batch first (draws before it
+    // must not see the new image), so the blended quad and the incomplete-textured
+    // one are separate draws with the same state.
+    assert_eq!(l.draws.len(), 4);
+    assert!(l.draws[0].0.pipeline.blend.is_none());
+    assert!(l.draws[1].0.pipeline.blend.is_some());
+    assert_eq!(l.draws[1].0, l.draws[2].0);
+    assert!(l.draws[2].0.units[0].is_none());
+    assert!(l.draws[3].0.units[0].is_some());
+    // Luminance keeps red in all three colour channels and alpha 255.
+    assert_eq!(&l.images[0].4[..4], &[10, 10, 10, 255]);
+}
