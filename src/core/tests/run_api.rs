@@ -5,6 +5,16 @@
 use iced_x86::code_asm::*;
 use winterp_core::StopReason;
 use winterp_core::harness::{CODE, DATA, EXIT, Machine, assemble};
+use winterp_core::tiers::Tiers;
+
+/// A machine on the default gates of its own, whatever `WINTERP_TIERS` says: these
+/// tests count the threaded interpreter's dispatches (one per instruction), which
+/// compiled code does not make (state, instructions and blocks are the same).
+fn plain_machine() -> Machine {
+    let mut m = Machine::new();
+    m.exec.set_tiers(std::sync::Arc::new(Tiers::new()));
+    m
+}
 
 /// A loop of 5 instructions per iteration over 1000 iterations, plus setup and exit.
 fn loop_program() -> Vec<u8> {
@@ -33,7 +43,7 @@ fn state(m: &Machine) -> ([u32; 8], u32, u32) {
 
 #[test]
 fn counters_count_retired_instructions_and_blocks() {
-    let mut m = Machine::new();
+    let mut m = plain_machine();
     m.load(&loop_program());
     assert_eq!(m.run(u64::MAX), StopReason::Thunk(EXIT));
     let c = m.exec.counters;
@@ -77,7 +87,7 @@ fn budget_stops_at_block_boundaries_and_resumes_exactly() {
 #[test]
 fn chaining_on_and_off_do_identical_work() {
     let run = |chain: bool| {
-        let mut m = Machine::new();
+        let mut m = plain_machine();
         m.exec.chaining = chain;
         m.load(&loop_program());
         let mut stops = Vec::new();
