@@ -201,6 +201,7 @@ pub fn pack(
     format: u32,
     ty: u32,
 ) -> Result<Vec<u8>, String> {
+    // Channel 4 is luminance: R + G + B, clamped (GL 1.1 section 4.3.2).
     let comps: &[usize] = match format {
         GL_RGBA => &[0, 1, 2, 3],
         GL_RGB => &[0, 1, 2],
@@ -210,11 +211,14 @@ pub fn pack(
         GL_GREEN => &[1],
         GL_BLUE => &[2],
         GL_ALPHA => &[3],
+        GL_LUMINANCE => &[4],
+        GL_LUMINANCE_ALPHA => &[4, 3],
         _ => return Err(format!("glReadPixels format {format:#x}")),
     };
     let size = match ty {
-        GL_UNSIGNED_BYTE => 1,
-        GL_FLOAT => 4,
+        GL_UNSIGNED_BYTE | GL_BYTE => 1,
+        GL_UNSIGNED_SHORT | GL_SHORT => 2,
+        GL_UNSIGNED_INT | GL_INT | GL_FLOAT => 4,
         _ => return Err(format!("glReadPixels type {ty:#x}")),
     };
     let stride = super::texture::row_stride(ps, width, comps.len(), size);
@@ -229,11 +233,28 @@ pub fn pack(
             let p = &rgba[(y * width as usize + x) * 4..][..4];
             for (k, &ch) in comps.iter().enumerate() {
                 let o = skip + y * stride + (x * comps.len() + k) * size;
-                if size == 1 {
-                    out[o] = p[ch];
+                let v = if ch == 4 {
+                    ((f32::from(p[0]) + f32::from(p[1]) + f32::from(p[2])) / 255.0).min(1.0)
                 } else {
-                    out[o..o + 4].copy_from_slice(&(f32::from(p[ch]) / 255.0).to_le_bytes());
-                }
+                    f32::from(p[ch]) / 255.0
+                };
+                // GL 1.1 table 2.6's conversions from [0, 1] to each type.
+                let b: Vec<u8> = match ty {
+                    GL_UNSIGNED_BYTE => vec![(v * 255.0).round() as u8],
+                    GL_BYTE => vec![((v * 255.0 - 1.0) / 2.0).round() as i8 as u8],
+                    GL_UNSIGNED_SHORT => ((v * 65535.0).round() as u16).to_le_bytes().to_vec(),
+                    GL_SHORT => (((v * 65535.0 - 1.0) / 2.0).round() as i16)
+                        .to_le_bytes()
+                        .to_vec(),
+                    GL_UNSIGNED_INT => ((f64::from(v) * 4294967295.0).round() as u32)
+                        .to_le_bytes()
+                        .to_vec(),
+                    GL_INT => (((f64::from(v) * 4294967295.0 - 1.0) / 2.0).round() as i32)
+                        .to_le_bytes()
+                        .to_vec(),
+                    _ => v.to_le_bytes().to_vec(),
+                };
+                out[o..o + size].copy_from_slice(&b);
             }
         }
     }

@@ -246,3 +246,16 @@ fn state_changes_split_batches_and_textures_need_all_levels() {
     // Luminance keeps red in all three colour channels and alpha 255.
     assert_eq!(&l.images[0].4[..4], &[10, 10, 10, 255]);
 }
+
+#[test]
+fn read_pixels_converts_to_every_type() {
+    let ps = super::state::PixelStore::default();
+    let px = [255u8, 0, 51, 255];
+    let b = super::query::pack(&ps, &px, 1, 1, GL_RGBA, GL_UNSIGNED_SHORT).unwrap();
+    assert_eq!(b, vec![0xff, 0xff, 0, 0, 0x33, 0x33, 0xff, 0xff]);
+    let b = super::query::pack(&ps, &px, 1, 1, GL_LUMINANCE, GL_UNSIGNED_BYTE).unwrap();
+    // R + G + B = 1.2, clamped to 1.
+    assert_eq!(b, vec![255]);
+    let b = super::query::pack(&ps, &px, 1, 1, GL_BLUE, GL_FLOAT).unwrap();
+    assert_eq!(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 0.2);
+}
