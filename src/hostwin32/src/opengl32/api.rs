@@ -1696,5 +1696,17 @@ pub fn exports() -> Vec<ApiDef> {
         glLockArraysEXT,
         glUnlockArraysEXT,
     );
+    // Windows' OPENGL32.dll numbers its exports from 1 in the ASCII order of their
+    // names (glLoadIdentity is 165, wglMakeCurrent 357); size-coded intros import
+    // by these ordinals.
+    let mut names: Vec<&str> = crate::sysexports::dll("opengl32")
+        .map(|d| d.exports.iter().map(|e| e.name).collect())
+        .unwrap_or_default();
+    names.sort_unstable();
+    for d in &mut v {
+        if let Ok(k) = names.binary_search(&d.name) {
+            d.ordinal = u16::try_from(k + 1).ok();
+        }
+    }
     v
 }

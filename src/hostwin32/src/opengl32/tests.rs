@@ -259,3 +259,17 @@ fn read_pixels_converts_to_every_type() {
     let b = super::query::pack(&ps, &px, 1, 1, GL_BLUE, GL_FLOAT).unwrap();
     assert_eq!(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 0.2);
 }
+
+/// The ordinals a size-coded intro (MetaZlo, in the real-program corpus) imports
+/// OPENGL32 by: Windows' numbering in ASCII order of the names.
+#[test]
+fn exports_carry_windows_ordinals() {
+    let v = super::api::exports();
+    let ord = |n: &str| v.iter().find(|d| d.name == n).and_then(|d| d.ordinal);
+    assert_eq!(ord("glLoadIdentity"), Some(0xa5));
+    assert_eq!(ord("glMatrixMode"), Some(0xb6));
+    assert_eq!(ord("glVertexPointer"), Some(0x156));
+    assert_eq!(ord("wglCreateContext"), Some(0x15a));
+    assert_eq!(ord("wglMakeCurrent"), Some(0x165));
+    assert_eq!(ord("ext::glActiveTextureARB"), None);
+}
