@@ -774,7 +774,13 @@ fn jit_cross_thread_code_write_retires_compiled_code() {
         "A ran compiled: {sa:?}"
     );
     assert_eq!(sb.exit_code_write, 1, "B's compiled store hit code: {sb:?}");
-    assert!(sb.blocks() > 16, "B ran compiled: {sb:?}");
+    // How many times B's loop ran compiled before A reached its 100 000th
+    // iteration depends on the threads' relative speed; the store itself being
+    // compiled is what matters, and exit_code_write above shows it was.
+    assert!(
+        sb.compiled >= 1 && sb.blocks() >= 1,
+        "B ran compiled: {sb:?}"
+    );
 }
 
 /// Another host thread flips the gate off and on every few microseconds while the
