@@ -685,26 +685,41 @@ fn jit_cross_thread_code_write_retires_compiled_code() {
     const SEEN: u32 = DATA + 0x104;
     const DUMMY: u32 = DATA + 0x200;
     const B_CODE: u32 = CODE + CODE_SIZE / 2;
+    // B's loop counts its iterations into B_COUNT; A starts counting only once B has
+    // gone round 1 000 times, so B's loop (hot after 16 entries) runs compiled by the
+    // time its store aims at A's code, however the host schedules the two threads.
+    const B_COUNT: u32 = DATA + 0x108;
     let a_code = assemble(|a| {
+        let mut wait = a.create_label();
         let mut top = a.create_label();
+        a.set_label(&mut wait)?;
+        a.mov(ecx, dword_ptr(B_COUNT))?;
+        a.cmp(ecx, 1_000)?;
+        a.jb(wait)?;
         a.xor(edx, edx)?;
         a.set_label(&mut top)?;
-        a.mov(eax, 0u32)?; // B8 imm32: the immediate at CODE + 3
+        a.mov(eax, 0u32)?; // B8 imm32: the immediate B overwrites
         a.add(edx, 1)?;
         a.mov(dword_ptr(FLAG), edx)?;
         a.test(eax, eax)?;
         a.jz(top)?;
         finish(a)
     });
-    assert_eq!(a_code[2], 0xb8, "xor edx, edx; then mov eax, imm32");
-    let imm = CODE + 3;
+    let at = a_code
+        .windows(7)
+        .position(|w| w == [0x31, 0xd2, 0xb8, 0, 0, 0, 0])
+        .expect("xor edx, edx; then mov eax, imm32");
+    let imm = CODE + at as u32 + 3;
     let b_code = {
         let mut a = CodeAssembler::new(32).unwrap();
         let mut top = a.create_label();
         a.mov(ebx, imm).unwrap();
         a.mov(ebp, DUMMY.wrapping_sub(imm)).unwrap();
         a.mov(edi, 1u32).unwrap();
+        a.xor(esi, esi).unwrap();
         a.set_label(&mut top).unwrap();
+        a.add(esi, 1).unwrap();
+        a.mov(dword_ptr(B_COUNT), esi).unwrap();
         // eax = imm once A counted 100 000, DUMMY before (all in the vocabulary).
         a.mov(ecx, dword_ptr(FLAG)).unwrap();
         a.cmp(ecx, 100_000).unwrap();
@@ -798,9 +813,14 @@ fn jit_switched_from_another_thread_while_inside_compiled_code() {
         let flipper = std::thread::spawn(move || {
             let mut flips = 0u64;
             while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
-                t2.set(Tier::Jit, flips % 2 == 1).unwrap();
+                // Every switch retires the compiled code, so an "on" spell must be
+                // long enough to recompile (about 0.5 ms a block) and run; the "off"
+                // spells stay short.
+                let on = flips % 2 == 1;
+                t2.set(Tier::Jit, on).unwrap();
                 flips += 1;
-                std::thread::sleep(std::time::Duration::from_micros(20 + 30 * round));
+                let us = if on { 3_000 } else { 20 + 30 * round };
+                std::thread::sleep(std::time::Duration::from_micros(us));
             }
             flips
         });
