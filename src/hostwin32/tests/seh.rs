@@ -521,6 +521,45 @@ fn unhandled_exception_prints_a_report_and_ends_the_process_with_the_code() {
     }
 }
 
+/// The report also shows the code bytes around the fault, the stack and the
+/// frame-pointer chain, so a fault whose cause lies before the faulting instruction
+/// (a clobbered EBP, a bad return) can be read from the report alone.
+#[test]
+fn unhandled_exception_report_shows_code_bytes_stack_and_backtrace() {
+    let mut g = Guest::new();
+    // MAIN calls EXTRA, which builds a frame, pushes a marker and faults.
+    g.asm(MAIN, |a| {
+        a.call(EXTRA as u64)?;
+        a.ret()
+    });
+    g.asm(EXTRA, |a| {
+        a.push(ebp)?;
+        a.mov(ebp, esp)?;
+        a.push(0x5eed_5eedu32)?;
+        a.xor(eax, eax)?;
+        a.jmp(FAULT as u64)
+    });
+    g.asm(FAULT, |a| a.mov(dword_ptr(eax), 1));
+    assert_eq!(g.run(), ThreadEnd::ProcessExit(0xc000_0005));
+    let err = g.stderr();
+    // 16 bytes before FAULT (zero fill, never written), then C7 00 01 00 00 00.
+    let code = format!(
+        "code at {:#010x}: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 [c7] 00 01 00 00 00",
+        FAULT - 16
+    );
+    // The call in MAIN is 5 bytes: EXTRA's frame returns to MAIN + 5.
+    let ret = format!("returns to {:#010x}", MAIN + 5);
+    for want in [
+        "stack:",
+        ": 5eed5eed",
+        code.as_str(),
+        "backtrace (ebp chain):",
+        ret.as_str(),
+    ] {
+        assert!(err.contains(want), "report lacks {want:?}:\n{err}");
+    }
+}
+
 #[test]
 fn top_level_filter_can_continue_end_quietly_or_defer() {
     for (answer, expect) in [

@@ -61,8 +61,88 @@ pub fn unhandled(
         s += &format!("  {n}\n");
     }
     s += &registers(proc, tid, ctx);
+    s += &code_bytes(proc, ctx.eip);
+    s += &stack(proc, ctx.esp);
+    s += &backtrace(proc, ctx.ebp);
     s += &recent_calls(proc);
     s
+}
+
+/// What Dr. Watson's logs call "code bytes": 16 bytes either side of `eip`, the
+/// faulting one bracketed, `??` where unreadable, so the code before the fault can
+/// be disassembled by hand (the report's single decoded instruction cannot say how
+/// the program got there).
+pub fn code_bytes(proc: &Process, eip: u32) -> String {
+    const AROUND: u32 = 16;
+    let mut s = format!("  code at {:#010x}:", eip.wrapping_sub(AROUND));
+    for k in 0..2 * AROUND {
+        let a = eip.wrapping_sub(AROUND).wrapping_add(k);
+        let b = proc
+            .mem
+            .read_u8(a)
+            .map_or("??".to_string(), |b| format!("{b:02x}"));
+        if a == eip {
+            s += &format!(" [{b}]");
+        } else {
+            s += &format!(" {b}");
+        }
+    }
+    s + "\n"
+}
+
+/// The 16 dwords at `esp`, each a module offset too where it points into one (a
+/// return address, most likely).
+pub fn stack(proc: &Process, esp: u32) -> String {
+    let mut s = "  stack:\n".to_string();
+    for k in 0..16u32 {
+        let a = esp.wrapping_add(4 * k);
+        match proc.mem.read_u32(a) {
+            Ok(v) => {
+                let in_module = proc
+                    .locate(v)
+                    .map(|(m, off)| format!("  ({m}+{off:#x})"))
+                    .unwrap_or_default();
+                s += &format!("    {a:08x}: {v:08x}{in_module}\n");
+            }
+            Err(_) => {
+                s += &format!("    {a:08x}: (unreadable)\n");
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// Return addresses found by following the frame-pointer chain from `ebp` (the
+/// `push ebp; mov ebp, esp` frames compilers of the era emit), up to 16 frames;
+/// stops at a frame that does not lie above the last or cannot be read.
+pub fn backtrace(proc: &Process, ebp: u32) -> String {
+    let mut s = String::new();
+    let mut frame = ebp;
+    for _ in 0..16 {
+        let (Ok(next), Ok(ret)) = (
+            proc.mem.read_u32(frame),
+            proc.mem.read_u32(frame.wrapping_add(4)),
+        ) else {
+            break;
+        };
+        if frame == 0 || ret == 0 {
+            break;
+        }
+        s += &format!(
+            "    frame {frame:08x}: returns to {}\n",
+            location(proc, ret)
+        );
+        if next <= frame {
+            break;
+        }
+        frame = next;
+    }
+    if s.is_empty() {
+        format!("  backtrace: none (ebp {ebp:#010x} is not a readable frame)\n")
+    } else {
+        format!("  backtrace (ebp chain):\n{s}")
+    }
 }
 
 /// Thread, EIP and the registers of a CONTEXT.
