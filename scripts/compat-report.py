@@ -147,7 +147,9 @@ def main():
     ap.add_argument("--frames", type=int, default=3000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="",
+                    help="comma-separated programs to re-run (the others keep their last "
+                         "results); Wine's as wine:NAME, or wine:* for all of them")
     ap.add_argument("--wine", action="store_true", help="also check libwine:i386's GUI programs")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/compatibility.md"))
     ap.add_argument("--winterp", default=os.path.join(ROOT, "target/release/winterp"))
@@ -178,7 +180,8 @@ def main():
             name = f[:-4]
             if not is_gui(exe):
                 continue
-            if only and name not in only:
+            # Wine's programs are named wine:NAME in --only; wine:* takes them all.
+            if only and "wine:*" not in only and "wine:" + name not in only:
                 continue
             jobs.append(("wine:" + name, exe, []))
     with cf.ThreadPoolExecutor(a.jobs) as pool:

@@ -13,6 +13,7 @@ pub mod offscreen;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use winterp_core::jit::JitSnapshot;
 use winterp_core::tiers::{ALL, DECLINES, StatsSnapshot, Tier, Tiers};
 use winterp_hostwin32::process::Process;
 
@@ -45,6 +46,8 @@ pub struct Sample {
     pub fps: Option<f64>,
     /// OPENGL32's counters for the last presented frame, for a GL program.
     pub gl: Option<winterp_hostwin32::opengl32::state::Counters>,
+    /// The `jit` tier's own counters (code memory, compile time, exits by reason).
+    pub jit: JitSnapshot,
 }
 
 impl Sample {
@@ -85,6 +88,7 @@ impl Sample {
             mips,
             fps,
             gl: proc.and_then(winterp_hostwin32::opengl32::counters),
+            jit: tiers.jit.snapshot(),
         }
     }
 }
@@ -193,6 +197,19 @@ impl Overlay {
                     compact(g.texture_bytes),
                     compact(g.state_changes)
                 ));
+            });
+        }
+        // Shown once the tier has been switched on or has compiled anything, so a
+        // slow compile or an exit storm can be read while the program runs.
+        if self.tiers.is_on(Tier::Jit) || s.jit.compiled > 0 {
+            let (code, compile, exits) = jit_lines(&s.jit);
+            ui.horizontal(|ui| {
+                ui.label("jit");
+                ui.vertical(|ui| {
+                    ui.monospace(code);
+                    ui.monospace(compile);
+                    ui.monospace(exits);
+                });
             });
         }
         ui.separator();
@@ -426,6 +443,37 @@ const PALETTE: [egui::Color32; ALL.len()] = [
 const WIDTH: f32 = 520.0;
 const PLOT_HEIGHT: f32 = 140.0;
 
+/// The `jit` row: code held, compile time, entries and exits by reason.
+fn jit_lines(j: &JitSnapshot) -> (String, String, String) {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    (
+        format!(
+            "{} blocks compiled, {} declined, {} failed; code {} B live, {} B peak",
+            compact(j.compiled),
+            compact(j.declined),
+            compact(j.failed),
+            compact(j.code_bytes_live),
+            compact(j.code_bytes_peak)
+        ),
+        format!(
+            "compile p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms  total {:.1} ms",
+            ms(j.compile_ns_p50),
+            ms(j.compile_ns_p99),
+            ms(j.compile_ns_max),
+            ms(j.compile_ns)
+        ),
+        format!(
+            "{} entries, {} linked, {} insns; exits: {} block, {} fault, {} code write",
+            compact(j.entries),
+            compact(j.linked),
+            compact(j.insns),
+            compact(j.exit_block),
+            compact(j.exit_fault),
+            compact(j.exit_code_write)
+        ),
+    )
+}
+
 /// `1234567` -> `1.23M`: counters grow past what a column can hold.
 fn compact(v: u64) -> String {
     let f = v as f64;
@@ -465,6 +513,40 @@ mod tests {
             |c| o.show(c),
         );
         let _ = ctx.run_pass(input(vec![press(false)]), |c| o.show(c));
+    }
+
+    #[test]
+    fn jit_lines_show_code_compile_time_and_exits() {
+        let j = JitSnapshot {
+            compiled: 1234,
+            declined: 7,
+            code_bytes_live: 2_500_000,
+            code_bytes_peak: 3_000_000,
+            compile_ns_p50: 520_000,
+            compile_ns_p99: 7_300_000,
+            compile_ns_max: 9_000_000,
+            compile_ns: 640_000_000,
+            entries: 42,
+            linked: 5_000_000,
+            insns: 90_000_000,
+            exit_block: 40,
+            exit_fault: 1,
+            exit_code_write: 1,
+            ..Default::default()
+        };
+        let (code, compile, exits) = jit_lines(&j);
+        assert_eq!(
+            code,
+            "1.2k blocks compiled, 7 declined, 0 failed; code 2.50M B live, 3.00M B peak"
+        );
+        assert_eq!(
+            compile,
+            "compile p50 0.52 ms  p99 7.30 ms  max 9.00 ms  total 640.0 ms"
+        );
+        assert_eq!(
+            exits,
+            "42 entries, 5.00M linked, 90.00M insns; exits: 40 block, 1 fault, 1 code write"
+        );
     }
 
     #[test]
