@@ -422,7 +422,6 @@ impl JitState {
             let sigs = Sigs {
                 load: b.import_signature(sig(&[ptr, i32, i32, i32, i32], types::I64)),
                 store: b.import_signature(sig(&[ptr, i32, i32, i32, i32], i32)),
-                carry: b.import_signature(sig(&[ptr], i32)),
                 cond: b.import_signature(sig(&[ptr, i32], i32)),
                 bits: b.import_signature(sig(&[ptr], i32)),
                 tail: b.import_signature(tail),
@@ -432,11 +431,18 @@ impl JitState {
             b.switch_to_block(entry);
             let cpu = b.block_params(entry)[0];
             let regs: [Variable; 8] = std::array::from_fn(|_| b.declare_var(i32));
+            let self_loop = p.term.targets().contains(&block.start);
+            let (read, written) = p.regs();
+            // Only the registers the block reads (and, in a self-loop, those it
+            // writes back at every exit) are loaded: Cranelift keeps unused loads.
+            let load = read | if self_loop { written } else { 0 };
             // Read only in the body: registers are stored back only on the way out.
             let rf = MemFlags::trusted().with_readonly();
             for (r, &v) in regs.iter().enumerate() {
-                let x = b.ins().load(i32, rf, cpu, (OFF_REGS + 4 * r) as i32);
-                b.def_var(v, x);
+                if load & (1 << r) != 0 {
+                    let x = b.ins().load(i32, rf, cpu, (OFF_REGS + 4 * r) as i32);
+                    b.def_var(v, x);
+                }
             }
             let vret = b.declare_var(types::I64);
             let vblk = b.declare_var(types::I64);
@@ -448,7 +454,6 @@ impl JitState {
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
             b.def_var(vret, r0);
             b.def_var(vblk, b0);
-            let self_loop = p.term.targets().contains(&block.start);
             let head = if self_loop {
                 let h = b.create_block();
                 b.ins().jump(h, &[]);
@@ -464,7 +469,7 @@ impl JitState {
                 regs,
                 // In a self-loop a register the body assigns is changed at every
                 // exit of a later iteration, whatever the exit's position.
-                dirty: if head.is_some() { 0xff } else { 0 },
+                dirty: if head.is_some() { written } else { 0 },
                 rec: None,
                 rec_stored: true,
                 sigs,
@@ -477,8 +482,11 @@ impl JitState {
                 vblk,
                 head,
                 store_at_back: reads_incoming_flags(p),
+                flags_live: true,
             };
+            let live = p.flags_live_after();
             for (k, s) in p.steps.iter().enumerate() {
+                g.flags_live = live[k];
                 g.step(s, k as u32);
             }
             g.term(p);
@@ -672,6 +680,159 @@ struct Plan {
     /// EIP of the terminating instruction (for its fault), and its index.
     term_eip: u32,
     term_k: u32,
+}
+
+/// Bit `r & 7` of a mask of guest registers.
+fn bit(r: u8) -> u8 {
+    1 << (r & 7)
+}
+
+impl Mem {
+    fn regs(&self) -> u8 {
+        let mut m = 0;
+        if self.base < 8 {
+            m |= bit(self.base);
+        }
+        if self.index < 8 {
+            m |= bit(self.index);
+        }
+        m
+    }
+}
+
+impl Opnd {
+    /// Registers read to get the operand's value or address (8-bit registers by
+    /// their 32-bit register).
+    fn regs(&self) -> u8 {
+        match *self {
+            Opnd::R(r) if r < 8 => bit(r),
+            Opnd::R8(r) => bit(r & 3),
+            Opnd::M(m) => m.regs(),
+            _ => 0,
+        }
+    }
+
+    fn is_mem(&self) -> bool {
+        matches!(self, Opnd::M(_))
+    }
+}
+
+impl Plan {
+    /// (registers read, registers written) by the block, conservatively (a written
+    /// 8-bit register is read too: its other bytes are kept).
+    fn regs(&self) -> (u8, u8) {
+        let esp = bit(crate::cpu::ESP as u8);
+        let (mut rd, mut wr) = (0u8, 0u8);
+        // A destination operand: its address registers are read; a register is
+        // written (and read when the instruction reads it or keeps bytes of it).
+        let dst = |d: &Opnd, reads: bool, rd: &mut u8, wr: &mut u8| match *d {
+            Opnd::R(r) => {
+                *wr |= bit(r);
+                if reads {
+                    *rd |= bit(r);
+                }
+            }
+            Opnd::R8(r) => {
+                *wr |= bit(r & 3);
+                *rd |= bit(r & 3);
+            }
+            Opnd::M(m) => *rd |= m.regs(),
+            Opnd::I(_) => {}
+        };
+        for s in &self.steps {
+            match s.ins {
+                Ins::Mov { d, s } | Ins::Mov8 { d, s } => {
+                    rd |= s.regs();
+                    dst(&d, false, &mut rd, &mut wr);
+                }
+                Ins::Alu { d, s, .. } | Ins::Alu8 { d, s, .. } => {
+                    rd |= s.regs();
+                    dst(&d, true, &mut rd, &mut wr);
+                }
+                Ins::Unary { r, .. } | Ins::Shift { r, .. } => {
+                    rd |= bit(r);
+                    wr |= bit(r);
+                }
+                Ins::Lea { d, m } => {
+                    rd |= m.regs();
+                    wr |= bit(d);
+                }
+                Ins::Movx { d, s, bits, .. } => {
+                    rd |= match s {
+                        // An 8-bit source register by x86 number (AH..BH are 4..7).
+                        Opnd::R(r) if bits == 8 => bit(r & 3),
+                        _ => s.regs(),
+                    };
+                    wr |= bit(d);
+                }
+                Ins::Push(s) => {
+                    rd |= s.regs() | esp;
+                    wr |= esp;
+                }
+                Ins::Pop(r) => {
+                    rd |= esp;
+                    wr |= esp | bit(r);
+                }
+                Ins::Setcc { d, .. } => dst(&d, false, &mut rd, &mut wr),
+                Ins::Cmov { d, s, .. } => {
+                    rd |= bit(d) | bit(s);
+                    wr |= bit(d);
+                }
+                Ins::Imul { d, s, imm } => {
+                    rd |= s.regs();
+                    if imm.is_none() {
+                        rd |= bit(d);
+                    }
+                    wr |= bit(d);
+                }
+                Ins::Nop => {}
+            }
+        }
+        match self.term {
+            Term::Goto(_) | Term::Jcc { .. } => {}
+            Term::Call { .. } | Term::Ret { .. } => {
+                rd |= esp;
+                wr |= esp;
+            }
+            Term::Jind(s) => rd |= s.regs(),
+            Term::CallInd { s, .. } => {
+                rd |= s.regs() | esp;
+                wr |= esp;
+            }
+        }
+        (rd, wr)
+    }
+
+    /// For each step, whether the flags it leaves can be observed: by a later
+    /// instruction that reads them (a condition, a carry-in, what IMUL and INC/DEC
+    /// keep), by a memory access (its fault or code-write exit leaves `cpu.flags`
+    /// as they are) or by the block's end, before an instruction that writes all
+    /// six arithmetic flags.
+    fn flags_live_after(&self) -> Vec<bool> {
+        let mut live = vec![true; self.steps.len()];
+        let mut after = true; // the block's end observes them
+        for (k, s) in self.steps.iter().enumerate().rev() {
+            live[k] = after;
+            let (mem, reads, writes_all) = match s.ins {
+                Ins::Alu { op, d, s } | Ins::Alu8 { op, d, s } => {
+                    (d.is_mem() || s.is_mem(), op == ADC || op == SBB, true)
+                }
+                Ins::Unary { op, .. } => (false, op == INC || op == DEC, op == NEG),
+                Ins::Shift { .. } => (false, false, true),
+                Ins::Imul { s, .. } => (s.is_mem(), true, false),
+                Ins::Setcc { d, .. } => (d.is_mem(), true, false),
+                Ins::Cmov { .. } => (false, true, false),
+                Ins::Mov { d, s } | Ins::Mov8 { d, s } => (d.is_mem() || s.is_mem(), false, false),
+                Ins::Movx { s, .. } => (s.is_mem(), false, false),
+                Ins::Push(_) | Ins::Pop(_) => (true, false, false),
+                Ins::Lea { .. } | Ins::Nop => (false, false, false),
+            };
+            // Flags before step k are observed if it accesses memory or reads
+            // them; not if it overwrites all of them; else as after it.
+            after = mem || reads || (!writes_all && after);
+        }
+        live
+    }
 }
 
 fn gpr32(ins: &Instruction, n: u32) -> Option<u8> {
@@ -994,11 +1155,16 @@ const OFF_ENTRY_KEY: usize = offset_of!(Entry, key);
 const OFF_ENTRY_CODE: usize = offset_of!(Entry, code);
 const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 const OFF_SEEN_CODE: usize = offset_of!(Links, seen_code);
+// `Gen::incoming_carry` tests Add..=Sbb as one range.
+const _: () = assert!(
+    FlagOp::Adc as u8 == FlagOp::Add as u8 + 1
+        && FlagOp::Sub as u8 == FlagOp::Add as u8 + 2
+        && FlagOp::Sbb as u8 == FlagOp::Add as u8 + 3
+);
 
 struct Sigs {
     load: SigRef,
     store: SigRef,
-    carry: SigRef,
     cond: SigRef,
     bits: SigRef,
     /// A block function (links tail-call it).
@@ -1045,6 +1211,10 @@ struct Gen<'a> {
     /// The self-loop stores its flag record at the back edge (the body can observe
     /// its incoming flags).
     store_at_back: bool,
+    /// Whether the flags the current instruction leaves can be observed (see
+    /// [`Plan::flags_live_after`]); a dead IMUL record skips reading the flags it
+    /// would keep.
+    flags_live: bool,
 }
 
 impl Gen<'_> {
@@ -1349,7 +1519,7 @@ impl Gen<'_> {
     /// CF (0/1, I32) of the flags as they stand.
     fn carry(&mut self) -> Value {
         let Some(r) = self.rec else {
-            return self.call(self.sigs.carry, native::carry as *const () as usize, &[]);
+            return self.incoming_carry();
         };
         let b = &mut self.b;
         let c = match r.op {
@@ -1376,6 +1546,50 @@ impl Gen<'_> {
             FlagOp::Logic => return self.k32(0),
         };
         self.b.ins().uextend(types::I32, c)
+    }
+
+    /// CF of the record in `cpu.flags` (the block's incoming flags), inline and
+    /// without branches: `LazyFlags::cf` for every `FlagOp` (CF does not depend on
+    /// the operand size: the record's values are truncated).
+    fn incoming_carry(&mut self) -> Value {
+        let (c, f) = (self.cpu, MemFlags::trusted());
+        let b = &mut self.b;
+        let op = b.ins().uload8(types::I32, f, c, OFF_F_OP as i32);
+        let res = b.ins().load(types::I32, f, c, OFF_F_RES as i32);
+        let a = b.ins().load(types::I32, f, c, OFF_F_A as i32);
+        let bv = b.ins().load(types::I32, f, c, OFF_F_B as i32);
+        let aux = b.ins().load(types::I32, f, c, OFF_F_AUX as i32);
+        let is =
+            |b: &mut FunctionBuilder, o: FlagOp| b.ins().icmp_imm(IntCC::Equal, op, o as u8 as i64);
+        // Add/Adc compare (res, a); Sub/Sbb compare (a, b).
+        let add = is(b, FlagOp::Add);
+        let adc = is(b, FlagOp::Adc);
+        let addish = b.ins().bor(add, adc);
+        let x = b.ins().select(addish, res, a);
+        let y = b.ins().select(addish, a, bv);
+        let lt = b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+        let eq = b.ins().icmp(IntCC::Equal, x, y);
+        let sbb = is(b, FlagOp::Sbb);
+        let with_cin = b.ins().bor(adc, sbb);
+        let cin = b.ins().icmp_imm(IntCC::NotEqual, aux, 0);
+        let e = b.ins().band(eq, cin);
+        let e = b.ins().band(e, with_cin);
+        let arith_cf = b.ins().bor(lt, e);
+        // Add=1 Adc=2 Sub=3 Sbb=4 (asserted below).
+        let o1 = b.ins().iadd_imm(op, -(FlagOp::Add as u8 as i64));
+        let arith = b.ins().icmp_imm(IntCC::UnsignedLessThan, o1, 4);
+        let arith_cf = b.ins().band(arith, arith_cf);
+        let inc = is(b, FlagOp::Inc);
+        let dec = is(b, FlagOp::Dec);
+        let incdec = b.ins().bor(inc, dec);
+        let keep = b.ins().band(incdec, cin);
+        let eager = is(b, FlagOp::Eager);
+        let ecf = b.ins().band_imm(aux, CF as i64);
+        let ecf = b.ins().icmp_imm(IntCC::NotEqual, ecf, 0);
+        let ecf = b.ins().band(eager, ecf);
+        let v = b.ins().bor(arith_cf, keep);
+        let v = b.ins().bor(v, ecf);
+        b.ins().uextend(types::I32, v)
     }
 
     /// SF, ZF and PF of a 32-bit result as EFLAGS bits (`ops::shift::szp`).
@@ -1872,7 +2086,13 @@ impl Gen<'_> {
                     Some(i) => self.k32(i),
                     None => self.reg(d),
                 };
-                let keep = self.flag_bits();
+                // SF ZF AF PF kept from the flags before, unless nothing can see
+                // them (then the record's bits are never stored or read).
+                let keep = if self.flags_live {
+                    self.flag_bits()
+                } else {
+                    self.k32(0)
+                };
                 let bb = &mut self.b;
                 let (a64, b64) = (
                     bb.ins().sextend(types::I64, a),
@@ -1943,7 +2163,7 @@ impl Gen<'_> {
     /// Leaves the block for the block at `t`: charges this one, then enters the
     /// successor's compiled code with a tail call when the per-block checks pass and
     /// the link table holds it; otherwise returns to the run loop with EIP at `t`.
-    fn leave(&mut self, t: Value) {
+    fn leave(&mut self, t: Value, tc: Option<u32>) {
         self.flush_flags();
         self.write_back();
         let r = self.b.use_var(self.vret);
@@ -1952,33 +2172,92 @@ impl Gen<'_> {
         let k = self.b.ins().iadd_imm(k, 1);
         self.store_counts(r, k);
         let back = self.b.create_block();
-        self.checks(r, back);
+        self.b.append_block_param(back, types::I32);
+        let fail = self.b.create_block();
+        self.checks(r, fail);
+        self.link(t, tc, back);
+        self.b.switch_to_block(fail);
+        self.b.ins().jump(back, &[t.into()]);
+        self.b.switch_to_block(back);
+        let t = self.b.block_params(back)[0];
         let f = MemFlags::trusted();
-        let x = self.b.ins().ushr_imm(t, TABLE_BITS as i64);
-        let x = self.b.ins().bxor(x, t);
-        let x = self.b.ins().band_imm(x, TABLE_MASK as i64);
-        let x = self.b.ins().uextend(self.ptr, x);
-        let x = self.b.ins().ishl_imm(x, 4);
-        let table = self.konst(self.table);
-        let e = self.b.ins().iadd(table, x);
+        self.b.ins().store(f, t, self.cpu, OFF_EIP as i32);
+        let w = self.k32(EXIT_BLOCK);
+        self.b.ins().return_(&[w]);
+    }
+
+    /// Leaves for `taken` if `c`, else for `next`: as two [`Gen::leave`]s, with the
+    /// stores and the per-block checks made once before the branch (half the code
+    /// to compile), and a table lookup with a constant slot on each side.
+    fn leave2(&mut self, c: Value, taken: u32, next: u32) {
+        self.flush_flags();
+        self.write_back();
+        let r = self.b.use_var(self.vret);
+        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
+        let k = self.b.use_var(self.vblk);
+        let k = self.b.ins().iadd_imm(k, 1);
+        self.store_counts(r, k);
+        let back = self.b.create_block();
+        self.b.append_block_param(back, types::I32);
+        let fail = self.b.create_block();
+        self.checks(r, fail);
+        let (tb, nb) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(c, tb, &[], nb, &[]);
+        for (blk, t) in [(tb, taken), (nb, next)] {
+            self.b.switch_to_block(blk);
+            let tv = self.k32(t);
+            self.link(tv, Some(t), back);
+        }
+        self.b.switch_to_block(fail);
+        let (x, y) = (self.k32(taken), self.k32(next));
+        let t = self.b.ins().select(c, x, y);
+        self.b.ins().jump(back, &[t.into()]);
+        self.b.switch_to_block(back);
+        let t = self.b.block_params(back)[0];
+        self.b
+            .ins()
+            .store(MemFlags::trusted(), t, self.cpu, OFF_EIP as i32);
+        let w = self.k32(EXIT_BLOCK);
+        self.b.ins().return_(&[w]);
+    }
+
+    /// Tail-calls the compiled code of the block at `t` if the link table holds
+    /// it; jumps to `back(t)` otherwise.
+    fn link(&mut self, t: Value, tc: Option<u32>, back: Cblock) {
+        let f = MemFlags::trusted();
+        // A static target's entry address is a constant (folded here, so the
+        // function needs no optimizer pass for it).
+        let e = match tc {
+            Some(t) => self.konst(self.table + 16 * table_index(t) as usize),
+            None => {
+                let x = self.b.ins().ushr_imm(t, TABLE_BITS as i64);
+                let x = self.b.ins().bxor(x, t);
+                let x = self.b.ins().band_imm(x, TABLE_MASK as i64);
+                let x = self.b.ins().uextend(self.ptr, x);
+                let x = self.b.ins().ishl_imm(x, 4);
+                let table = self.konst(self.table);
+                self.b.ins().iadd(table, x)
+            }
+        };
         let key = self.b.ins().load(types::I64, f, e, OFF_ENTRY_KEY as i32);
         let l = self.konst(self.links);
         let epoch = self.b.ins().load(types::I64, f, l, OFF_LINK_KEY as i32);
-        let t64 = self.b.ins().uextend(types::I64, t);
-        let want = self.b.ins().bor(epoch, t64);
+        let want = match tc {
+            Some(t) => self.b.ins().bor_imm(epoch, t as i64),
+            None => {
+                let t64 = self.b.ins().uextend(types::I64, t);
+                self.b.ins().bor(epoch, t64)
+            }
+        };
         let hit = self.b.ins().icmp(IntCC::Equal, key, want);
         let go = self.b.create_block();
-        self.b.ins().brif(hit, go, &[], back, &[]);
+        self.b.ins().brif(hit, go, &[], back, &[t.into()]);
         self.b.switch_to_block(go);
         let code = self.b.ins().load(self.ptr, f, e, OFF_ENTRY_CODE as i32);
         let cpu = self.cpu;
         self.b
             .ins()
             .return_call_indirect(self.sigs.tail, code, &[cpu]);
-        self.b.switch_to_block(back);
-        self.b.ins().store(f, t, self.cpu, OFF_EIP as i32);
-        let w = self.k32(EXIT_BLOCK);
-        self.b.ins().return_(&[w]);
     }
 
     /// The self-link of a block that branches to its own start: charge the
@@ -2014,7 +2293,7 @@ impl Gen<'_> {
             Some(h) if t == self.start => self.back_edge(h),
             _ => {
                 let v = self.k32(t);
-                self.leave(v);
+                self.leave(v, Some(t));
             }
         }
     }
@@ -2026,6 +2305,12 @@ impl Gen<'_> {
             // Two exits rather than one after a `select`: each has a constant link
             // table slot, and the branch is predicted where the selected EIP would
             // make the table load wait for the condition (call_ret 2.1x vs 1.5x).
+            Term::Jcc { cc, taken, next }
+                if self.head.is_none() || (taken != self.start && next != self.start) =>
+            {
+                let c = self.cond(cc);
+                self.leave2(c, taken, next);
+            }
             Term::Jcc { cc, taken, next } => {
                 let c = self.cond(cc);
                 let (tb, nb) = (self.b.create_block(), self.b.create_block());
@@ -2051,7 +2336,7 @@ impl Gen<'_> {
             }
             Term::Jind(src) => {
                 let t = self.value(src, eip, k);
-                self.leave(t);
+                self.leave(t, None);
             }
             Term::CallInd { s: src, ret } => {
                 let t = self.value(src, eip, k);
@@ -2062,7 +2347,7 @@ impl Gen<'_> {
                 let r = self.k32(ret);
                 self.store(a, r, 32, eip, k);
                 self.set(crate::cpu::ESP as u8, sp);
-                self.leave(t);
+                self.leave(t, None);
             }
             Term::Ret { imm } => {
                 let esp = self.reg(crate::cpu::ESP as u8);
@@ -2071,7 +2356,7 @@ impl Gen<'_> {
                 let t = self.load(a, 32, eip, false, k);
                 let sp = self.b.ins().iadd_imm(esp, 4 + imm as i64);
                 self.set(crate::cpu::ESP as u8, sp);
-                self.leave(t);
+                self.leave(t, None);
             }
         }
     }

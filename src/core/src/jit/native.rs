@@ -267,13 +267,6 @@ pub(super) unsafe extern "C" fn store(
     }
 }
 
-/// CF of the lazy flags as they stand (the block's incoming flags).
-pub(super) unsafe extern "C" fn carry(cpu: *mut Cpu) -> u32 {
-    // SAFETY: as in `load`; read only.
-    let cpu = unsafe { &*cpu };
-    cpu.flags.cf() as u32
-}
-
 /// Condition `cc` (x86 nibble) of the lazy flags as they stand.
 pub(super) unsafe extern "C" fn cond(cpu: *mut Cpu, cc: u32) -> u32 {
     // SAFETY: as in `load`; read only.
