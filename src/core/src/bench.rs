@@ -125,6 +125,8 @@ pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
     m.exec.chaining = cfg.chaining;
     // Private gates per run: the arms must not see each other's switches or stats.
     let tiers = Tiers::new();
+    // As the process-wide gates (`tiers::global`): `jit` compiles in the background.
+    tiers.set_jit_background(true);
     if let Some((t, on)) = cfg.tier {
         tiers.set(t, on).map_err(|e| e.to_string())?;
     }

@@ -136,6 +136,35 @@ fn equivalent(code: &[u8]) -> (JitSnapshot, JitSnapshot) {
     equivalent_with(code, &|_, _| {})
 }
 
+/// With background compiles (the app's and the bench's setting) a hot block runs
+/// on the interpreter until its code arrives, which is mapped at a block boundary:
+/// the end state, every slice's state and the pacing counters stay the
+/// interpreter's whatever the timing. The run is repeated (bounded) until compiled
+/// code has run, so a starved worker thread makes the test slower, never wrong.
+#[test]
+fn jit_background_compile_matches_the_interpreter() {
+    let code = mix(20_000);
+    let off = run_with(&code, gates(false), 1000, &mut |_, _| {});
+    let mut ran = 0;
+    for _ in 0..50 {
+        let t = gates(true);
+        t.set_jit_background(true);
+        // A pause now and then between slices lets the worker finish.
+        let on = run_with(&code, t.clone(), 1000, &mut |_, k| {
+            if k % 50 == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        same(&off, &on, "background compile");
+        let s = t.jit.snapshot();
+        ran += s.blocks();
+        if s.compiled > 0 && ran > 1000 {
+            return;
+        }
+    }
+    panic!("no compiled code ran in 50 runs with background compiles");
+}
+
 /// Register and memory ALU forms, flags read by Jcc across blocks, ADC/SBB carry
 /// chains, INC/DEC keeping CF, MOVZX/MOVSX from registers and memory, PUSH/POP,
 /// LEA with scaled indices, NEG/NOT and a call to a leaf function.
@@ -558,6 +587,18 @@ fn jit_bench_toggle_paired_ratios() {
     }
 }
 
+/// CPU time of every thread of this process so far (Linux: `/proc/self/task/*/
+/// schedstat`, nanoseconds on CPU; threads that ended are not counted, 0 elsewhere).
+fn cpu_ns() -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
 /// One shape (`JIT_SHAPE`, default block_mix) with only `jit` on: wall time and the
 /// tier's counters (compile time per unit, code bytes), for tuning the compiler.
 #[test]
@@ -569,15 +610,22 @@ fn jit_shape_once_with_stats() {
         .into_iter()
         .find(|s| s.name == name)
         .expect("a standard shape");
+    // `JIT_BG=1`: compile in the background, as the bench and the app do.
+    let bg = std::env::var("JIT_BG").is_ok_and(|v| v == "1");
     for on in [false, true] {
         let t = gates(on);
+        t.set_jit_background(bg);
         let (_, _, _, c) = bench::end_state(&shape, t.clone()).unwrap();
         let t0 = std::time::Instant::now();
-        let (_, _, _, c2) = bench::end_state(&shape, gates(on)).unwrap();
+        let cpu0 = cpu_ns();
+        let t2 = gates(on);
+        t2.set_jit_background(bg);
+        let (_, _, _, c2) = bench::end_state(&shape, t2).unwrap();
         let secs = t0.elapsed().as_secs_f64();
+        let cpu = cpu_ns().saturating_sub(cpu0) as f64 / 1e9;
         assert_eq!(c.insns, c2.insns);
         println!(
-            "{name} jit={on}: {secs:.3} s; {}",
+            "{name} jit={on}: {secs:.3} s wall, {cpu:.3} s CPU (all threads); {}",
             t.jit.snapshot().to_json()
         );
     }

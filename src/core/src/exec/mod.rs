@@ -285,6 +285,15 @@ impl Executor {
             if self.jit.over_cap() {
                 self.flush();
             }
+            // Code the background compiler finished goes into its blocks.
+            if self.jit.pending() {
+                self.jit.poll(
+                    &self.cache,
+                    cpu.mem.host_base() as usize,
+                    &self.tiers.jit,
+                    self.tiers.stats(Tier::Jit),
+                );
+            }
             // Decoded code depends on which data segment registers are null.
             if cpu.null_segs != self.seen_null {
                 self.seen_null = cpu.null_segs;
@@ -443,7 +452,10 @@ impl Executor {
             if !PROF
                 && !mid
                 && block.entries.get() >= crate::jit::HOT
-                && !matches!(block.jit.get(), crate::jit::Slot::Declined)
+                && matches!(
+                    block.jit.get(),
+                    crate::jit::Slot::Untried | crate::jit::Slot::Code(_)
+                )
             {
                 let code = if self.tiers.is_on(Tier::Jit) {
                     let env = crate::jit::Env {
@@ -458,6 +470,7 @@ impl Executor {
                         block,
                         &cpu.mem,
                         &env,
+                        self.tiers.jit_background(),
                         &self.tiers.jit,
                         self.tiers.stats(Tier::Jit),
                     )

@@ -34,6 +34,7 @@
 
 pub mod hist;
 pub mod native;
+mod worker;
 
 use crate::cpu::Cpu;
 use crate::cpu::flags::{AF, CF, FlagOp, LazyFlags, OF, PF, SF, ZF};
@@ -68,6 +69,8 @@ pub enum Slot {
     #[default]
     Untried,
     Declined,
+    /// Queued to the background compiler as job `id` (runs plain meanwhile).
+    Pending(u64),
     Code(native::Code),
 }
 
@@ -248,6 +251,11 @@ pub struct JitState {
     /// every entry into compiled code; compiled code looks its successor up here.
     table: Box<[Entry]>,
     local: Local,
+    /// The background compiler (started at the first background compile), the
+    /// next job id and the jobs sent and not yet received back.
+    worker: Option<worker::Worker>,
+    next_job: u64,
+    pending: usize,
 }
 
 impl Default for JitState {
@@ -262,6 +270,9 @@ impl Default for JitState {
             }),
             table: vec![Entry::default(); 1 << TABLE_BITS].into_boxed_slice(),
             local: Local::default(),
+            worker: None,
+            next_job: 0,
+            pending: 0,
         }
     }
 }
@@ -343,18 +354,21 @@ impl JitState {
         ts.elements.fetch_add(l.insns, Ordering::Relaxed);
     }
 
-    /// The compiled code of `block`, compiling it at the first ask.
+    /// The compiled code of `block`, compiling it at the first ask: on this thread,
+    /// or, with `background`, queued to the background compiler (the block runs
+    /// plain until [`JitState::poll`] maps its code).
     pub fn code(
         &mut self,
         block: &Block,
         mem: &GuestMemory,
         env: &Env,
+        background: bool,
         st: &JitStats,
         ts: &crate::tiers::TierStats,
     ) -> Option<native::Code> {
         match block.jit.get() {
             Slot::Code(c) => Some(c),
-            Slot::Declined => None,
+            Slot::Declined | Slot::Pending(_) => None,
             Slot::Untried => {
                 let t0 = std::time::Instant::now();
                 let plan = match plan(mem, block) {
@@ -367,22 +381,18 @@ impl JitState {
                         return None;
                     }
                 };
+                let plan = if background {
+                    match self.queue(plan, block, env) {
+                        Ok(()) => return None,
+                        Err(p) => p,
+                    }
+                } else {
+                    plan
+                };
                 match self.build(&plan, block, env) {
                     Ok(c) => {
                         let ns = t0.elapsed().as_nanos() as u64;
-                        self.bytes += c.bytes;
-                        self.mem_base = env.base;
-                        st.compiled.fetch_add(1, Ordering::Relaxed);
-                        ts.matches.fetch_add(1, Ordering::Relaxed);
-                        st.code_bytes.fetch_add(c.bytes as u64, Ordering::Relaxed);
-                        st.compile_ns.fetch_add(ns, Ordering::Relaxed);
-                        st.compile_ns_max.fetch_max(ns, Ordering::Relaxed);
-                        st.compile_hist.record(ns);
-                        let live = st
-                            .code_bytes_live
-                            .fetch_add(c.bytes as u64, Ordering::Relaxed)
-                            + c.bytes as u64;
-                        st.code_bytes_peak.fetch_max(live, Ordering::Relaxed);
+                        self.note_compiled(env.base, c.bytes, ns, st, ts);
                         block.jit.set(Slot::Code(c.code));
                         Some(c.code)
                     }
@@ -397,15 +407,165 @@ impl JitState {
         }
     }
 
+    fn note_compiled(
+        &mut self,
+        base: usize,
+        bytes: usize,
+        ns: u64,
+        st: &JitStats,
+        ts: &crate::tiers::TierStats,
+    ) {
+        self.bytes += bytes;
+        self.mem_base = base;
+        st.compiled.fetch_add(1, Ordering::Relaxed);
+        ts.matches.fetch_add(1, Ordering::Relaxed);
+        st.code_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        st.compile_ns.fetch_add(ns, Ordering::Relaxed);
+        st.compile_ns_max.fetch_max(ns, Ordering::Relaxed);
+        st.compile_hist.record(ns);
+        let live = st
+            .code_bytes_live
+            .fetch_add(bytes as u64, Ordering::Relaxed)
+            + bytes as u64;
+        st.code_bytes_peak.fetch_max(live, Ordering::Relaxed);
+    }
+
+    /// Sends `block` to the background compiler; gives the plan back if there is
+    /// none (it could not be started, or ended), and the caller compiles here.
+    fn queue(&mut self, plan: Plan, block: &Block, env: &Env) -> Result<(), Plan> {
+        if self.worker.is_none() {
+            match worker::Worker::spawn() {
+                Ok(w) => self.worker = Some(w),
+                Err(e) => {
+                    log_failure(&e);
+                    return Err(plan);
+                }
+            }
+        }
+        let id = self.next_job;
+        let unit = self.unit(block, env);
+        let w = self.worker.as_ref().expect("started above");
+        if let Err(job) = w.send(Box::new(worker::Job { id, plan, unit })) {
+            self.worker = None;
+            self.pending = 0;
+            return Err(job.plan);
+        }
+        self.next_job += 1;
+        self.pending += 1;
+        block.jit.set(Slot::Pending(id));
+        Ok(())
+    }
+
+    /// Whether background compiles are outstanding (see [`JitState::poll`]).
+    #[inline(always)]
+    pub fn pending(&self) -> bool {
+        self.pending != 0
+    }
+
+    /// Maps the code the background compiler has finished (one finalize for all)
+    /// into the blocks still waiting for it. A block retired meanwhile (a code
+    /// write, a flush) is gone or holds another job's id: its code is dropped.
+    pub fn poll(
+        &mut self,
+        cache: &crate::exec::cache::BlockCache,
+        base: usize,
+        st: &JitStats,
+        ts: &crate::tiers::TierStats,
+    ) {
+        let Some(w) = &self.worker else {
+            self.pending = 0;
+            return;
+        };
+        let mut done = Vec::new();
+        while let Ok(d) = w.rx.try_recv() {
+            done.push(d);
+        }
+        if done.is_empty() {
+            return;
+        }
+        self.pending -= done.len();
+        let waiting = |d: &worker::Done| {
+            cache
+                .lookup(d.start)
+                .filter(|b| matches!(b.jit.get(), Slot::Pending(id) if id == d.id))
+        };
+        let mut ok = Vec::new();
+        for d in &done {
+            let Some(b) = waiting(d) else { continue };
+            match &d.code {
+                Ok((bytes, align)) => ok.push((d, bytes.as_slice(), *align)),
+                Err(e) => {
+                    log_failure(e);
+                    st.failed.fetch_add(1, Ordering::Relaxed);
+                    b.jit.set(Slot::Declined);
+                }
+            }
+        }
+        if ok.is_empty() {
+            return;
+        }
+        let funcs: Vec<(&[u8], u64)> = ok.iter().map(|&(_, b, a)| (b, a)).collect();
+        match self.mem.install(&funcs) {
+            Ok(codes) => {
+                for (&(d, bytes, _), code) in ok.iter().zip(codes) {
+                    self.note_compiled(base, bytes.len(), d.ns, st, ts);
+                    if let Some(b) = waiting(d) {
+                        b.jit.set(Slot::Code(code));
+                    }
+                }
+            }
+            Err(e) => {
+                log_failure(&e);
+                for &(d, _, _) in &ok {
+                    st.failed.fetch_add(1, Ordering::Relaxed);
+                    if let Some(b) = waiting(d) {
+                        b.jit.set(Slot::Declined);
+                    }
+                }
+            }
+        }
+    }
+
     fn build(&mut self, p: &Plan, block: &Block, env: &Env) -> Result<Compiled, String> {
         let mut ctx = self.mem.make_context()?;
         let ptr = self.mem.pointer_type()?;
         let cc = self.mem.default_call_conv()?;
+        let u = self.unit(block, env);
+        fill(&mut ctx, p, &u, ptr, cc);
+        self.mem.compile(&mut ctx)
+    }
+
+    /// What code for `block` embeds besides its plan.
+    fn unit(&self, block: &Block, env: &Env) -> Unit {
+        Unit {
+            start: block.start,
+            ninsn: block.ninsn,
+            env: *env,
+            links: &*self.links as *const Links as usize,
+            table: self.table.as_ptr() as usize,
+        }
+    }
+}
+
+/// A block to compile, besides its plan: its start and instruction count, and the
+/// addresses its code embeds (`Env`, this executor's [`Links`] and link table).
+#[derive(Clone, Copy)]
+struct Unit {
+    start: u32,
+    ninsn: u32,
+    env: Env,
+    links: usize,
+    table: usize,
+}
+
+/// Builds the function of the block `u` with plan `p` into `ctx` (`tail` calling
+/// convention, `(cpu) -> exit word`); helpers use `cc`.
+fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc: CallConv) {
+    {
+        let (links, table, env) = (u.links, u.table, &u.env);
         ctx.func.signature.call_conv = CallConv::Tail;
         ctx.func.signature.params.push(AbiParam::new(ptr));
         ctx.func.signature.returns.push(AbiParam::new(types::I32));
-        let links = &*self.links as *const Links as usize;
-        let table = self.table.as_ptr() as usize;
         let mut fbc = FunctionBuilderContext::new();
         {
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -431,7 +591,7 @@ impl JitState {
             b.switch_to_block(entry);
             let cpu = b.block_params(entry)[0];
             let regs: [Variable; 8] = std::array::from_fn(|_| b.declare_var(i32));
-            let self_loop = p.term.targets().contains(&block.start);
+            let self_loop = p.term.targets().contains(&u.start);
             let (read, written) = p.regs();
             // Only the registers the block reads (and, in a self-loop, those it
             // writes back at every exit) are loaded: Cranelift keeps unused loads.
@@ -476,8 +636,8 @@ impl JitState {
                 env: *env,
                 links,
                 table,
-                start: block.start,
-                ninsn: block.ninsn,
+                start: u.start,
+                ninsn: u.ninsn,
                 vret,
                 vblk,
                 head,
@@ -493,7 +653,6 @@ impl JitState {
             g.b.seal_all_blocks();
             g.b.finalize();
         }
-        self.mem.compile(&mut ctx)
     }
 }
 

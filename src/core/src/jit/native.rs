@@ -103,6 +103,35 @@ impl CodeMemory {
         })
     }
 
+    /// Maps functions compiled elsewhere (the background compiler: position-
+    /// independent machine code with no relocations, and its alignment) with one
+    /// finalize for the batch.
+    pub fn install(&mut self, funcs: &[(&[u8], u64)]) -> Result<Vec<Code>, String> {
+        let (m, tramp) = self.module()?;
+        let tramp = *tramp;
+        let mut sig = Signature::new(CallConv::Tail);
+        sig.params
+            .push(AbiParam::new(m.target_config().pointer_type()));
+        sig.returns.push(AbiParam::new(types::I32));
+        let mut ids = Vec::with_capacity(funcs.len());
+        for &(bytes, align) in funcs {
+            let id = m
+                .declare_anonymous_function(&sig)
+                .map_err(|e| e.to_string())?;
+            m.define_function_bytes(id, align, bytes, &[])
+                .map_err(|e| format!("{e:?}"))?;
+            ids.push(id);
+        }
+        m.finalize_definitions().map_err(|e| e.to_string())?;
+        Ok(ids
+            .into_iter()
+            .map(|id| Code {
+                f: m.get_finalized_function(id),
+                tramp,
+            })
+            .collect())
+    }
+
     /// Frees all code. The caller has dropped every [`Code`] this memory handed out.
     pub fn clear(&mut self) {
         if let Some((m, _)) = self.module.take() {
@@ -170,6 +199,16 @@ fn trampoline(m: &mut JITModule) -> Result<Trampoline, String> {
 }
 
 fn new_module() -> Result<JITModule, String> {
+    Ok(JITModule::new(JITBuilder::with_isa(
+        new_isa()?,
+        cranelift_module::default_libcall_names(),
+    )))
+}
+
+/// The host ISA with the tier's flags: the executor's module compiles with it, and
+/// so does the background compiler (`super::worker`), whose machine code the module
+/// then takes as bytes.
+pub(super) fn new_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
     // The verifier re-checks every function Cranelift is given (a debugging aid
@@ -185,14 +224,10 @@ fn new_module() -> Result<JITModule, String> {
     flags
         .set("preserve_frame_pointers", "true")
         .map_err(|e| e.to_string())?;
-    let isa = cranelift_native::builder()
+    cranelift_native::builder()
         .map_err(|e| format!("host not supported by Cranelift: {e}"))?
         .finish(settings::Flags::new(flags))
-        .map_err(|e| e.to_string())?;
-    Ok(JITModule::new(JITBuilder::with_isa(
-        isa,
-        cranelift_module::default_libcall_names(),
-    )))
+        .map_err(|e| e.to_string())
 }
 
 /// Records a memory fault as the interpreter's handler would (`exec::op::fault`):

@@ -256,6 +256,12 @@ pub struct Tiers {
     stats: [TierStats; ALL.len()],
     /// The `jit` tier's own counters (code bytes, exits by reason, compile time).
     pub jit: crate::jit::JitStats,
+    /// `jit` compiles on a background thread per executor (the block runs on the
+    /// interpreter until its code is ready) instead of on the guest thread. Off in
+    /// [`Tiers::new`] (which block runs compiled then depends only on the guest
+    /// program: what tests counting compiled entries need); on in [`global`] and the
+    /// bench (the product's setting: compile time stays out of frame pacing).
+    jit_background: AtomicBool,
 }
 
 impl Default for Tiers {
@@ -272,7 +278,19 @@ impl Tiers {
             epoch: AtomicU64::new(0),
             stats: Default::default(),
             jit: Default::default(),
+            jit_background: AtomicBool::new(false),
         }
+    }
+
+    /// Whether `jit` compiles in the background (see the field); read at each
+    /// compile, so a change applies to the next block compiled.
+    pub fn set_jit_background(&self, on: bool) {
+        self.jit_background.store(on, Ordering::Relaxed);
+    }
+
+    #[inline(always)]
+    pub fn jit_background(&self) -> bool {
+        self.jit_background.load(Ordering::Relaxed)
     }
 
     /// Every available gate set to `on`.
@@ -353,6 +371,7 @@ pub fn global() -> Arc<Tiers> {
     static G: OnceLock<Arc<Tiers>> = OnceLock::new();
     G.get_or_init(|| {
         let t = Tiers::new();
+        t.set_jit_background(true);
         match env_switches() {
             Ok(v) => {
                 for (tier, on) in v {
