@@ -104,6 +104,39 @@ pub struct JitStats {
     /// at once (function sizes as Cranelift reports them; see `JitState::clear`).
     pub code_bytes_live: AtomicU64,
     pub code_bytes_peak: AtomicU64,
+    /// Declined blocks by the first instruction form outside the vocabulary (iced's
+    /// `Code` name, or why the block was not planned): the census that says which
+    /// forms to add next.
+    pub declined_forms: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+}
+
+impl JitStats {
+    fn note_decline(&self, why: String) {
+        if let Ok(mut m) = self.declined_forms.lock() {
+            *m.entry(why).or_insert(0) += 1;
+        }
+    }
+
+    /// The `n` most frequent first declined forms, most frequent first.
+    pub fn declined_forms(&self, n: usize) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = match self.declined_forms.lock() {
+            Ok(m) => m.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            Err(_) => Vec::new(),
+        };
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
+    }
+
+    /// `{"FORM":count,...}` of [`JitStats::declined_forms`].
+    pub fn declined_forms_json(&self, n: usize) -> String {
+        let parts: Vec<String> = self
+            .declined_forms(n)
+            .iter()
+            .map(|(k, v)| format!("\"{k}\":{v}"))
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -373,7 +406,8 @@ impl JitState {
                 let t0 = std::time::Instant::now();
                 let plan = match plan(mem, block) {
                     Ok(p) => p,
-                    Err(_) => {
+                    Err(why) => {
+                        st.note_decline(why);
                         st.declined.fetch_add(1, Ordering::Relaxed);
                         ts.declines[crate::tiers::Decline::Op as usize]
                             .fetch_add(1, Ordering::Relaxed);

@@ -345,7 +345,11 @@ impl Tiers {
                 let s = self.stats(*t).snapshot().to_json();
                 // jit's own counters (code bytes, exits by reason, compile time).
                 let detail = if *t == Tier::Jit {
-                    format!(",\"detail\":{}", self.jit.snapshot().to_json())
+                    format!(
+                        ",\"detail\":{},\"declined_forms\":{}",
+                        self.jit.snapshot().to_json(),
+                        self.jit.declined_forms_json(16)
+                    )
                 } else {
                     String::new()
                 };
