@@ -397,6 +397,128 @@ fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
     );
 }
 
+/// Forms the tier does not generate code for run inside compiled blocks through
+/// their interpreter handlers (`Ins::Interp`): shifts and rotates by CL, RCL, SHLD,
+/// MUL/DIV/IDIV with CDQ, 16-bit ALU and moves, INC/NEG/NOT on memory and bytes,
+/// XCHG, BSWAP, BT, REP MOVSD/STOSB, LODSB, x87 and MMX arithmetic, RDTSC, LEAVE;
+/// all in self-loops and in blocks that link, with flags read across the calls.
+#[test]
+fn jit_helper_forms_match_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        let mut other = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(edi, DST)?;
+        a.mov(ebp, 2000)?;
+        a.mov(esp, DATA + 0x1f_0000)?;
+        a.fninit()?;
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(esi))?;
+        a.mov(ebx, dword_ptr(esi + 4))?;
+        a.mov(ecx, dword_ptr(esi + 8))?;
+        a.shl(eax, cl)?;
+        a.ror(ebx, cl)?;
+        a.rcl(eax, 3)?;
+        a.adc(edx, eax)?;
+        a.shld(edx, ebx, cl)?;
+        a.push(edx)?;
+        a.mul(ebx)?;
+        a.or(ebx, 1)?;
+        a.cdq()?;
+        a.idiv(ebx)?;
+        a.pop(ecx)?;
+        a.add(cx, ax)?;
+        a.mov(word_ptr(edi + 8), cx)?;
+        a.inc(dword_ptr(edi))?;
+        a.neg(byte_ptr(edi + 1))?;
+        a.not(dh)?;
+        a.xchg(eax, edx)?;
+        a.bswap(ecx)?;
+        a.bt(ecx, 5)?;
+        a.sbb(eax, 0)?;
+        a.test(ebp, 1)?;
+        a.jz(other)?;
+        // Odd passes: strings, x87, MMX and RDTSC, then a plain loop back.
+        a.push(esi)?;
+        a.push(edi)?;
+        a.lea(edi, ptr(edi + 16))?;
+        a.mov(ecx, 3)?;
+        a.rep().movsd()?;
+        a.mov(ecx, 5)?;
+        a.rep().stosb()?;
+        a.lodsb()?;
+        a.pop(edi)?;
+        a.pop(esi)?;
+        a.fild(dword_ptr(esi))?;
+        a.fiadd(dword_ptr(esi + 4))?;
+        a.fistp(dword_ptr(edi + 32))?;
+        a.movd(mm0, eax)?;
+        a.movd(mm1, edx)?;
+        a.paddd(mm0, mm1)?;
+        a.movd(dword_ptr(edi + 40), mm0)?;
+        a.emms()?;
+        a.rdtsc()?;
+        a.and(eax, 0xff)?;
+        a.add(dword_ptr(edi + 44), eax)?;
+        a.set_label(&mut other)?;
+        // A frame built and left with LEAVE.
+        a.push(ebp)?;
+        a.mov(ebp, esp)?;
+        a.sub(esp, 16)?;
+        a.mov(dword_ptr(ebp - 4), eax)?;
+        a.leave()?;
+        a.add(esi, 5)?;
+        a.and(esi, SRC + 0xfff0)?;
+        a.dec(ebp)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let (whole, sliced) = equivalent(&code);
+    assert!(whole.blocks() > 2_000 && whole.insns > 50_000, "{whole:?}");
+    assert!(sliced.blocks() > 1_000, "{sliced:?}");
+}
+
+/// DIV by zero in the middle of a compiled block: #DE at the DIV, raised by its
+/// handler, with the registers and flags the instructions before it left.
+#[test]
+fn jit_divide_error_in_a_compiled_block_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 3000)?;
+        a.set_label(&mut head)?;
+        a.movzx(ebx, byte_ptr(esi))?;
+        a.add(edx, ebx)?;
+        a.mov(eax, ecx)?;
+        a.xor(edx, edx)?;
+        // EBX is zero the first time a data byte is.
+        a.div(ebx)?;
+        a.add(edi, eax)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let m = Machine::new();
+    init(&m);
+    let mut zero = 0;
+    while m.mem.read_u8(SRC + zero).unwrap() != 0 {
+        zero += 1;
+    }
+    assert!(
+        zero > 100,
+        "a zero byte after the loop has compiled ({zero})"
+    );
+    let (whole, _) = equivalent(&code);
+    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
 /// A push walks ESP into unmapped memory: the fault is raised at the push with
 /// ESP unchanged.
 #[test]

@@ -123,6 +123,17 @@ fn null_access(ins: &Instruction, null_segs: u8) -> bool {
     })
 }
 
+/// `ins` lowered to an op as `decode_block` lowers it (the null-segment check
+/// aside): the `jit` tier runs such an op alone through its handler for the forms
+/// it does not generate code for.
+pub fn lower_one(ins: &Instruction) -> Op {
+    let mut o = Op::new(op::invalid_opcode, ins.ip32(), ins.next_ip32());
+    o.code = ins.code() as u16;
+    prefill_memory(ins, &mut o);
+    o.h = crate::ops::lower(ins, &mut o);
+    o
+}
+
 /// Whether winterp implements the form of `ins`: some handler group claims it
 /// (its behaviour may be a fault, e.g. #UD for MOV CS), rather than the
 /// `unimplemented` handler, which stops the program naming the instruction.

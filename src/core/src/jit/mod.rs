@@ -289,6 +289,12 @@ pub struct JitState {
     worker: Option<worker::Worker>,
     next_job: u64,
     pending: usize,
+    /// The op pairs compiled code runs through `native::interp` (see
+    /// `Ins::Interp`): freed with the code memory.
+    // Boxed: compiled code holds each pair's address, which must not move when
+    // the vector grows.
+    #[allow(clippy::vec_box)]
+    keep: Vec<Box<[Op; 2]>>,
 }
 
 impl Default for JitState {
@@ -306,6 +312,7 @@ impl Default for JitState {
             worker: None,
             next_job: 0,
             pending: 0,
+            keep: Vec::new(),
         }
     }
 }
@@ -316,6 +323,8 @@ impl JitState {
     pub fn clear(&mut self, st: &JitStats) {
         self.unlink_all();
         self.mem.clear();
+        // No code names them any more.
+        self.keep.clear();
         st.code_bytes_live
             .fetch_sub(self.bytes as u64, Ordering::Relaxed);
         self.bytes = 0;
@@ -404,7 +413,7 @@ impl JitState {
             Slot::Declined | Slot::Pending(_) => None,
             Slot::Untried => {
                 let t0 = std::time::Instant::now();
-                let plan = match plan(mem, block) {
+                let mut plan = match plan(mem, block) {
                     Ok(p) => p,
                     Err(why) => {
                         st.note_decline(why);
@@ -415,6 +424,7 @@ impl JitState {
                         return None;
                     }
                 };
+                self.keep.append(&mut plan.keep);
                 let plan = if background {
                     match self.queue(plan, block, env) {
                         Ok(()) => return None,
@@ -618,6 +628,7 @@ fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc:
                 store: b.import_signature(sig(&[ptr, i32, i32, i32, i32], i32)),
                 cond: b.import_signature(sig(&[ptr, i32], i32)),
                 bits: b.import_signature(sig(&[ptr], i32)),
+                interp: b.import_signature(sig(&[ptr, ptr], i32)),
                 tail: b.import_signature(tail),
             };
             let entry = b.create_block();
@@ -791,6 +802,12 @@ enum Ins {
         s: Opnd,
         imm: Option<u32>,
     },
+    /// Any other non-branching form winterp implements, run alone through its
+    /// interpreter handler (`native::interp`): `ops` is the address of its op pair
+    /// in [`Plan::keep`]. Registers and flags go through `cpu` around the call.
+    Interp {
+        ops: usize,
+    },
     Nop,
 }
 
@@ -861,6 +878,7 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             Ins::Shift { .. } => return false,
             // IMUL keeps SF ZF AF PF.
             Ins::Imul { .. } => return true,
+            Ins::Interp { .. } => return true,
             _ => {}
         }
     }
@@ -873,6 +891,18 @@ struct Plan {
     /// EIP of the terminating instruction (for its fault), and its index.
     term_eip: u32,
     term_k: u32,
+    /// The op pairs the `Interp` steps name (moved into [`JitState`] before the
+    /// plan is compiled, and kept as long as the code memory).
+    // Boxed: compiled code holds each pair's address, which must not move when
+    // the vector grows.
+    #[allow(clippy::vec_box)]
+    keep: Vec<Box<[Op; 2]>>,
+}
+
+/// The second op of an `Interp` pair: ends the handler's run after one
+/// instruction.
+fn stop(_: &mut Cpu, _: &[Op], _: usize) -> crate::cpu::Exit {
+    crate::cpu::Exit::Block
 }
 
 /// Bit `r & 7` of a mask of guest registers.
@@ -978,6 +1008,11 @@ impl Plan {
                     }
                     wr |= bit(d);
                 }
+                // The handler may read and write any register.
+                Ins::Interp { .. } => {
+                    rd = 0xff;
+                    wr = 0xff;
+                }
                 Ins::Nop => {}
             }
         }
@@ -1019,6 +1054,7 @@ impl Plan {
                 Ins::Movx { s, .. } => (s.is_mem(), false, false),
                 Ins::Push(_) | Ins::Pop(_) => (true, false, false),
                 Ins::Lea { .. } | Ins::Nop => (false, false, false),
+                Ins::Interp { .. } => (true, true, false),
             };
             // Flags before step k are observed if it accesses memory or reads
             // them; not if it overwrites all of them; else as after it.
@@ -1063,6 +1099,7 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
     let n = b.ninsn as usize;
     let falls = b.ops.len() > n;
     let mut steps = Vec::with_capacity(n);
+    let mut keep = Vec::new();
     let mut term = None;
     let mut term_eip = 0;
     for k in 0..n {
@@ -1078,15 +1115,35 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
             return Err("null_segment".into());
         }
         let why = || format!("{:?}", ins.code());
-        if ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix() {
-            return Err(why());
-        }
+        let prefixed = ins.has_lock_prefix() || ins.has_rep_prefix() || ins.has_repne_prefix();
         if k + 1 == n && !falls {
+            if prefixed {
+                return Err(why());
+            }
             term = Some(terminator(&ins, o).ok_or_else(why)?);
             term_eip = o.eip;
             break;
         }
-        let i = instruction(&ins, o).ok_or_else(why)?;
+        let i = match (prefixed, instruction(&ins, o)) {
+            (false, Some(i)) => i,
+            _ => {
+                // Through the interpreter's handler for this form, lowered afresh
+                // (the block's own op may belong to a fused run of another tier).
+                let op = crate::decode::lower_one(&ins);
+                let plain = |h: Handler| !std::ptr::fn_addr_eq(op.h, h);
+                if ins.flow_control() != iced_x86::FlowControl::Next
+                    || !plain(crate::exec::op::unimplemented as Handler)
+                    || !plain(crate::exec::op::invalid_opcode as Handler)
+                {
+                    return Err(why());
+                }
+                let end = Op::new(stop, o.next, o.next);
+                let pair = Box::new([op, end]);
+                let ops = pair.as_ptr() as usize;
+                keep.push(pair);
+                Ins::Interp { ops }
+            }
+        };
         steps.push(Step {
             ins: i,
             eip: o.eip,
@@ -1106,6 +1163,7 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
         steps,
         term,
         term_eip,
+        keep,
     })
 }
 
@@ -1360,6 +1418,7 @@ struct Sigs {
     store: SigRef,
     cond: SigRef,
     bits: SigRef,
+    interp: SigRef,
     /// A block function (links tail-call it).
     tail: SigRef,
 }
@@ -2036,6 +2095,52 @@ impl Gen<'_> {
         let writes_back = |op: u8| op != CMP && op != TEST;
         match s.ins {
             Ins::Nop => {}
+            Ins::Interp { ops } => {
+                // The handler sees the state in `cpu`: the flag record and the
+                // registers assigned so far go there first.
+                self.flush_flags();
+                self.write_back();
+                // As in the interpreter, the handler sees the instructions retired
+                // before this block (RDTSC adds its index in the block: `k` here,
+                // since it runs as op 0 of its pair) and this block entered.
+                let r = self.b.use_var(self.vret);
+                let r = self.b.ins().iadd_imm(r, k as i64);
+                let bk = self.b.use_var(self.vblk);
+                let bk = self.b.ins().iadd_imm(bk, 1);
+                self.store_counts(r, bk);
+                let a = self.konst(ops);
+                let r = self.call(self.sigs.interp, native::interp as *const () as usize, &[a]);
+                self.rec = None;
+                self.rec_stored = true;
+                let (ex, cont) = (self.b.create_block(), self.b.create_block());
+                self.b.set_cold_block(ex);
+                self.b.ins().brif(r, ex, &[], cont, &[]);
+                self.b.switch_to_block(ex);
+                // Fault: nothing retired (the handler left registers and flags as
+                // before and recorded the exception). Code write or block end: the
+                // instruction retired and EIP is set. Either way `cpu` holds the
+                // state: nothing is written back.
+                let fault = self.b.create_block();
+                let cw = self.b.create_block();
+                let is_fault = self.b.ins().icmp_imm(IntCC::Equal, r, EXIT_FAULT as i64);
+                self.b.ins().brif(is_fault, fault, &[], cw, &[]);
+                self.b.switch_to_block(fault);
+                self.finish(EXIT_FAULT, k);
+                self.b.switch_to_block(cw);
+                self.finish(EXIT_CODE_WRITE, k + 1);
+                self.b.switch_to_block(cont);
+                // The handler may have changed any register.
+                let f = MemFlags::trusted();
+                for r in 0..8u8 {
+                    let v = self.b.ins().load(
+                        types::I32,
+                        f,
+                        self.cpu,
+                        (OFF_REGS + 4 * r as usize) as i32,
+                    );
+                    self.b.def_var(self.regs[r as usize], v);
+                }
+            }
             Ins::Mov { d, s: src } => match d {
                 Opnd::R(r) => {
                     let v = self.value(src, s.eip, k);

@@ -302,6 +302,26 @@ pub(super) unsafe extern "C" fn store(
     }
 }
 
+/// Runs one instruction through its interpreter handler: `ops` is a pair [the
+/// instruction's op, an op that returns `Exit::Block`] kept by the executor's
+/// `JitState` while the code that names it lives. Returns 0 (retired, continue),
+/// `super::EXIT_FAULT` (not retired, exception recorded by the handler) or
+/// `super::EXIT_CODE_WRITE` (retired into code or ending the block; EIP set).
+pub(super) unsafe extern "C" fn interp(cpu: *mut Cpu, ops: *const crate::exec::op::Op) -> u32 {
+    // SAFETY: as in `load`.
+    let cpu = unsafe { &mut *cpu };
+    // SAFETY: compiled code passes the address of a live `Box<[Op; 2]>` from
+    // `JitState::keep` (freed only with the code memory, see `JitState::clear`).
+    let ops = unsafe { std::slice::from_raw_parts(ops, 2) };
+    match (ops[0].h)(cpu, ops, 0) {
+        crate::cpu::Exit::Block => 0,
+        crate::cpu::Exit::Fault => super::EXIT_FAULT,
+        crate::cpu::Exit::CodeWrite => super::EXIT_CODE_WRITE,
+        #[cfg(feature = "dispatch-loop")]
+        crate::cpu::Exit::Next => 0,
+    }
+}
+
 /// Condition `cc` (x86 nibble) of the lazy flags as they stand.
 pub(super) unsafe extern "C" fn cond(cpu: *mut Cpu, cc: u32) -> u32 {
     // SAFETY: as in `load`; read only.
