@@ -185,6 +185,11 @@ pub fn run_report(mut a: HeadlessArgs) -> Result<RunReport> {
     let mut config = ProcessConfig::new(program.clone(), guest_path(&program));
     config.args = a.args;
     config.deterministic = a.deterministic;
+    // A deterministic run compiles `jit` code on the guest thread: which blocks run
+    // compiled then depends only on the program, so its statistics repeat too.
+    if a.deterministic {
+        winterp_core::tiers::global().set_jit_background(false);
+    }
     config.max_instructions = a.max_instructions;
     config.trace_api = a.trace_api;
     config.stub_unimplemented = a.stub_unimplemented;
