@@ -457,7 +457,11 @@ impl Executor {
                     crate::jit::Slot::Untried | crate::jit::Slot::Code(_)
                 )
             {
-                let code = if self.tiers.is_on(Tier::Jit) {
+                // Code is only ever compiled under the gates in force (a switch
+                // flushes it), so a block holding some runs it without more checks.
+                let code = if let crate::jit::Slot::Code(c) = block.jit.get() {
+                    Some(c)
+                } else if self.tiers.is_on(Tier::Jit) {
                     let env = crate::jit::Env {
                         halt: Arc::as_ptr(&self.halt) as usize,
                         tier_epoch: self.tiers.epoch_ptr() as usize,
