@@ -55,6 +55,8 @@ const MATCHING: &[&str] = &[
     "gl_depth",
     "gl_fog",
     "gl_arrays",
+    "gl_texture",
+    "gl_readpix",
 ];
 
 /// The frame compared (the program presents exactly this many).

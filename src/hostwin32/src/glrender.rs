@@ -136,8 +136,13 @@ pub enum Filter {
 pub enum Wrap {
     /// GL_REPEAT.
     Repeat,
-    /// GL_CLAMP and GL_CLAMP_TO_EDGE (no border texels: both sample the edge).
+    /// GL_CLAMP_TO_EDGE: the coordinate is clamped so that filtering never
+    /// reaches past the edge texels.
     ClampToEdge,
+    /// GL_CLAMP (GL 1.1 section 3.8.1): the coordinate is clamped to [0, 1], so
+    /// linear filtering at the edge takes half of its sample from the texture's
+    /// border colour (the texture has no border texels; [`TexUnit::border`]).
+    Clamp,
 }
 
 /// A texture object's sampling parameters.
@@ -161,6 +166,8 @@ pub struct TexUnit {
     pub sampler: Sampler,
     pub env: EnvMode,
     pub env_color: [f32; 4],
+    /// GL_TEXTURE_BORDER_COLOR, which [`Wrap::Clamp`] filters in at the edges.
+    pub border: [f32; 4],
 }
 
 /// Everything a draw needs besides its vertices.
@@ -260,6 +267,12 @@ pub trait GlRenderer: Send {
     /// Reads a rectangle of the colour buffer (x, y from the bottom, w, h) as RGBA8
     /// rows, bottom row first (GL's order).
     fn read_pixels(&mut self, id: u32, rect: [i32; 4]) -> Vec<u8>;
+    /// Reads a rectangle of the depth buffer as depth values in 0..1, bottom row
+    /// first (glReadPixels of GL_DEPTH_COMPONENT); outside the window reads 0.
+    fn read_depth(&mut self, id: u32, rect: [i32; 4]) -> Vec<f32>;
+    /// Reads a rectangle of the stencil buffer, bottom row first (glReadPixels
+    /// of GL_STENCIL_INDEX); outside the window reads 0.
+    fn read_stencil(&mut self, id: u32, rect: [i32; 4]) -> Vec<u8>;
     /// Finishes the drawable's pending work and returns its colour buffer as
     /// 0x00RRGGBB pixels, top row first (SwapBuffers).
     fn present(&mut self, id: u32) -> Vec<u32>;

@@ -445,6 +445,12 @@ fn gluScaleImage(
         heightout as u32,
         format,
         GL_UNSIGNED_BYTE,
+        // Bytes that hold no pixel (row padding) are left as they are.
+        |n| {
+            let mut b = vec![0u8; n];
+            let _ = cx.proc.mem.read_bytes(dataout.0, &mut b);
+            b
+        },
     ) {
         Ok(b) => {
             cx.proc.mem.write_bytes(dataout.0, &b)?;

@@ -1057,6 +1057,84 @@ fn glGetTexEnviv(cx: &mut Ctx, target: u32, pname: u32, params: Ptr) -> ApiResul
     get_tex_env(cx, target, pname, params, true)
 }
 
+/// The client's `n` bytes at `pixels` that glReadPixels writes over (zeros where
+/// they cannot be read; the write then reports the fault).
+fn client_bytes(cx: &Ctx, pixels: Ptr, n: usize) -> Vec<u8> {
+    let mut b = vec![0u8; n];
+    let _ = cx.proc.mem.read_bytes(pixels.0, &mut b);
+    b
+}
+
+/// glReadPixels of GL_DEPTH_COMPONENT or GL_STENCIL_INDEX: the drawable's depth
+/// or stencil buffer through the renderer, converted with the pack state.
+fn read_depth_stencil(
+    cx: &mut Ctx,
+    rect: [i32; 4],
+    format: u32,
+    ty: u32,
+    pixels: Ptr,
+) -> ApiResult<()> {
+    let [_, _, width, height] = rect;
+    if ty == GL_BITMAP && format == GL_STENCIL_INDEX {
+        return Err(ApiError::UnimplementedCase(
+            "OPENGL32: glReadPixels of GL_STENCIL_INDEX as GL_BITMAP".into(),
+        ));
+    }
+    let got = with_current(cx, |c, dev| {
+        if width < 0 || height < 0 {
+            c.s.error(GL_INVALID_VALUE);
+            return Ok(None);
+        }
+        if !matches!(
+            ty,
+            GL_BYTE
+                | GL_UNSIGNED_BYTE
+                | GL_SHORT
+                | GL_UNSIGNED_SHORT
+                | GL_INT
+                | GL_UNSIGNED_INT
+                | GL_FLOAT
+        ) {
+            c.s.error(GL_INVALID_ENUM);
+            return Ok(None);
+        }
+        // GL 1.1 section 4.3.2: reading a buffer the pixel format does not have.
+        let bits = if format == GL_DEPTH_COMPONENT {
+            c.format.depth_bits
+        } else {
+            c.format.stencil_bits
+        };
+        if c.prim.is_some() || bits == 0 {
+            c.s.error(GL_INVALID_OPERATION);
+            return Ok(None);
+        }
+        super::cmd::flush(c, dev);
+        let (Some(r), Some(d)) = (dev.renderer.as_deref_mut(), c.drawable) else {
+            return Ok(None);
+        };
+        Ok(Some(if format == GL_DEPTH_COMPONENT {
+            (r.read_depth(d.hwnd, rect), Vec::new(), c.s.pack)
+        } else {
+            (Vec::new(), r.read_stencil(d.hwnd, rect), c.s.pack)
+        }))
+    })?
+    .flatten();
+    let Some((depth, stencil, ps)) = got else {
+        return Ok(());
+    };
+    let values = if format == GL_DEPTH_COMPONENT {
+        query::Single::Depth(&depth)
+    } else {
+        query::Single::Stencil(&stencil)
+    };
+    let client = |n: usize| client_bytes(cx, pixels, n);
+    match query::pack_single(&ps, values, width as u32, height as u32, ty, client) {
+        Ok(bytes) => cx.proc.mem.write_bytes(pixels.0, &bytes)?,
+        Err(what) => return Err(ApiError::UnimplementedCase(format!("OPENGL32: {what}"))),
+    }
+    Ok(())
+}
+
 fn glReadPixels(
     cx: &mut Ctx,
     x: i32,
@@ -1067,13 +1145,13 @@ fn glReadPixels(
     ty: u32,
     pixels: Ptr,
 ) -> ApiResult<()> {
-    if matches!(
-        format,
-        GL_DEPTH_COMPONENT | GL_STENCIL_INDEX | GL_COLOR_INDEX
-    ) {
-        return Err(ApiError::UnimplementedCase(format!(
-            "OPENGL32: glReadPixels of format {format:#x} (only colour is read back)"
-        )));
+    if format == GL_COLOR_INDEX {
+        return Err(ApiError::UnimplementedCase(
+            "OPENGL32: glReadPixels of GL_COLOR_INDEX (the formats are RGBA)".into(),
+        ));
+    }
+    if matches!(format, GL_DEPTH_COMPONENT | GL_STENCIL_INDEX) {
+        return read_depth_stencil(cx, [x, y, width, height], format, ty, pixels);
     }
     let got = with_current(cx, |c, dev| {
         if width < 0 || height < 0 {
@@ -1093,7 +1171,8 @@ fn glReadPixels(
     })?
     .flatten();
     let Some((rgba, ps)) = got else { return Ok(()) };
-    match query::pack(&ps, &rgba, width as u32, height as u32, format, ty) {
+    let client = |n: usize| client_bytes(cx, pixels, n);
+    match query::pack(&ps, &rgba, width as u32, height as u32, format, ty, client) {
         Ok(bytes) => cx.proc.mem.write_bytes(pixels.0, &bytes)?,
         Err(what) => {
             if matches!(

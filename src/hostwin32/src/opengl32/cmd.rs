@@ -275,6 +275,7 @@ fn draw_state(c: &Context, dev: &Device, topology: Topology, polygons: bool) -> 
                 _ => crate::glrender::EnvMode::Modulate,
             },
             env_color: s.env[u].color,
+            border: t.border_color,
         });
     }
     DrawState {

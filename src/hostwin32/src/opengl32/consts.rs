@@ -138,6 +138,7 @@ pub const GL_4_BYTES: u32 = 0x1409;
 
 // Pixel formats.
 pub const GL_COLOR_INDEX: u32 = 0x1900;
+pub const GL_BITMAP: u32 = 0x1A00;
 pub const GL_STENCIL_INDEX: u32 = 0x1901;
 pub const GL_DEPTH_COMPONENT: u32 = 0x1902;
 pub const GL_RED: u32 = 0x1903;

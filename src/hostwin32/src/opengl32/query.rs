@@ -192,7 +192,10 @@ pub fn string(cx: &mut Ctx, name: u32) -> ApiResult<u32> {
 }
 
 /// glReadPixels' conversion: RGBA8 rows (bottom first) into the client's format
-/// and type with the pack state. None for what is not implemented.
+/// and type with the pack state. `existing(n)` gives the client's n bytes the
+/// result covers: bytes that belong to no pixel (row padding, skipped pixels and
+/// rows) keep their value, as GL leaves them untouched. Err names what is not
+/// implemented.
 pub fn pack(
     ps: &state::PixelStore,
     rgba: &[u8],
@@ -200,6 +203,7 @@ pub fn pack(
     height: u32,
     format: u32,
     ty: u32,
+    existing: impl FnOnce(usize) -> Vec<u8>,
 ) -> Result<Vec<u8>, String> {
     // Channel 4 is luminance: R + G + B, clamped (GL 1.1 section 4.3.2).
     let comps: &[usize] = match format {
@@ -223,11 +227,9 @@ pub fn pack(
     };
     let stride = super::texture::row_stride(ps, width, comps.len(), size);
     let skip = ps.skip_rows as usize * stride + ps.skip_pixels as usize * comps.len() * size;
-    let mut out = vec![
-        0u8;
-        skip + stride * height.saturating_sub(1) as usize
-            + width as usize * comps.len() * size
-    ];
+    let mut out = existing(
+        skip + stride * height.saturating_sub(1) as usize + width as usize * comps.len() * size,
+    );
     for y in 0..height as usize {
         for x in 0..width as usize {
             let p = &rgba[(y * width as usize + x) * 4..][..4];
@@ -238,24 +240,81 @@ pub fn pack(
                 } else {
                     f32::from(p[ch]) / 255.0
                 };
-                // GL 1.1 table 2.6's conversions from [0, 1] to each type.
-                let b: Vec<u8> = match ty {
-                    GL_UNSIGNED_BYTE => vec![(v * 255.0).round() as u8],
-                    GL_BYTE => vec![((v * 255.0 - 1.0) / 2.0).round() as i8 as u8],
-                    GL_UNSIGNED_SHORT => ((v * 65535.0).round() as u16).to_le_bytes().to_vec(),
-                    GL_SHORT => (((v * 65535.0 - 1.0) / 2.0).round() as i16)
-                        .to_le_bytes()
-                        .to_vec(),
-                    GL_UNSIGNED_INT => ((f64::from(v) * 4294967295.0).round() as u32)
-                        .to_le_bytes()
-                        .to_vec(),
-                    GL_INT => (((f64::from(v) * 4294967295.0 - 1.0) / 2.0).round() as i32)
-                        .to_le_bytes()
-                        .to_vec(),
-                    _ => v.to_le_bytes().to_vec(),
-                };
+                let b = component_bytes(v, ty);
                 out[o..o + size].copy_from_slice(&b);
             }
+        }
+    }
+    Ok(out)
+}
+
+/// A component in [0, 1] as GL 1.1 table 2.6 converts it to each type.
+fn component_bytes(v: f32, ty: u32) -> Vec<u8> {
+    match ty {
+        GL_UNSIGNED_BYTE => vec![(v * 255.0).round() as u8],
+        GL_BYTE => vec![((v * 255.0 - 1.0) / 2.0).round() as i8 as u8],
+        GL_UNSIGNED_SHORT => ((v * 65535.0).round() as u16).to_le_bytes().to_vec(),
+        GL_SHORT => (((v * 65535.0 - 1.0) / 2.0).round() as i16)
+            .to_le_bytes()
+            .to_vec(),
+        GL_UNSIGNED_INT => ((f64::from(v) * 4294967295.0).round() as u32)
+            .to_le_bytes()
+            .to_vec(),
+        GL_INT => (((f64::from(v) * 4294967295.0 - 1.0) / 2.0).round() as i32)
+            .to_le_bytes()
+            .to_vec(),
+        _ => v.to_le_bytes().to_vec(),
+    }
+}
+
+/// One value per pixel, as glReadPixels reads the depth buffer or the stencil buffer.
+pub enum Single<'a> {
+    /// Depth values in [0, 1] (GL_DEPTH_COMPONENT: converted as colour components).
+    Depth(&'a [f32]),
+    /// Stencil indices (GL_STENCIL_INDEX: integer types take the index masked to
+    /// their bits, GL 1.1 section 4.3.2; GL_FLOAT the index itself).
+    Stencil(&'a [u8]),
+}
+
+/// glReadPixels' conversion of depth or stencil values (rows bottom first) into the
+/// client's type with the pack state, over the client's bytes as [`pack`]; Err
+/// names a type that is not one of GL 1.1's.
+pub fn pack_single(
+    ps: &state::PixelStore,
+    values: Single,
+    width: u32,
+    height: u32,
+    ty: u32,
+    existing: impl FnOnce(usize) -> Vec<u8>,
+) -> Result<Vec<u8>, String> {
+    let size = match ty {
+        GL_UNSIGNED_BYTE | GL_BYTE => 1,
+        GL_UNSIGNED_SHORT | GL_SHORT => 2,
+        GL_UNSIGNED_INT | GL_INT | GL_FLOAT => 4,
+        _ => return Err(format!("glReadPixels type {ty:#x}")),
+    };
+    let stride = super::texture::row_stride(ps, width, 1, size);
+    let skip = ps.skip_rows as usize * stride + ps.skip_pixels as usize * size;
+    let mut out =
+        existing(skip + stride * height.saturating_sub(1) as usize + width as usize * size);
+    for y in 0..height as usize {
+        for x in 0..width as usize {
+            let k = y * width as usize + x;
+            let b = match values {
+                Single::Depth(d) => component_bytes(d.get(k).copied().unwrap_or(0.0), ty),
+                Single::Stencil(st) => {
+                    let i = u32::from(st.get(k).copied().unwrap_or(0));
+                    match ty {
+                        GL_FLOAT => (i as f32).to_le_bytes().to_vec(),
+                        GL_BYTE => vec![(i & 0x7f) as u8],
+                        GL_UNSIGNED_BYTE => vec![i as u8],
+                        GL_SHORT | GL_UNSIGNED_SHORT => (i as u16).to_le_bytes().to_vec(),
+                        _ => i.to_le_bytes().to_vec(),
+                    }
+                }
+            };
+            let o = skip + y * stride + x * size;
+            out[o..o + size].copy_from_slice(&b);
         }
     }
     Ok(out)

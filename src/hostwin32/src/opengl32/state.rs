@@ -277,12 +277,10 @@ impl TexObj {
                 Filter::Linear
             }
         };
-        let wrap = |v: u32| {
-            if v == GL_REPEAT {
-                Wrap::Repeat
-            } else {
-                Wrap::ClampToEdge
-            }
+        let wrap = |v: u32| match v {
+            GL_REPEAT => Wrap::Repeat,
+            GL_CLAMP => Wrap::Clamp,
+            _ => Wrap::ClampToEdge,
         };
         Some(glrender::Sampler {
             mag: f(self.mag_filter),

@@ -80,6 +80,12 @@ impl GlRenderer for Recorder {
     fn read_pixels(&mut self, _: u32, _: [i32; 4]) -> Vec<u8> {
         Vec::new()
     }
+    fn read_depth(&mut self, _: u32, _: [i32; 4]) -> Vec<f32> {
+        Vec::new()
+    }
+    fn read_stencil(&mut self, _: u32, _: [i32; 4]) -> Vec<u8> {
+        Vec::new()
+    }
     fn present(&mut self, _: u32) -> Vec<u32> {
         Vec::new()
     }
@@ -251,13 +257,62 @@ fn state_changes_split_batches_and_textures_need_all_levels() {
 fn read_pixels_converts_to_every_type() {
     let ps = super::state::PixelStore::default();
     let px = [255u8, 0, 51, 255];
-    let b = super::query::pack(&ps, &px, 1, 1, GL_RGBA, GL_UNSIGNED_SHORT).unwrap();
+    let b = super::query::pack(&ps, &px, 1, 1, GL_RGBA, GL_UNSIGNED_SHORT, |n| vec![0; n]).unwrap();
     assert_eq!(b, vec![0xff, 0xff, 0, 0, 0x33, 0x33, 0xff, 0xff]);
-    let b = super::query::pack(&ps, &px, 1, 1, GL_LUMINANCE, GL_UNSIGNED_BYTE).unwrap();
+    let b = super::query::pack(&ps, &px, 1, 1, GL_LUMINANCE, GL_UNSIGNED_BYTE, |n| {
+        vec![0; n]
+    })
+    .unwrap();
     // R + G + B = 1.2, clamped to 1.
     assert_eq!(b, vec![255]);
-    let b = super::query::pack(&ps, &px, 1, 1, GL_BLUE, GL_FLOAT).unwrap();
+    let b = super::query::pack(&ps, &px, 1, 1, GL_BLUE, GL_FLOAT, |n| vec![0; n]).unwrap();
     assert_eq!(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), 0.2);
+}
+
+#[test]
+fn read_pixels_leaves_padding_and_skipped_bytes_alone() {
+    // Two rows of one RGB pixel with GL_PACK_ALIGNMENT 4 and one skipped pixel:
+    // rows of 8 bytes (6 used), pixel bytes at 3..6 and 11..14.
+    let ps = super::state::PixelStore {
+        skip_pixels: 1,
+        ..Default::default()
+    };
+    let px = [1u8, 2, 3, 255, 4, 5, 6, 255];
+    let b =
+        super::query::pack(&ps, &px, 1, 2, GL_RGB, GL_UNSIGNED_BYTE, |n| vec![0xee; n]).unwrap();
+    assert_eq!(
+        b,
+        vec![
+            0xee, 0xee, 0xee, 1, 2, 3, 0xee, 0xee, 0xee, 0xee, 0xee, 4, 5, 6
+        ]
+    );
+}
+
+#[test]
+fn depth_and_stencil_read_back_convert_by_type() {
+    use super::query::{Single, pack_single};
+    let ps = super::state::PixelStore::default();
+    let depth = [0.5f32, 1.0];
+    let b = pack_single(&ps, Single::Depth(&depth), 2, 1, GL_UNSIGNED_SHORT, |n| {
+        vec![0; n]
+    })
+    .unwrap();
+    // GL 1.1 table 2.6: 0.5 * 65535 rounds to 32768.
+    assert_eq!(b, vec![0x00, 0x80, 0xff, 0xff]);
+    let b = pack_single(&ps, Single::Depth(&depth), 2, 1, GL_FLOAT, |n| vec![0; n]).unwrap();
+    assert_eq!(&b[4..8], &1.0f32.to_le_bytes());
+    let stencil = [5u8, 200];
+    let b = pack_single(&ps, Single::Stencil(&stencil), 2, 1, GL_FLOAT, |n| {
+        vec![0; n]
+    })
+    .unwrap();
+    assert_eq!(&b[4..8], &200.0f32.to_le_bytes());
+    // GL_BYTE keeps the index's low 7 bits: 200 & 0x7f = 72.
+    let b = pack_single(&ps, Single::Stencil(&stencil), 2, 1, GL_BYTE, |n| {
+        vec![0; n]
+    })
+    .unwrap();
+    assert_eq!(b, vec![5, 72]);
 }
 
 /// The ordinals a size-coded intro (MetaZlo, in the real-program corpus) imports

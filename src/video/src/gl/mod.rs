@@ -21,7 +21,7 @@ const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStencil8;
 const VERTEX_BYTES: u64 = 68;
 /// Size of one draw's uniforms (`Params` in the shader).
-const PARAMS_BYTES: usize = 96;
+const PARAMS_BYTES: usize = 144;
 
 enum Op {
     Draw {
@@ -61,6 +61,8 @@ pub struct WgpuGl {
     shader: wgpu::ShaderModule,
     white: wgpu::TextureView,
     uniform_align: usize,
+    /// The depth read-back pass (`depth_copy.wgsl`) and its bind group layout.
+    depth_copy: (wgpu::RenderPipeline, wgpu::BindGroupLayout),
 }
 
 impl WgpuGl {
@@ -158,6 +160,7 @@ impl WgpuGl {
         );
         let white = white_tex.create_view(&Default::default());
         let uniform_align = device.limits().min_uniform_buffer_offset_alignment as usize;
+        let depth_copy = make_depth_copy(&device);
         WgpuGl {
             device,
             queue,
@@ -171,7 +174,8 @@ impl WgpuGl {
             pipeline_layout,
             shader,
             white,
-            uniform_align: uniform_align.max(PARAMS_BYTES),
+            uniform_align: PARAMS_BYTES.next_multiple_of(uniform_align.max(1)),
+            depth_copy,
         }
     }
 
@@ -193,7 +197,9 @@ impl WgpuGl {
         };
         let w = |w: Wrap| match w {
             Wrap::Repeat => wgpu::AddressMode::Repeat,
-            Wrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+            // GL_CLAMP's border is filtered in by the shader (`manual` in
+            // fixed.wgsl) whenever it can show; nearest sampling never reaches it.
+            Wrap::ClampToEdge | Wrap::Clamp => wgpu::AddressMode::ClampToEdge,
         };
         let x = self.device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("gl"),
@@ -402,10 +408,23 @@ impl WgpuGl {
         let Some(d) = self.drawables.get(&id) else {
             return vec![0; (w * h * 4) as usize];
         };
+        self.copy_out(&d.color, wgpu::TextureAspect::All, [x, y, w, h], 4)
+    }
+
+    /// Copies a rectangle (top-left origin) of a texture's aspect into memory,
+    /// `bpp` bytes a texel, rows top first.
+    fn copy_out(
+        &self,
+        texture: &wgpu::Texture,
+        aspect: wgpu::TextureAspect,
+        rect: [u32; 4],
+        bpp: u32,
+    ) -> Vec<u8> {
+        let [x, y, w, h] = rect;
         if w == 0 || h == 0 {
             return Vec::new();
         }
-        let row = (w * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+        let row = (w * bpp).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gl readback"),
@@ -416,10 +435,10 @@ impl WgpuGl {
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: &d.color,
+                texture,
                 mip_level: 0,
                 origin: wgpu::Origin3d { x, y, z: 0 },
-                aspect: wgpu::TextureAspect::All,
+                aspect,
             },
             wgpu::TexelCopyBufferInfo {
                 buffer: &buf,
@@ -436,23 +455,146 @@ impl WgpuGl {
             },
         );
         self.queue.submit([enc.finish()]);
+        let size = (w * h * bpp) as usize;
         let slice = buf.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
         if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
             log::error!("OpenGL read-back: {e}");
-            return vec![0; (w * h * 4) as usize];
+            return vec![0; size];
         }
-        let mut out = Vec::with_capacity((w * h * 4) as usize);
+        let mut out = Vec::with_capacity(size);
         match slice.get_mapped_range() {
             Ok(data) => {
                 for r in data.chunks(row as usize).take(h as usize) {
-                    out.extend_from_slice(&r[..(w * 4) as usize]);
+                    out.extend_from_slice(&r[..(w * bpp) as usize]);
                 }
             }
             Err(e) => {
                 log::error!("OpenGL read-back: {e}");
-                out.resize((w * h * 4) as usize, 0);
+                out.resize(size, 0);
             }
+        }
+        out
+    }
+
+    /// The depth values of a rectangle (top-left origin) of a drawable, rows top
+    /// first. A depth aspect of Depth24PlusStencil8 cannot be copied out in wgpu,
+    /// so a pass loads it (`depth_copy.wgsl`) into an R32Float target of the
+    /// rectangle's size, which is copied.
+    fn depth_back(&mut self, id: u32, rect: [u32; 4]) -> Vec<f32> {
+        self.execute(id);
+        let [x, y, w, h] = rect;
+        let Some(d) = self.drawables.get(&id) else {
+            return vec![0.0; (w * h) as usize];
+        };
+        if w == 0 || h == 0 {
+            return Vec::new();
+        }
+        let target = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("gl depth read-back"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let origin = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gl depth read-back origin"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut o = [0u8; 16];
+        o[0..4].copy_from_slice(&x.to_le_bytes());
+        o[4..8].copy_from_slice(&y.to_le_bytes());
+        self.queue.write_buffer(&origin, 0, &o);
+        let depth_view = d.depth.create_view(&wgpu::TextureViewDescriptor {
+            aspect: wgpu::TextureAspect::DepthOnly,
+            ..Default::default()
+        });
+        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("gl depth read-back"),
+            layout: &self.depth_copy.1,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&depth_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: origin.as_entire_binding(),
+                },
+            ],
+        });
+        let view = target.create_view(&Default::default());
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("gl depth read-back"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            pass.set_pipeline(&self.depth_copy.0);
+            pass.set_bind_group(0, &group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        self.queue.submit([enc.finish()]);
+        self.copy_out(&target, wgpu::TextureAspect::All, [0, 0, w, h], 4)
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }
+
+    /// Reads a GL rectangle (x, y from the bottom) of drawable `id` with `read`,
+    /// which takes a top-left rectangle inside the drawable and returns its texels
+    /// top row first; returns the whole rectangle bottom row first, texels outside
+    /// the drawable `T::default()`.
+    fn read_gl_rect<T: Copy + Default>(
+        &mut self,
+        id: u32,
+        rect: [i32; 4],
+        read: impl FnOnce(&mut Self, [u32; 4]) -> Vec<T>,
+    ) -> Vec<T> {
+        let [x, y, w, h] = rect;
+        let (w, h) = (w.max(0) as u32, h.max(0) as u32);
+        let mut out = vec![T::default(); (w * h) as usize];
+        let Some(d) = self.drawables.get(&id) else {
+            return out;
+        };
+        let (dw, dh) = (d.width as i32, d.height as i32);
+        let x0 = x.clamp(0, dw);
+        let x1 = (x + w as i32).clamp(0, dw);
+        let y0 = y.clamp(0, dh);
+        let y1 = (y + h as i32).clamp(0, dh);
+        if x1 <= x0 || y1 <= y0 {
+            return out;
+        }
+        let (cw, ch) = ((x1 - x0) as u32, (y1 - y0) as u32);
+        let top = (dh - y1) as u32;
+        let data = read(self, [x0 as u32, top, cw, ch]);
+        if data.len() < (cw * ch) as usize {
+            return out;
+        }
+        for r in 0..ch {
+            // Row r of the read (from the top) is GL row y1 - 1 - r.
+            let gl_row = (y1 - 1 - r as i32 - y) as u32;
+            let dst = (gl_row * w + (x0 - x) as u32) as usize;
+            let src = (r * cw) as usize;
+            out[dst..dst + cw as usize].copy_from_slice(&data[src..src + cw as usize]);
         }
         out
     }
@@ -676,6 +818,70 @@ fn make_pipeline(
     })
 }
 
+/// The pipeline that loads depth into an R32Float target (`depth_copy.wgsl`).
+fn make_depth_copy(device: &wgpu::Device) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("gl depth read-back"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(16),
+                },
+                count: None,
+            },
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("gl depth read-back"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("gl depth read-back"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("depth_copy.wgsl").into()),
+    });
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("gl depth read-back"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &shader,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: wgpu::TextureFormat::R32Float,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    (pipeline, layout)
+}
+
 /// The uniforms of one draw (`Params` in fixed.wgsl).
 fn params(s: &DrawState) -> [u8; PARAMS_BYTES] {
     let mut f = [0f32; 20];
@@ -716,6 +922,14 @@ fn params(s: &DrawState) -> [u8; PARAMS_BYTES] {
             };
         }
     }
+    let mut border = [0f32; 8];
+    let mut sampling = [0u32; 4];
+    for (k, u) in s.units.iter().enumerate() {
+        if let Some(u) = u {
+            border[4 * k..4 * k + 4].copy_from_slice(&u.border);
+            sampling[k] = sampling_mode(&u.sampler);
+        }
+    }
     let mut out = [0u8; PARAMS_BYTES];
     for (k, v) in f.iter().enumerate() {
         out[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
@@ -723,7 +937,38 @@ fn params(s: &DrawState) -> [u8; PARAMS_BYTES] {
     for (k, v) in units.iter().enumerate() {
         out[80 + 4 * k..84 + 4 * k].copy_from_slice(&v.to_le_bytes());
     }
+    for (k, v) in border.iter().enumerate() {
+        out[96 + 4 * k..100 + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    for (k, v) in sampling.iter().enumerate() {
+        out[128 + 4 * k..132 + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
     out
+}
+
+/// How the shader samples a unit (`manual` in fixed.wgsl): 0 for the hardware
+/// sampler, else the mode word, for a GL_CLAMP texture with a linear filter (the
+/// only case where the border colour can show).
+fn sampling_mode(s: &Sampler) -> u32 {
+    let clamp = s.wrap_s == Wrap::Clamp || s.wrap_t == Wrap::Clamp;
+    if !clamp || (s.mag == Filter::Nearest && s.min == Filter::Nearest) {
+        return 0;
+    }
+    let wrap = |w: Wrap| match w {
+        Wrap::Repeat => 0,
+        Wrap::ClampToEdge => 1,
+        Wrap::Clamp => 2,
+    };
+    1 | wrap(s.wrap_s) << 1
+        | wrap(s.wrap_t) << 3
+        | u32::from(s.mag == Filter::Linear) << 5
+        | u32::from(s.min == Filter::Linear) << 6
+        | match s.mip {
+            None => 0,
+            Some(Filter::Nearest) => 1 << 7,
+            Some(Filter::Linear) => 2 << 7,
+        }
+        | s.levels.clamp(1, 255) << 16
 }
 
 fn mip_count(w: u32, h: u32) -> u32 {
@@ -768,7 +1013,9 @@ impl GlRenderer for WgpuGl {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         self.drawables.insert(
@@ -974,32 +1221,44 @@ impl GlRenderer for WgpuGl {
     }
 
     fn read_pixels(&mut self, id: u32, rect: [i32; 4]) -> Vec<u8> {
-        let [x, y, w, h] = rect;
-        let (w, h) = (w.max(0) as u32, h.max(0) as u32);
-        let Some(d) = self.drawables.get(&id) else {
-            return vec![0; (w * h * 4) as usize];
-        };
-        let (dw, dh) = (d.width as i32, d.height as i32);
-        // Pixels outside the window read as 0 (GL leaves them undefined).
-        let mut out = vec![0u8; (w * h * 4) as usize];
-        let x0 = x.clamp(0, dw);
-        let x1 = (x + w as i32).clamp(0, dw);
-        let y0 = y.clamp(0, dh);
-        let y1 = (y + h as i32).clamp(0, dh);
-        if x1 <= x0 || y1 <= y0 {
-            return out;
-        }
-        let (cw, ch) = ((x1 - x0) as u32, (y1 - y0) as u32);
-        let top = (dh - y1) as u32;
-        let data = self.read_back(id, x0 as u32, top, cw, ch);
-        for r in 0..ch {
-            // Row r of the read (from the top) is GL row y1 - 1 - r.
-            let gl_row = (y1 - 1 - r as i32 - y) as u32;
-            let dst = ((gl_row * w + (x0 - x) as u32) * 4) as usize;
-            let src = (r * cw * 4) as usize;
-            out[dst..dst + (cw * 4) as usize].copy_from_slice(&data[src..src + (cw * 4) as usize]);
-        }
-        out
+        self.read_gl_rect(id, rect, |r, [x, y, w, h]| {
+            r.read_back(id, x, y, w, h)
+                .chunks_exact(4)
+                .map(|p| [p[0], p[1], p[2], p[3]])
+                .collect()
+        })
+        .concat()
+    }
+
+    fn read_depth(&mut self, id: u32, rect: [i32; 4]) -> Vec<f32> {
+        self.read_gl_rect(id, rect, |r, rect| r.depth_back(id, rect))
+    }
+
+    fn read_stencil(&mut self, id: u32, rect: [i32; 4]) -> Vec<u8> {
+        self.read_gl_rect(id, rect, |r, rect| {
+            r.execute(id);
+            let Some(d) = r.drawables.get(&id) else {
+                return Vec::new();
+            };
+            // A depth-stencil texture is copied whole (wgpu allows no partial
+            // copies of it); the rectangle is cut out here.
+            let [x, y, w, h] = rect;
+            let all = r.copy_out(
+                &d.depth,
+                wgpu::TextureAspect::StencilOnly,
+                [0, 0, d.width, d.height],
+                1,
+            );
+            let mut out = Vec::with_capacity((w * h) as usize);
+            for row in all
+                .chunks(d.width.max(1) as usize)
+                .skip(y as usize)
+                .take(h as usize)
+            {
+                out.extend_from_slice(&row[x as usize..(x + w) as usize]);
+            }
+            out
+        })
     }
 
     fn present(&mut self, id: u32) -> Vec<u32> {
