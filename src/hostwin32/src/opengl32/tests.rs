@@ -271,21 +271,16 @@ fn read_pixels_converts_to_every_type() {
 
 #[test]
 fn read_pixels_leaves_padding_and_skipped_bytes_alone() {
-    // Two rows of one RGB pixel with GL_PACK_ALIGNMENT 4 and one skipped pixel:
-    // rows of 8 bytes (6 used), pixel bytes at 3..6 and 11..14.
+    // Two rows of one RGB pixel with GL_PACK_ALIGNMENT 4 and one skipped row:
+    // rows of 4 bytes (3 used), the pixels at 4..7 and 8..11.
     let ps = super::state::PixelStore {
-        skip_pixels: 1,
+        skip_rows: 1,
         ..Default::default()
     };
     let px = [1u8, 2, 3, 255, 4, 5, 6, 255];
     let b =
         super::query::pack(&ps, &px, 1, 2, GL_RGB, GL_UNSIGNED_BYTE, |n| vec![0xee; n]).unwrap();
-    assert_eq!(
-        b,
-        vec![
-            0xee, 0xee, 0xee, 1, 2, 3, 0xee, 0xee, 0xee, 0xee, 0xee, 4, 5, 6
-        ]
-    );
+    assert_eq!(b, vec![0xee, 0xee, 0xee, 0xee, 1, 2, 3, 0xee, 4, 5, 6]);
 }
 
 #[test]

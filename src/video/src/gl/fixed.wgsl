@@ -186,20 +186,8 @@ fn manual(t: texture_2d<f32>, st: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>, mode:
     return mix(a, b, lambda - d1);
 }
 
-@fragment
-fn fs_main(v: VsOut) -> @location(0) vec4<f32> {
-    // Both units are sampled in uniform control flow (an unused unit samples a
-    // white texel) and combined afterwards.
-    let st0 = v.t0.xy / v.t0.w;
-    let st1 = v.t1.xy / v.t1.w;
-    let dx0 = dpdx(st0);
-    let dy0 = dpdy(st0);
-    let dx1 = dpdx(st1);
-    let dy1 = dpdy(st1);
-    var s0 = textureSample(tex0, samp0, st0);
-    var s1 = textureSample(tex1, samp1, st1);
-    if (p.sampling.x != 0u) { s0 = manual(tex0, st0, dx0, dy0, p.sampling.x, p.border0); }
-    if (p.sampling.y != 0u) { s1 = manual(tex1, st1, dx1, dy1, p.sampling.y, p.border1); }
+// The fragment stage after texture sampling: env modes, fog, alpha test.
+fn shade(v: VsOut, s0: vec4<f32>, s1: vec4<f32>) -> vec4<f32> {
     var c = v.color;
     if (p.units.x != 0u) { c = env(p.units.x, p.units.y, c, s0, p.env0); }
     if (p.units.z != 0u) { c = env(p.units.z, p.units.w, c, s1, p.env1); }
@@ -222,4 +210,31 @@ fn fs_main(v: VsOut) -> @location(0) vec4<f32> {
         discard;
     }
     return c;
+}
+
+@fragment
+fn fs_main(v: VsOut) -> @location(0) vec4<f32> {
+    // Both units are sampled in uniform control flow (an unused unit samples a
+    // white texel) and combined afterwards.
+    let s0 = textureSample(tex0, samp0, v.t0.xy / v.t0.w);
+    let s1 = textureSample(tex1, samp1, v.t1.xy / v.t1.w);
+    return shade(v, s0, s1);
+}
+
+// The same for draws with a unit that `manual` samples (its own pipelines, so
+// that other draws do not pay for it: software rasterisers run both sides of a
+// branch).
+@fragment
+fn fs_border(v: VsOut) -> @location(0) vec4<f32> {
+    let st0 = v.t0.xy / v.t0.w;
+    let st1 = v.t1.xy / v.t1.w;
+    let dx0 = dpdx(st0);
+    let dy0 = dpdy(st0);
+    let dx1 = dpdx(st1);
+    let dy1 = dpdy(st1);
+    var s0 = textureSample(tex0, samp0, st0);
+    var s1 = textureSample(tex1, samp1, st1);
+    if (p.sampling.x != 0u) { s0 = manual(tex0, st0, dx0, dy0, p.sampling.x, p.border0); }
+    if (p.sampling.y != 0u) { s1 = manual(tex1, st1, dx1, dy1, p.sampling.y, p.border1); }
+    return shade(v, s0, s1);
 }

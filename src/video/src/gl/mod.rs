@@ -53,7 +53,9 @@ pub struct WgpuGl {
     adapter: String,
     drawables: HashMap<u32, Drawable>,
     textures: HashMap<TexKey, Tex>,
-    pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
+    /// Pipelines by key and whether the fragment stage samples a unit by hand
+    /// (`fs_border`, see [`sampling_mode`]).
+    pipelines: HashMap<(PipelineKey, bool), wgpu::RenderPipeline>,
     samplers: HashMap<Sampler, wgpu::Sampler>,
     params_layout: wgpu::BindGroupLayout,
     tex_layout: wgpu::BindGroupLayout,
@@ -179,7 +181,7 @@ impl WgpuGl {
         }
     }
 
-    fn pipeline(&mut self, key: &PipelineKey) -> &wgpu::RenderPipeline {
+    fn pipeline(&mut self, key: &(PipelineKey, bool)) -> &wgpu::RenderPipeline {
         if !self.pipelines.contains_key(key) {
             let p = make_pipeline(&self.device, &self.pipeline_layout, &self.shader, key);
             self.pipelines.insert(*key, p);
@@ -295,7 +297,7 @@ impl WgpuGl {
         // Pipelines and texture bind groups first (they borrow self mutably).
         let mut groups: Vec<wgpu::BindGroup> = Vec::with_capacity(ops.len());
         for Op::Draw { state, .. } in &ops {
-            self.pipeline(&state.pipeline);
+            self.pipeline(&pipeline_key(state));
             let mut views: Vec<wgpu::TextureView> = Vec::new();
             let mut samps: Vec<wgpu::Sampler> = Vec::new();
             for u in state.units.iter() {
@@ -391,7 +393,7 @@ impl WgpuGl {
                     continue;
                 }
                 pass.set_scissor_rect(x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32);
-                pass.set_pipeline(&self.pipelines[key]);
+                pass.set_pipeline(&self.pipelines[&pipeline_key(state)]);
                 pass.set_bind_group(0, &ubind, &[(k * self.uniform_align) as u32]);
                 pass.set_bind_group(1, &groups[k], &[]);
                 pass.set_stencil_reference(u32::from(state.stencil_ref));
@@ -675,11 +677,23 @@ fn stencil_op(o: StencilOp) -> wgpu::StencilOperation {
     }
 }
 
+/// A draw's pipeline: its key, and whether a unit is sampled by hand.
+fn pipeline_key(state: &DrawState) -> (PipelineKey, bool) {
+    (
+        state.pipeline,
+        state
+            .units
+            .iter()
+            .flatten()
+            .any(|u| sampling_mode(&u.sampler) != 0),
+    )
+}
+
 fn make_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     shader: &wgpu::ShaderModule,
-    key: &PipelineKey,
+    &(ref key, border): &(PipelineKey, bool),
 ) -> wgpu::RenderPipeline {
     let stencil = match key.stencil {
         Some(StencilState {
@@ -798,7 +812,7 @@ fn make_pipeline(
         multisample: wgpu::MultisampleState::default(),
         fragment: Some(wgpu::FragmentState {
             module: shader,
-            entry_point: Some("fs_main"),
+            entry_point: Some(if border { "fs_border" } else { "fs_main" }),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format: COLOR,

@@ -3,7 +3,10 @@
 //! pixels follow from the geometry given, not from the renderer.
 
 use super::*;
-use winterp_hostwin32::glrender::{ClearOp, DrawState, PipelineKey, Topology, Vertex};
+use winterp_hostwin32::glrender::{
+    BaseFormat, ClearOp, DrawState, EnvMode, Filter, PipelineKey, Sampler, StencilOp, StencilState,
+    TexImage, TexUnit, Topology, Vertex, Wrap,
+};
 
 fn renderer() -> WgpuGl {
     WgpuGl::new().expect("these tests need a wgpu adapter; install mesa-vulkan-drivers")
@@ -133,4 +136,122 @@ fn triangles_and_depth() {
             &[0xff0000, 0xff0000, 0x00ff00, 0x00ff00]
         );
     }
+}
+
+fn full_quad(z: f32, c: [f32; 4]) -> Vec<Vertex> {
+    vec![
+        v(-1.0, -1.0, z, c),
+        v(1.0, -1.0, z, c),
+        v(1.0, 1.0, z, c),
+        v(-1.0, -1.0, z, c),
+        v(1.0, 1.0, z, c),
+        v(-1.0, 1.0, z, c),
+    ]
+}
+
+#[test]
+fn depth_and_stencil_read_back() {
+    let mut r = renderer();
+    r.resize(3, 4, 4);
+    r.clear(
+        3,
+        &ClearOp {
+            color: Some(([0.0; 4], [true; 4])),
+            depth: Some(1.0),
+            stencil: Some((0, 0xff)),
+            scissor: None,
+        },
+    );
+    // The bottom half (GL rows 0 and 1) at depth 0.25 with stencil 5.
+    let mut s = state(4, 4);
+    s.pipeline.depth_test = Some(Compare::Always);
+    s.pipeline.depth_write = true;
+    s.pipeline.stencil = Some(StencilState {
+        func: Compare::Always,
+        read_mask: 0xff,
+        write_mask: 0xff,
+        fail: StencilOp::Keep,
+        depth_fail: StencilOp::Keep,
+        pass: StencilOp::Replace,
+    });
+    s.stencil_ref = 5;
+    let half: Vec<Vertex> = full_quad(0.25, GREEN)
+        .into_iter()
+        .map(|mut x| {
+            x.pos[1] = if x.pos[1] > 0.0 { 0.0 } else { -1.0 };
+            x
+        })
+        .collect();
+    r.draw(3, &s, &half);
+    let d = r.read_depth(3, [0, 0, 4, 4]);
+    assert_eq!(d.len(), 16);
+    // Bottom row first.
+    assert!(d[..8].iter().all(|&z| (z - 0.25).abs() < 1e-6), "{d:?}");
+    assert!(d[8..].iter().all(|&z| z == 1.0), "{d:?}");
+    // A rectangle from (1, 1): its first row is GL row 1, its second row 2;
+    // a column beyond the window reads 0.
+    let d = r.read_depth(3, [3, 1, 2, 2]);
+    assert!((d[0] - 0.25).abs() < 1e-6 && d[1] == 0.0 && d[2] == 1.0 && d[3] == 0.0);
+    let st = r.read_stencil(3, [0, 0, 4, 4]);
+    assert_eq!(&st[..8], &[5; 8]);
+    assert_eq!(&st[8..], &[0; 8]);
+    assert_eq!(r.read_stencil(3, [2, 1, 1, 2]), vec![5, 0]);
+}
+
+/// A 4 x 1 window textured with a 2 x 1 red-blue texture across s = 0..1 with
+/// linear filtering: pixel centres at s = 1/8 and 7/8 sample a quarter outside
+/// the image, which GL_CLAMP fills with the border colour and GL_CLAMP_TO_EDGE
+/// with the edge texel.
+fn clamp_row(wrap: Wrap) -> Vec<u32> {
+    let mut r = renderer();
+    r.resize(4, 4, 1);
+    r.tex_image(
+        (1, 1),
+        &TexImage {
+            level: 0,
+            width: 2,
+            height: 1,
+            rgba: &[255, 0, 0, 255, 0, 0, 255, 255],
+        },
+    );
+    let mut s = state(4, 1);
+    s.units[0] = Some(TexUnit {
+        tex: (1, 1),
+        format: BaseFormat::Rgba,
+        sampler: Sampler {
+            mag: Filter::Linear,
+            min: Filter::Linear,
+            mip: None,
+            wrap_s: wrap,
+            wrap_t: wrap,
+            levels: 1,
+        },
+        env: EnvMode::Replace,
+        env_color: [0.0; 4],
+        border: GREEN,
+    });
+    let q: Vec<Vertex> = full_quad(0.0, RED)
+        .into_iter()
+        .map(|mut x| {
+            x.tex[0] = [(x.pos[0] + 1.0) / 2.0, 0.5, 0.0, 1.0];
+            x
+        })
+        .collect();
+    r.draw(4, &s, &q);
+    r.present(4)
+}
+
+fn near(a: u32, b: u32) -> bool {
+    (0..3).all(|k| ((a >> (8 * k)) & 0xff).abs_diff((b >> (8 * k)) & 0xff) <= 2)
+}
+
+#[test]
+fn gl_clamp_filters_the_border_colour_in() {
+    let px = clamp_row(Wrap::Clamp);
+    // 3/4 red + 1/4 green; 3/4 blue + 1/4 green.
+    assert!(near(px[0], 0xbf4000), "{:06x}", px[0]);
+    assert!(near(px[3], 0x0040bf), "{:06x}", px[3]);
+    let px = clamp_row(Wrap::ClampToEdge);
+    assert!(near(px[0], 0xff0000), "{:06x}", px[0]);
+    assert!(near(px[3], 0x0000ff), "{:06x}", px[3]);
 }
