@@ -219,6 +219,136 @@ fn glyph(fi: &FontInfo, c: char) -> Option<std::sync::Arc<Glyph>> {
     Some(g)
 }
 
+/// A glyph's outline in em units (the em square is 1 x 1), y up from the
+/// baseline, x from the glyph's origin: what wglUseFontOutlines builds its display
+/// lists from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outline {
+    /// Closed contours with curves flattened to lines (the last point joins the
+    /// first; TrueType's orientation: filled areas clockwise, holes anticlockwise).
+    pub contours: Vec<Vec<[f32; 2]>>,
+    /// The advance to the next glyph's origin.
+    pub advance: f32,
+    /// xmin, ymin, xmax, ymax of the points, or None for a blank glyph.
+    pub bbox: Option<[f32; 4]>,
+}
+
+/// Collects a glyph's contours, flattening curves so that no point of a curve is
+/// further than `tol` font units from its chords.
+struct Flatten {
+    tol: f32,
+    contours: Vec<Vec<[f32; 2]>>,
+    at: [f32; 2],
+}
+
+impl Flatten {
+    fn point(&mut self, p: [f32; 2]) {
+        if let Some(c) = self.contours.last_mut()
+            && c.last() != Some(&p)
+        {
+            c.push(p);
+        }
+        self.at = p;
+    }
+
+    /// Segments for a curve whose second differences are at most `dd` long: the
+    /// chord error of n uniform steps is dd / (8 n^2).
+    fn steps(&self, dd: f32) -> u32 {
+        ((dd / (8.0 * self.tol)).sqrt().ceil() as u32).clamp(1, 64)
+    }
+}
+
+fn len(a: [f32; 2]) -> f32 {
+    (a[0] * a[0] + a[1] * a[1]).sqrt()
+}
+
+impl ttf_parser::OutlineBuilder for Flatten {
+    fn move_to(&mut self, x: f32, y: f32) {
+        self.contours.push(vec![[x, y]]);
+        self.at = [x, y];
+    }
+    fn line_to(&mut self, x: f32, y: f32) {
+        self.point([x, y]);
+    }
+    fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
+        let p0 = self.at;
+        let n = self.steps(len([p0[0] - 2.0 * x1 + x, p0[1] - 2.0 * y1 + y]));
+        for k in 1..=n {
+            let t = k as f32 / n as f32;
+            let u = 1.0 - t;
+            self.point([
+                u * u * p0[0] + 2.0 * u * t * x1 + t * t * x,
+                u * u * p0[1] + 2.0 * u * t * y1 + t * t * y,
+            ]);
+        }
+    }
+    fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
+        let p0 = self.at;
+        let dd = len([p0[0] - 2.0 * x1 + x2, p0[1] - 2.0 * y1 + y2])
+            .max(len([x1 - 2.0 * x2 + x, y1 - 2.0 * y2 + y]));
+        let n = self.steps(6.0 * dd);
+        for k in 1..=n {
+            let t = k as f32 / n as f32;
+            let u = 1.0 - t;
+            let (a, b, c, d) = (u * u * u, 3.0 * u * u * t, 3.0 * u * t * t, t * t * t);
+            self.point([
+                a * p0[0] + b * x1 + c * x2 + d * x,
+                a * p0[1] + b * y1 + c * y2 + d * y,
+            ]);
+        }
+    }
+    fn close(&mut self) {
+        if let Some(c) = self.contours.last_mut() {
+            while c.len() > 1 && c.last() == c.first() {
+                c.pop();
+            }
+        }
+    }
+}
+
+/// The outline of character `c` in bundled font `file` (a [`FontInfo::file`]),
+/// curves flattened to within `deviation` em (0: one design unit, as
+/// wglUseFontOutlines documents). A character the font lacks has its missing
+/// glyph's outline; control characters are blank, as in text output.
+pub fn glyph_outline(file: usize, c: char, deviation: f32) -> Option<Outline> {
+    let face = ttf_parser::Face::parse(FONT_FILES.get(file)?, 0).ok()?;
+    let upem = f32::from(face.units_per_em().max(1));
+    let id = face
+        .glyph_index(map_char(c))
+        .unwrap_or(ttf_parser::GlyphId(0));
+    let mut f = Flatten {
+        tol: (deviation * upem).max(1.0),
+        contours: Vec::new(),
+        at: [0.0; 2],
+    };
+    face.outline_glyph(id, &mut f);
+    let contours: Vec<Vec<[f32; 2]>> = f
+        .contours
+        .into_iter()
+        .filter(|c| c.len() >= 3)
+        .map(|c| c.into_iter().map(|p| [p[0] / upem, p[1] / upem]).collect())
+        .collect();
+    let bbox = contours
+        .iter()
+        .flatten()
+        .fold(None, |b: Option<[f32; 4]>, p| {
+            Some(match b {
+                None => [p[0], p[1], p[0], p[1]],
+                Some(b) => [
+                    b[0].min(p[0]),
+                    b[1].min(p[1]),
+                    b[2].max(p[0]),
+                    b[3].max(p[1]),
+                ],
+            })
+        });
+    Some(Outline {
+        contours,
+        advance: f32::from(face.glyph_hor_advance(id).unwrap_or(0)) / upem,
+        bbox,
+    })
+}
+
 /// Width of a string: advances plus the DC's inter-character spacing.
 pub fn extent(fi: &FontInfo, text: &[char], char_extra: i32) -> i32 {
     text.iter().map(|&c| advance(fi, c) + char_extra).sum()

@@ -1754,6 +1754,10 @@ pub fn exports() -> Vec<ApiDef> {
             wglSetPixelFormat,
         );
     }
+    {
+        use super::font::*;
+        exports!(v, wglUseFontOutlinesA, wglUseFontOutlinesW);
+    }
     ext!(
         v,
         glActiveTextureARB,

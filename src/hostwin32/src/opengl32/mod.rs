@@ -13,8 +13,8 @@
 //! wglGetProcAddress), `state` (the state and the share groups), `cmd` (the
 //! commands a display list can hold and their execution), `lists` (display
 //! lists), `texture` (texture objects and images), `arrays` (vertex arrays),
-//! `query` (glGet*, glGetString, glReadPixels), `api` (the exports: argument
-//! forms decoded into commands).
+//! `query` (glGet*, glGetString, glReadPixels), `font` (wglUseFontOutlines),
+//! `api` (the exports: argument forms decoded into commands).
 //!
 //! Contexts belong to threads as on Windows: each thread has at most one current
 //! context, found by its thread id. GL calls with no current context do nothing,
@@ -27,6 +27,7 @@ pub mod api;
 pub mod arrays;
 pub mod cmd;
 pub mod consts;
+pub mod font;
 pub mod lists;
 pub mod matrix;
 pub mod query;

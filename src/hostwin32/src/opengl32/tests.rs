@@ -323,3 +323,55 @@ fn exports_carry_windows_ordinals() {
     assert_eq!(ord("wglMakeCurrent"), Some(0x165));
     assert_eq!(ord("ext::glActiveTextureARB"), None);
 }
+
+fn tri_area(t: &[[f32; 2]]) -> f32 {
+    t.chunks_exact(3)
+        .map(|t| {
+            ((t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]))
+                / 2.0
+        })
+        .sum()
+}
+
+#[test]
+fn font_outline_fill_keeps_holes_open() {
+    // A clockwise unit square with an anticlockwise hole of 0.5 x 0.5 (TrueType's
+    // orientation): 0.75 filled, every triangle anticlockwise.
+    let outer = vec![[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]];
+    let hole = vec![[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]];
+    let t = super::font::fill(&[outer, hole]);
+    assert!((tri_area(&t) - 0.75).abs() < 1e-6, "{}", tri_area(&t));
+    assert!(t.chunks_exact(3).all(|t| tri_area(t) > 0.0));
+    // Nothing is drawn inside the hole.
+    let inside = |p: [f32; 2], t: &[[f32; 2]]| {
+        (0..3).all(|k| {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) > 0.0
+        })
+    };
+    assert!(!t.chunks_exact(3).any(|t| inside([0.5, 0.5], t)));
+    assert!(t.chunks_exact(3).any(|t| inside([0.1, 0.5], t)));
+}
+
+#[test]
+fn glyph_outlines_come_in_em_units() {
+    // Liberation Sans' "O": an outer contour and a hole, about 0.7 em tall (0.68 to 0.75) from
+    // the baseline, advance 0.778 em (Arial's 1593/2048).
+    let o = crate::gdi32::text::glyph_outline(0, 'O', 0.0).unwrap();
+    assert_eq!(o.contours.len(), 2);
+    let b = o.bbox.unwrap();
+    assert!(
+        b[1] > -0.05 && b[1] < 0.0 && b[3] > 0.68 && b[3] < 0.75,
+        "{b:?}"
+    );
+    assert!((o.advance - 1593.0 / 2048.0).abs() < 1e-3, "{}", o.advance);
+    let t = super::font::fill(&o.contours);
+    assert!(tri_area(&t) > 0.1 && tri_area(&t) < (b[2] - b[0]) * (b[3] - b[1]));
+    // A space has no outline.
+    assert!(
+        crate::gdi32::text::glyph_outline(0, ' ', 0.0)
+            .unwrap()
+            .bbox
+            .is_none()
+    );
+}
