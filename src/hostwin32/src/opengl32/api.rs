@@ -7,7 +7,7 @@ use super::cmd::Cmd;
 use super::consts::*;
 use super::matrix::Mat4;
 use super::state::UNITS;
-use super::{arrays, lists, query, submit, texture, wgl, with_current};
+use super::{arrays, light, lists, query, submit, texture, wgl, with_current};
 use crate::hle::{ApiDef, ApiError, ApiResult, Arg, Ctx, Ptr, stdcall};
 use crate::process::Process;
 use std::sync::Arc;
@@ -488,6 +488,122 @@ fn glFogiv(cx: &mut Ctx, pname: u32, params: Ptr) -> ApiResult<()> {
     let v = int_params(cx, pname, params)?;
     submit(cx, Cmd::Fog(pname, v))
 }
+/// The values of a glLight / glMaterial / glLightModel `v` form.
+fn light_params<T: Comp>(cx: &Ctx, pname: u32, p: Ptr) -> ApiResult<[f32; 4]> {
+    let n = light::param_count(pname);
+    let v = read_comps::<T>(cx.proc, p.0, n, light::is_color(pname))?;
+    let mut o = [0f32; 4];
+    o[..n].copy_from_slice(&v);
+    Ok(o)
+}
+
+/// A scalar form (glLightf, glMaterialf, glLightModelf) of a vector parameter is
+/// GL_INVALID_ENUM.
+fn scalar_light_cmd(cx: &mut Ctx, pname: u32, cmd: Cmd) -> ApiResult<()> {
+    if light::param_count(pname) > 1 {
+        with_current(cx, |c, _| {
+            c.s.error(GL_INVALID_ENUM);
+            Ok(())
+        })?;
+        return Ok(());
+    }
+    submit(cx, cmd)
+}
+
+fn glLightf(cx: &mut Ctx, light: u32, pname: u32, param: f32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::Light(light, pname, one(param)))
+}
+fn glLighti(cx: &mut Ctx, light: u32, pname: u32, param: i32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::Light(light, pname, one(param as f32)))
+}
+fn glLightfv(cx: &mut Ctx, light: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<f32>(cx, pname, params)?;
+    submit(cx, Cmd::Light(light, pname, v))
+}
+fn glLightiv(cx: &mut Ctx, light: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<i32>(cx, pname, params)?;
+    submit(cx, Cmd::Light(light, pname, v))
+}
+fn glLightModelf(cx: &mut Ctx, pname: u32, param: f32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::LightModel(pname, one(param)))
+}
+fn glLightModeli(cx: &mut Ctx, pname: u32, param: i32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::LightModel(pname, one(param as f32)))
+}
+fn glLightModelfv(cx: &mut Ctx, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<f32>(cx, pname, params)?;
+    submit(cx, Cmd::LightModel(pname, v))
+}
+fn glLightModeliv(cx: &mut Ctx, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<i32>(cx, pname, params)?;
+    submit(cx, Cmd::LightModel(pname, v))
+}
+fn glMaterialf(cx: &mut Ctx, face: u32, pname: u32, param: f32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::Material(face, pname, one(param)))
+}
+fn glMateriali(cx: &mut Ctx, face: u32, pname: u32, param: i32) -> ApiResult<()> {
+    scalar_light_cmd(cx, pname, Cmd::Material(face, pname, one(param as f32)))
+}
+fn glMaterialfv(cx: &mut Ctx, face: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<f32>(cx, pname, params)?;
+    submit(cx, Cmd::Material(face, pname, v))
+}
+fn glMaterialiv(cx: &mut Ctx, face: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    let v = light_params::<i32>(cx, pname, params)?;
+    submit(cx, Cmd::Material(face, pname, v))
+}
+fn glColorMaterial(cx: &mut Ctx, face: u32, mode: u32) -> ApiResult<()> {
+    submit(cx, Cmd::ColorMaterial(face, mode))
+}
+fn get_light(cx: &mut Ctx, l: u32, pname: u32, params: Ptr, int: bool) -> ApiResult<()> {
+    let v = with_current(cx, |c, _| {
+        let v = (GL_LIGHT0..GL_LIGHT0 + 8)
+            .contains(&l)
+            .then(|| light::light_values(&c.s.lighting.lights[(l - GL_LIGHT0) as usize], pname))
+            .flatten();
+        if v.is_none() {
+            c.s.error(GL_INVALID_ENUM);
+        }
+        Ok(v)
+    })?
+    .flatten();
+    if let Some(v) = v {
+        write_params(cx, params, &v, int, light::is_color(pname))?;
+    }
+    Ok(())
+}
+fn glGetLightfv(cx: &mut Ctx, light: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    get_light(cx, light, pname, params, false)
+}
+fn glGetLightiv(cx: &mut Ctx, light: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    get_light(cx, light, pname, params, true)
+}
+fn get_material(cx: &mut Ctx, face: u32, pname: u32, params: Ptr, int: bool) -> ApiResult<()> {
+    let v = with_current(cx, |c, _| {
+        let k = match face {
+            GL_FRONT => Some(0),
+            GL_BACK => Some(1),
+            _ => None,
+        };
+        let v = k.and_then(|k| light::material_values(&c.s.lighting.material[k], pname));
+        if v.is_none() {
+            c.s.error(GL_INVALID_ENUM);
+        }
+        Ok(v)
+    })?
+    .flatten();
+    if let Some(v) = v {
+        write_params(cx, params, &v, int, light::is_color(pname))?;
+    }
+    Ok(())
+}
+fn glGetMaterialfv(cx: &mut Ctx, face: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    get_material(cx, face, pname, params, false)
+}
+fn glGetMaterialiv(cx: &mut Ctx, face: u32, pname: u32, params: Ptr) -> ApiResult<()> {
+    get_material(cx, face, pname, params, true)
+}
+
 fn glTexEnvf(cx: &mut Ctx, target: u32, pname: u32, param: f32) -> ApiResult<()> {
     submit(cx, Cmd::TexEnv(target, pname, one(param)))
 }
@@ -1679,6 +1795,23 @@ pub fn exports() -> Vec<ApiDef> {
         glFogi,
         glFogfv,
         glFogiv,
+        glLightf,
+        glLighti,
+        glLightfv,
+        glLightiv,
+        glLightModelf,
+        glLightModeli,
+        glLightModelfv,
+        glLightModeliv,
+        glMaterialf,
+        glMateriali,
+        glMaterialfv,
+        glMaterialiv,
+        glColorMaterial,
+        glGetLightfv,
+        glGetLightiv,
+        glGetMaterialfv,
+        glGetMaterialiv,
         glTexEnvf,
         glTexEnvi,
         glTexEnvfv,

@@ -24,6 +24,14 @@ pub enum Cmd {
     /// Unit, s t r q.
     TexCoord(usize, [f32; 4]),
     Normal([f32; 3]),
+    /// glMaterial: face, pname, values.
+    Material(u32, u32, [f32; 4]),
+    /// glLight: light, pname, values.
+    Light(u32, u32, [f32; 4]),
+    /// glLightModel: pname, values.
+    LightModel(u32, [f32; 4]),
+    /// glColorMaterial: face, mode.
+    ColorMaterial(u32, u32),
     Enable(u32),
     Disable(u32),
     MatrixMode(u32),
@@ -109,6 +117,7 @@ impl Cmd {
                 | Cmd::Color(_)
                 | Cmd::TexCoord(..)
                 | Cmd::Normal(_)
+                | Cmd::Material(..)
                 | Cmd::CallList(_)
                 | Cmd::CallLists(_)
         )
@@ -375,6 +384,8 @@ pub fn object_to_clip(c: &Context) -> Mat4 {
 pub struct Xform {
     pub mvp: Mat4,
     pub modelview: Mat4,
+    /// The modelview's inverse, normals' transform, when lighting is on.
+    pub normal: Option<Mat4>,
     pub tex: [Option<Mat4>; UNITS],
     pub fog: bool,
 }
@@ -384,6 +395,10 @@ pub fn xform(c: &Context) -> Xform {
     Xform {
         mvp: object_to_clip(c),
         modelview: *s.modelview.top(),
+        normal: s
+            .en
+            .lighting
+            .then(|| s.modelview.top().inverse().unwrap_or(Mat4([0.0; 16]))),
         tex: [0, 1].map(|u| {
             let t = *s.texture[u].top();
             (t != Mat4::IDENTITY).then_some(t)
@@ -400,7 +415,14 @@ pub fn vertex(c: &Context, x: &Xform, obj: [f32; 4], color: [f32; 4], tc: [[f32;
     } else {
         0.0
     };
-    let _ = c;
+    let color = match &x.normal {
+        Some(inv) => {
+            let s = &c.s;
+            let n = super::light::eye_normal(inv, s.normal, s.en.normalize);
+            super::light::shade(&s.lighting, &s.en.lights, x.modelview.transform(obj), n)
+        }
+        None => color,
+    };
     let mut tex = tc;
     for u in 0..UNITS {
         if let Some(t) = &x.tex[u] {
@@ -673,8 +695,10 @@ pub fn exec(c: &mut Context, dev: &mut Device, cmd: &Cmd) -> ApiResult<()> {
                 s.error(GL_INVALID_ENUM);
                 return Ok(());
             }
-            if s.en.lighting {
-                return Err(unimplemented("drawing with GL_LIGHTING enabled".into()));
+            if s.en.lighting && s.lighting.two_side {
+                return Err(unimplemented(
+                    "two-sided lighting (GL_LIGHT_MODEL_TWO_SIDE)".into(),
+                ));
             }
             c.xf = Some(xform(c));
             c.prim = Some((mode, Vec::new()));
@@ -696,7 +720,57 @@ pub fn exec(c: &mut Context, dev: &mut Device, cmd: &Cmd) -> ApiResult<()> {
             }
             // Outside glBegin/glEnd a vertex does nothing (GL leaves it undefined).
         }
-        Cmd::Color(col) => s.color = col,
+        Cmd::Color(col) => {
+            s.color = col;
+            if s.en.color_material {
+                super::light::track_color(&mut s.lighting, col);
+            }
+        }
+        Cmd::Material(face, pname, v) => {
+            use super::light;
+            match light::faces(face) {
+                None => s.error(GL_INVALID_ENUM),
+                Some(_) if !light::material_pname_ok(pname) => s.error(GL_INVALID_ENUM),
+                Some(which) => {
+                    if !light::set_material(&mut s.lighting, which, pname, v) {
+                        s.error(GL_INVALID_VALUE);
+                    }
+                }
+            }
+        }
+        Cmd::Light(l, pname, v) => {
+            if !(GL_LIGHT0..GL_LIGHT0 + 8).contains(&l) {
+                s.error(GL_INVALID_ENUM);
+            } else {
+                let mv = *s.modelview.top();
+                let light = &mut s.lighting.lights[(l - GL_LIGHT0) as usize];
+                if let Err(e) = super::light::set_light(light, &mv, pname, v) {
+                    s.error(e);
+                }
+            }
+        }
+        Cmd::LightModel(pname, v) => match pname {
+            GL_LIGHT_MODEL_AMBIENT => s.lighting.model_ambient = v,
+            GL_LIGHT_MODEL_LOCAL_VIEWER => s.lighting.local_viewer = v[0] != 0.0,
+            GL_LIGHT_MODEL_TWO_SIDE => s.lighting.two_side = v[0] != 0.0,
+            _ => s.error(GL_INVALID_ENUM),
+        },
+        Cmd::ColorMaterial(face, mode) => {
+            if super::light::faces(face).is_none()
+                || !matches!(
+                    mode,
+                    GL_EMISSION | GL_AMBIENT | GL_DIFFUSE | GL_SPECULAR | GL_AMBIENT_AND_DIFFUSE
+                )
+            {
+                s.error(GL_INVALID_ENUM);
+            } else {
+                s.lighting.color_material = (face, mode);
+                if s.en.color_material {
+                    let col = s.color;
+                    super::light::track_color(&mut s.lighting, col);
+                }
+            }
+        }
         Cmd::TexCoord(u, t) => {
             if u < UNITS {
                 s.texcoord[u] = t;
@@ -1016,7 +1090,14 @@ fn set_cap(c: &mut Context, _dev: &mut Device, cap: u32, on: bool) -> ApiResult<
         // channels need none.
         GL_DITHER => e.dither = on,
         GL_NORMALIZE => e.normalize = on,
-        GL_COLOR_MATERIAL => e.color_material = on,
+        GL_COLOR_MATERIAL => {
+            e.color_material = on;
+            // Enabling it takes the current colour at once (GL 1.1 section 2.13.3).
+            if on {
+                let col = s.color;
+                super::light::track_color(&mut s.lighting, col);
+            }
+        }
         GL_LIGHTING => e.lighting = on,
         l if (GL_LIGHT0..GL_LIGHT0 + 8).contains(&l) => e.lights[(l - GL_LIGHT0) as usize] = on,
         GL_POINT_SMOOTH

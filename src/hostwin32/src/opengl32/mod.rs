@@ -13,7 +13,8 @@
 //! wglGetProcAddress), `state` (the state and the share groups), `cmd` (the
 //! commands a display list can hold and their execution), `lists` (display
 //! lists), `texture` (texture objects and images), `arrays` (vertex arrays),
-//! `query` (glGet*, glGetString, glReadPixels), `font` (wglUseFontOutlines),
+//! `query` (glGet*, glGetString, glReadPixels), `font` (wglUseFontOutlines), `light`
+//! (lighting),
 //! `api` (the exports: argument forms decoded into commands).
 //!
 //! Contexts belong to threads as on Windows: each thread has at most one current
@@ -28,6 +29,7 @@ pub mod arrays;
 pub mod cmd;
 pub mod consts;
 pub mod font;
+pub mod light;
 pub mod lists;
 pub mod matrix;
 pub mod query;

@@ -112,6 +112,8 @@ pub struct State {
     pub list_base: u32,
     pub draw_buffer: u32,
     pub read_buffer: u32,
+    /// Lights, materials, the light model, glColorMaterial.
+    pub lighting: super::light::Lighting,
 }
 
 /// glPixelStore parameters of one direction.
@@ -190,6 +192,7 @@ impl State {
             list_base: 0,
             draw_buffer: buffer,
             read_buffer: buffer,
+            lighting: Default::default(),
         }
     }
 

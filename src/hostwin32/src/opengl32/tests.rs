@@ -375,3 +375,83 @@ fn glyph_outlines_come_in_em_units() {
             .is_none()
     );
 }
+
+#[test]
+fn lighting_follows_the_gl_equation() {
+    use super::light::{Lighting, set_light, shade};
+    use super::matrix::Mat4;
+    let mut l = Lighting::default();
+    let mut on = [false; 8];
+    on[0] = true;
+    let close =
+        |c: [f32; 4], want: [f32; 3]| (0..3).all(|k| (c[k] - want[k]).abs() < 1e-5) && c[3] == 1.0;
+    // Light 0's defaults: white, directional along +z. Material ambient 0.2 times
+    // the model's 0.2, plus diffuse 0.8 times n.l (no specular: material 0).
+    let o = [0.0, 0.0, 0.0, 1.0];
+    assert!(close(shade(&l, &on, o, [0.0, 0.0, 1.0]), [0.84; 3]));
+    let s60 = 60f32.to_radians().sin();
+    assert!(close(shade(&l, &on, o, [s60, 0.0, 0.5]), [0.44; 3]));
+    // Facing away: ambient only.
+    assert!(close(shade(&l, &on, o, [0.0, 0.0, -1.0]), [0.04; 3]));
+    // A positional light 2 away with quadratic attenuation 1: a quarter.
+    let id = Mat4::IDENTITY;
+    set_light(&mut l.lights[0], &id, GL_POSITION, [0.0, 0.0, 2.0, 1.0]).unwrap();
+    set_light(&mut l.lights[0], &id, GL_CONSTANT_ATTENUATION, [0.0; 4]).unwrap();
+    set_light(
+        &mut l.lights[0],
+        &id,
+        GL_QUADRATIC_ATTENUATION,
+        [1.0, 0.0, 0.0, 0.0],
+    )
+    .unwrap();
+    assert!(close(shade(&l, &on, o, [0.0, 0.0, 1.0]), [0.24; 3]));
+    // A 30-degree spot pointing down -z misses a vertex 45 degrees off its axis.
+    set_light(&mut l.lights[0], &id, GL_SPOT_CUTOFF, [30.0, 0.0, 0.0, 0.0]).unwrap();
+    assert!(close(
+        shade(&l, &on, [2.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0]),
+        [0.04; 3]
+    ));
+    assert!(close(shade(&l, &on, o, [0.0, 0.0, 1.0]), [0.24; 3]));
+    // Bad values are GL_INVALID_VALUE; the position goes through the modelview.
+    assert_eq!(
+        set_light(
+            &mut l.lights[1],
+            &id,
+            GL_SPOT_CUTOFF,
+            [120.0, 0.0, 0.0, 0.0]
+        ),
+        Err(GL_INVALID_VALUE)
+    );
+    let t = Mat4::translate(1.0, 2.0, 3.0);
+    set_light(&mut l.lights[1], &t, GL_POSITION, [0.0, 0.0, 0.0, 1.0]).unwrap();
+    assert_eq!(l.lights[1].position, [1.0, 2.0, 3.0, 1.0]);
+}
+
+#[test]
+fn color_material_and_lighting_through_commands() {
+    let (mut c, mut dev, log) = setup();
+    for cmd in [
+        Cmd::Enable(GL_LIGHTING),
+        Cmd::Enable(GL_LIGHT0),
+        Cmd::ColorMaterial(GL_FRONT_AND_BACK, GL_DIFFUSE),
+        Cmd::Enable(GL_COLOR_MATERIAL),
+        Cmd::Color([1.0, 0.0, 0.5, 0.5]),
+        Cmd::Normal([0.0, 0.0, 2.0]),
+        Cmd::Enable(GL_NORMALIZE),
+        Cmd::Begin(GL_TRIANGLES),
+        Cmd::Vertex([0.0, 0.0, 0.0, 1.0]),
+        Cmd::Vertex([1.0, 0.0, 0.0, 1.0]),
+        Cmd::Vertex([0.0, 1.0, 0.0, 1.0]),
+        Cmd::End,
+    ] {
+        super::cmd::exec(&mut c, &mut dev, &cmd).unwrap();
+    }
+    super::cmd::flush(&mut c, &mut dev);
+    // Diffuse follows the colour: 0.04 ambient plus the colour times n.l = 1;
+    // alpha is the diffuse alpha.
+    let l = log.lock().unwrap();
+    let col = l.draws[0].1[0].color;
+    let want = [1.0, 0.04, 0.54, 0.5];
+    assert!((0..4).all(|k| (col[k] - want[k]).abs() < 1e-5), "{col:?}");
+    assert_eq!(c.s.lighting.material[1].diffuse, [1.0, 0.0, 0.5, 0.5]);
+}
