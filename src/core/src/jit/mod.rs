@@ -287,6 +287,8 @@ pub struct JitState {
     /// The background compiler (started at the first background compile), the
     /// next job id and the jobs sent and not yet received back.
     worker: Option<worker::Worker>,
+    /// The ISA objects synchronous compiles use (made at the first).
+    isas: Option<worker::Isas>,
     next_job: u64,
     pending: usize,
     /// The op pairs compiled code runs through `native::interp` (see
@@ -310,6 +312,7 @@ impl Default for JitState {
             table: vec![Entry::default(); 1 << TABLE_BITS].into_boxed_slice(),
             local: Local::default(),
             worker: None,
+            isas: None,
             next_job: 0,
             pending: 0,
             keep: Vec::new(),
@@ -570,13 +573,19 @@ impl JitState {
         }
     }
 
+    /// Compiles on this thread, as the background compiler would, and maps it.
     fn build(&mut self, p: &Plan, block: &Block, env: &Env) -> Result<Compiled, String> {
-        let mut ctx = self.mem.make_context()?;
-        let ptr = self.mem.pointer_type()?;
-        let cc = self.mem.default_call_conv()?;
+        if self.isas.is_none() {
+            self.isas = Some(worker::Isas::new()?);
+        }
         let u = self.unit(block, env);
-        fill(&mut ctx, p, &u, ptr, cc);
-        self.mem.compile(&mut ctx)
+        let isas = self.isas.as_ref().expect("made above");
+        let (bytes, align) = worker::compile(isas, p, &u)?;
+        let code = self.mem.install(&[(&bytes, align)])?;
+        Ok(Compiled {
+            code: code[0],
+            bytes: bytes.len(),
+        })
     }
 
     /// What code for `block` embeds besides its plan.

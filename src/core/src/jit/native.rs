@@ -11,10 +11,8 @@
 //! layout, guest bytes through the permission table (`super::Env`), and calls the
 //! helpers below with the same pointer. It never keeps the pointer past its return.
 
-use super::Compiled;
 use crate::cpu::{Cpu, Exception, ExceptionKind};
 use crate::mem::{Access, Fault, Wrote};
-use cranelift_codegen::Context;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
@@ -81,31 +79,9 @@ impl CodeMemory {
         Ok(self.module.as_mut().expect("created above"))
     }
 
-    /// Compiles the function `ctx` holds (a block: `tail` convention, `(cpu) -> i32`).
-    /// `Err` names why Cranelift refused.
-    pub fn compile(&mut self, ctx: &mut Context) -> Result<Compiled, String> {
-        let (m, tramp) = self.module()?;
-        let tramp = *tramp;
-        let id = m
-            .declare_anonymous_function(&ctx.func.signature)
-            .map_err(|e| e.to_string())?;
-        m.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
-        let bytes = ctx
-            .compiled_code()
-            .map(|c| c.code_info().total_size as usize)
-            .unwrap_or(0);
-        m.clear_context(ctx);
-        m.finalize_definitions().map_err(|e| e.to_string())?;
-        let f = m.get_finalized_function(id);
-        Ok(Compiled {
-            code: Code { f, tramp },
-            bytes,
-        })
-    }
-
-    /// Maps functions compiled elsewhere (the background compiler: position-
-    /// independent machine code with no relocations, and its alignment) with one
-    /// finalize for the batch.
+    /// Maps compiled functions (`super::worker::compile`: position-independent
+    /// machine code with no relocations, and its alignment) with one finalize for
+    /// the batch.
     pub fn install(&mut self, funcs: &[(&[u8], u64)]) -> Result<Vec<Code>, String> {
         let (m, tramp) = self.module()?;
         let tramp = *tramp;
@@ -141,20 +117,6 @@ impl CodeMemory {
             // bumped its link epoch so the link table names none of it.
             unsafe { m.free_memory() };
         }
-    }
-
-    /// The ISA's pointer type, for building signatures before the first compile.
-    pub fn pointer_type(&mut self) -> Result<cranelift_codegen::ir::Type, String> {
-        Ok(self.module()?.0.target_config().pointer_type())
-    }
-
-    /// The host's C calling convention (helpers, the trampoline).
-    pub fn default_call_conv(&mut self) -> Result<CallConv, String> {
-        Ok(self.module()?.0.target_config().default_call_conv)
-    }
-
-    pub fn make_context(&mut self) -> Result<Context, String> {
-        Ok(self.module()?.0.make_context())
     }
 }
 
@@ -200,7 +162,7 @@ fn trampoline(m: &mut JITModule) -> Result<Trampoline, String> {
 
 fn new_module() -> Result<JITModule, String> {
     Ok(JITModule::new(JITBuilder::with_isa(
-        new_isa()?,
+        new_isa("speed")?,
         cranelift_module::default_libcall_names(),
     )))
 }
@@ -208,9 +170,11 @@ fn new_module() -> Result<JITModule, String> {
 /// The host ISA with the tier's flags: the executor's module compiles with it, and
 /// so does the background compiler (`super::worker`), whose machine code the module
 /// then takes as bytes.
-pub(super) fn new_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+pub(super) fn new_isa(opt_level: &str) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+    flags
+        .set("opt_level", opt_level)
+        .map_err(|e| e.to_string())?;
     // The verifier re-checks every function Cranelift is given (a debugging aid
     // that cost a tenth of compile time); the tier's own tests check the code.
     flags

@@ -38,7 +38,7 @@ pub(super) struct Worker {
 
 impl Worker {
     pub fn spawn() -> Result<Worker, String> {
-        let isa = super::native::new_isa()?;
+        let isas = Isas::new()?;
         let (tx, jobs) = channel::<Box<Job>>();
         let (done, rx) = channel::<Done>();
         let handle = std::thread::Builder::new()
@@ -47,7 +47,7 @@ impl Worker {
                 // Ends when the executor drops its sender.
                 while let Ok(job) = jobs.recv() {
                     let t0 = Instant::now();
-                    let code = compile(&isa, &job);
+                    let code = compile(&isas, &job.plan, &job.unit);
                     let ns = t0.elapsed().as_nanos() as u64;
                     let d = Done {
                         id: job.id,
@@ -87,13 +87,38 @@ impl Drop for Worker {
     }
 }
 
-/// Builds and compiles one block; the code must be position-independent (the
-/// function embeds absolute addresses as constants and calls helpers through
-/// registers, so Cranelift emits no relocations; anything else is refused).
-fn compile(isa: &OwnedTargetIsa, job: &Job) -> Result<(Vec<u8>, u64), String> {
+/// The two ISA objects blocks are compiled with: Cranelift's optimizer (the egraph
+/// pass: about half of a block's compile time) pays in self-loops, whose body runs
+/// many times in one function, and not in straight blocks, whose IR is built
+/// folded already (measured, docs/tiers.md).
+pub(super) struct Isas {
+    looped: OwnedTargetIsa,
+    straight: OwnedTargetIsa,
+}
+
+impl Isas {
+    pub fn new() -> Result<Isas, String> {
+        Ok(Isas {
+            looped: super::native::new_isa("speed")?,
+            straight: super::native::new_isa("none")?,
+        })
+    }
+}
+
+/// Builds and compiles one block to machine code and its alignment (on the worker,
+/// or on the guest thread for synchronous compiles); the code must be position-
+/// independent (the function embeds absolute addresses as constants and calls
+/// helpers through registers, so Cranelift emits no relocations; anything else is
+/// refused).
+pub(super) fn compile(isas: &Isas, plan: &Plan, unit: &Unit) -> Result<(Vec<u8>, u64), String> {
+    let isa = if plan.term.targets().contains(&unit.start) {
+        &isas.looped
+    } else {
+        &isas.straight
+    };
     let mut ctx = cranelift_codegen::Context::new();
     let ptr = isa.pointer_type();
-    fill(&mut ctx, &job.plan, &job.unit, ptr, isa.default_call_conv());
+    fill(&mut ctx, plan, unit, ptr, isa.default_call_conv());
     let c = ctx
         .compile(&**isa, &mut ControlPlane::default())
         .map_err(|e| format!("{:?}", e.inner))?;
