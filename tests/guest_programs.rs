@@ -27,6 +27,7 @@ use std::time::Duration;
 /// Every program in `tests/guest/bin`; `every_program_has_a_test` keeps this in
 /// step with the folder.
 const PROGRAMS: &[&str] = &[
+    "clipbrd",
     "comdplay",
     "coninput",
     "cplrun",
@@ -359,6 +360,16 @@ fn files_normal() {
 #[test]
 fn files_deterministic() {
     files_program(Mode::Deterministic);
+}
+
+#[test]
+fn clipbrd_normal() {
+    guest_program("clipbrd", Mode::Normal);
+}
+
+#[test]
+fn clipbrd_deterministic() {
+    guest_program("clipbrd", Mode::Deterministic);
 }
 
 #[test]

@@ -97,6 +97,9 @@ for src in src/*.c; do
             playsnd:winmm.dll) continue ;;
             # proclaunch waits for its child with USER32's WaitForInputIdle.
             proclaunch:user32.dll) continue ;;
+            # clipbrd tests USER32's clipboard (from a console program, with a
+            # hidden window as its owner).
+            clipbrd:user32.dll) continue ;;
             # comctl_views tests COMCTL32's list view, header, tab control and property sheets.
             comctl_views:comctl32.dll) continue ;;
             # comctl_bars tests COMCTL32's status bar, toolbar, progress bar and up-down control.

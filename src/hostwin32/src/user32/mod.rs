@@ -10,6 +10,7 @@
 
 #![allow(non_snake_case)]
 
+pub mod clipboard;
 pub mod controls;
 pub mod conwin;
 pub mod deferpos;
@@ -317,6 +318,7 @@ fn exports() -> Vec<ApiDef> {
         ),
     ]);
     v.extend(window::exports());
+    v.extend(clipboard::exports());
     v.extend(msg::exports());
     v.extend(paint::exports());
     v.extend(paint::rect_exports());
