@@ -2,10 +2,13 @@
 //! below it): matrix helpers (gluPerspective, gluLookAt, gluOrtho2D), mipmap
 //! building and image scaling (the SGI GLU's box filters: 2x2 averages rounded
 //! half up between levels, area averaging for arbitrary sizes), gluProject /
-//! gluUnProject and gluErrorString. Functions not listed report themselves.
+//! gluUnProject, gluErrorString, and quadrics (`quadric.rs`: spheres,
+//! cylinders, disks). Functions not listed report themselves.
 
 #![allow(non_snake_case)]
 #![allow(clippy::too_many_arguments)]
+
+mod quadric;
 
 use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, HleDll, Ptr, stdcall};
 use crate::opengl32::cmd::Cmd;
@@ -470,6 +473,15 @@ fn exports() -> Vec<ApiDef> {
         stdcall("gluUnProject", gluUnProject),
         stdcall("gluBuild2DMipmaps", gluBuild2DMipmaps),
         stdcall("gluScaleImage", gluScaleImage),
+        stdcall("gluNewQuadric", quadric::gluNewQuadric),
+        stdcall("gluDeleteQuadric", quadric::gluDeleteQuadric),
+        stdcall("gluQuadricDrawStyle", quadric::gluQuadricDrawStyle),
+        stdcall("gluQuadricNormals", quadric::gluQuadricNormals),
+        stdcall("gluQuadricOrientation", quadric::gluQuadricOrientation),
+        stdcall("gluQuadricTexture", quadric::gluQuadricTexture),
+        stdcall("gluSphere", quadric::gluSphere),
+        stdcall("gluCylinder", quadric::gluCylinder),
+        stdcall("gluDisk", quadric::gluDisk),
     ]
 }
 
