@@ -226,15 +226,20 @@ pub fn gluSphere(cx: &mut Ctx, qobj: Ptr, radius: f64, slices: i32, stacks: i32)
     }
     let (cols, rows) = (slices as u32, stacks as u32);
     draw(cx, &q, rows, cols, |i, j| {
-        let rho = PI * i / f64::from(rows);
-        let theta = angle(j, cols);
-        let n = [-theta.sin() * rho.sin(), theta.cos() * rho.sin(), rho.cos()];
-        (
-            n.map(|x| x * radius),
-            n,
-            [j / f64::from(cols), 1.0 - i / f64::from(rows)],
-        )
+        sphere_point(radius, rows, cols, i, j)
     })
+}
+
+/// Point (row `i`, column `j`) of a sphere's grid.
+fn sphere_point(radius: f64, rows: u32, cols: u32, i: f64, j: f64) -> Point {
+    let rho = PI * i / f64::from(rows);
+    let theta = angle(j, cols);
+    let n = [-theta.sin() * rho.sin(), theta.cos() * rho.sin(), rho.cos()];
+    (
+        n.map(|x| x * radius),
+        n,
+        [j / f64::from(cols), 1.0 - i / f64::from(rows)],
+    )
 }
 
 pub fn gluCylinder(
@@ -259,16 +264,22 @@ pub fn gluCylinder(
         0.0
     };
     draw(cx, &q, rows, cols, |i, j| {
-        let f = i / f64::from(rows);
-        let r = baseRadius + (topRadius - baseRadius) * f;
-        let theta = angle(j, cols);
-        let (s, c) = theta.sin_cos();
-        (
-            [s * r, c * r, height * f],
-            normalize([s, c, nz]),
-            [j / f64::from(cols), f],
-        )
+        cylinder_point([baseRadius, topRadius, height, nz], rows, cols, i, j)
     })
+}
+
+/// Point (row `i`, column `j`) of a cylinder's grid: `shape` is base radius, top
+/// radius, height and the normals' z.
+fn cylinder_point(shape: [f64; 4], rows: u32, cols: u32, i: f64, j: f64) -> Point {
+    let [base, top, height, nz] = shape;
+    let f = i / f64::from(rows);
+    let r = base + (top - base) * f;
+    let (s, c) = angle(j, cols).sin_cos();
+    (
+        [s * r, c * r, height * f],
+        normalize([s, c, nz]),
+        [j / f64::from(cols), f],
+    )
 }
 
 pub fn gluDisk(
@@ -299,4 +310,67 @@ pub fn gluDisk(
         };
         ([x, y, 0.0], [0.0, 0.0, 1.0], t)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quad GLU_FILL draws for cell (i, j) outside-facing: the quad strip's
+    /// vertices (i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1) in GL's order.
+    fn quad(at: impl Fn(f64, f64) -> Point, i: f64, j: f64) -> [[f64; 3]; 4] {
+        [
+            at(i, j).0,
+            at(i + 1.0, j).0,
+            at(i + 1.0, j + 1.0).0,
+            at(i, j + 1.0).0,
+        ]
+    }
+
+    /// The quad's normal by its winding (counter-clockwise seen from the side it
+    /// points to).
+    fn winding_normal(q: [[f64; 3]; 4]) -> [f64; 3] {
+        let a = [q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]];
+        let b = [q[3][0] - q[1][0], q[3][1] - q[1][1], q[3][2] - q[1][2]];
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+
+    #[test]
+    fn sphere_points_lie_on_it_and_its_quads_face_out() {
+        let at = |i, j| sphere_point(2.0, 8, 12, i, j);
+        for (i, j) in [(0.0, 0.0), (3.0, 5.0), (8.0, 11.0), (4.0, 12.0)] {
+            let p = at(i, j).0;
+            assert!((dot(p, p).sqrt() - 2.0).abs() < 1e-9);
+        }
+        // Row 0 is the +z pole, row 8 the -z pole; the last column closes the seam.
+        assert!((at(0.0, 3.0).0[2] - 2.0).abs() < 1e-9);
+        assert!((at(8.0, 3.0).0[2] + 2.0).abs() < 1e-9);
+        assert_eq!(at(4.0, 12.0).0, at(4.0, 0.0).0);
+        for (i, j) in [(1.0, 0.0), (3.0, 7.0), (6.0, 11.0)] {
+            let n = winding_normal(quad(at, i, j));
+            let centre = at(i + 0.5, j + 0.5).0;
+            assert!(dot(n, centre) > 0.0, "cell ({i}, {j}) faces in");
+        }
+    }
+
+    #[test]
+    fn cylinder_quads_face_out_and_run_base_to_top() {
+        let at = |i, j| cylinder_point([1.0, 0.5, 3.0, 0.5 / 3.0], 4, 10, i, j);
+        assert_eq!(at(0.0, 0.0).0, [0.0, 1.0, 0.0]);
+        let top = at(4.0, 0.0).0;
+        assert!((top[1] - 0.5).abs() < 1e-9 && (top[2] - 3.0).abs() < 1e-9);
+        for (i, j) in [(0.0, 0.0), (2.0, 5.0), (3.0, 9.0)] {
+            let n = winding_normal(quad(at, i, j));
+            let c = at(i + 0.5, j + 0.5).0;
+            assert!(dot(n, [c[0], c[1], 0.0]) > 0.0, "cell ({i}, {j}) faces in");
+        }
+    }
 }
