@@ -269,6 +269,10 @@ fn send_message_to_another_thread_waits_for_its_reply() {
     let b = std::thread::spawn(move || {
         let mut t = crate::thread::GuestThread::new(&proc, 0x20, teb);
         t.cpu.regs[winterp_core::cpu::ESP] = stack_b + 0xff00;
+        // A thread CreateThread made is known to the scheduler before it runs; this
+        // host-made one registers itself, or a send that comes before its first
+        // wait finds no receiver and returns 0 (seen once on a loaded machine).
+        crate::scheduler::register(&proc, &mut t);
         let mut cx = Ctx {
             proc: &proc,
             thread: &mut t,
