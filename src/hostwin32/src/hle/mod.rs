@@ -153,6 +153,20 @@ pub fn stdcall<Args, F: ApiFn<Args>>(name: &'static str, f: F) -> ApiDef {
     function(name, Conv::Stdcall, f)
 }
 
+/// Declares the A and W exports of APIs whose one HLE body is generic over the
+/// string kind (`kernel32::string::GuestStr`): `stdcall_aw![GetProfileString]` is
+/// `vec![stdcall("GetProfileStringA", GetProfileString::<CStrPtr>),
+/// stdcall("GetProfileStringW", GetProfileString::<WStrPtr>)]`.
+macro_rules! stdcall_aw {
+    ($($f:ident),* $(,)?) => {
+        vec![$(
+            $crate::hle::stdcall(concat!(stringify!($f), "A"), $f::<$crate::hle::CStrPtr>),
+            $crate::hle::stdcall(concat!(stringify!($f), "W"), $f::<$crate::hle::WStrPtr>),
+        )*]
+    };
+}
+pub(crate) use stdcall_aw;
+
 /// Declares a C (cdecl) export.
 pub fn cdecl<Args, F: ApiFn<Args>>(name: &'static str, f: F) -> ApiDef {
     function(name, Conv::Cdecl, f)

@@ -39,7 +39,7 @@
 // Win32 signatures are fixed by the API, however many parameters they take.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, stdcall, stdcall_aw};
 use crate::process::Process;
 use crate::teb::set_last_error;
 use crate::vfs::{CreationDisposition, OpenOptions, Opened, Vfs, VfsError};
@@ -50,8 +50,8 @@ use std::sync::Mutex;
 use super::file::vfs;
 use super::misc::err;
 use super::string::{
-    copy_truncated_a, copy_truncated_w, decode_ansi, encode_ansi, read_ansi, read_cbytes,
-    read_wide, read_wstr, write_wide,
+    GuestStr, copy_truncated_a, copy_truncated_w, decode_ansi, encode_ansi, read_cbytes, read_wide,
+    write_wide,
 };
 
 const ERROR_BAD_LENGTH: u32 = 24;
@@ -471,14 +471,9 @@ enum Cs {
 }
 
 impl Cs {
-    fn read(self, proc: &Process, p: u32) -> ApiResult<Option<String>> {
-        if p == 0 {
-            return Ok(None);
-        }
-        Ok(Some(match self {
-            Cs::A => read_ansi(proc, p)?,
-            Cs::W => read_wstr(proc, p)?,
-        }))
+    /// The set of an export whose string parameters are `S`.
+    fn of<S: GuestStr>() -> Cs {
+        if S::WIDE { Cs::W } else { Cs::A }
     }
 
     /// `s` as characters of this set (bytes for A, held in u16s).
@@ -825,440 +820,224 @@ fn write_struct(
 }
 
 // ---- the exported functions ----------------------------------------------------------------
+//
+// Each body serves the A and the W export (`S` is CStrPtr or WStrPtr): they differ
+// only in the character set of their strings.
 
-pub fn GetPrivateProfileStringA(
+pub fn GetPrivateProfileString<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
-    lpDefault: CStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
+    lpDefault: S,
     lpReturnedString: Ptr,
     nSize: u32,
-    lpFileName: CStrPtr,
+    lpFileName: S,
 ) -> ApiResult<u32> {
     let p = cx.proc;
     let (app, key, def, file) = (
-        Cs::A.read(p, lpAppName.0)?,
-        Cs::A.read(p, lpKeyName.0)?,
-        Cs::A.read(p, lpDefault.0)?,
-        Cs::A.read(p, lpFileName.0)?,
+        lpAppName.read_opt(p)?,
+        lpKeyName.read_opt(p)?,
+        lpDefault.read_opt(p)?,
+        lpFileName.read_opt(p)?,
     );
-    get_string(cx, app, key, def, lpReturnedString.0, nSize, file, Cs::A)
+    get_string(
+        cx,
+        app,
+        key,
+        def,
+        lpReturnedString.0,
+        nSize,
+        file,
+        Cs::of::<S>(),
+    )
 }
 
-pub fn GetPrivateProfileStringW(
+/// GetPrivateProfileString of WIN.INI (a NULL file name means WIN.INI).
+pub fn GetProfileString<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    lpDefault: WStrPtr,
-    lpReturnedString: Ptr,
-    nSize: u32,
-    lpFileName: WStrPtr,
-) -> ApiResult<u32> {
-    let p = cx.proc;
-    let (app, key, def, file) = (
-        Cs::W.read(p, lpAppName.0)?,
-        Cs::W.read(p, lpKeyName.0)?,
-        Cs::W.read(p, lpDefault.0)?,
-        Cs::W.read(p, lpFileName.0)?,
-    );
-    get_string(cx, app, key, def, lpReturnedString.0, nSize, file, Cs::W)
-}
-
-pub fn GetProfileStringA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
-    lpDefault: CStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
+    lpDefault: S,
     lpReturnedString: Ptr,
     nSize: u32,
 ) -> ApiResult<u32> {
-    let p = cx.proc;
-    let (app, key, def) = (
-        Cs::A.read(p, lpAppName.0)?,
-        Cs::A.read(p, lpKeyName.0)?,
-        Cs::A.read(p, lpDefault.0)?,
-    );
-    get_string(cx, app, key, def, lpReturnedString.0, nSize, None, Cs::A)
+    GetPrivateProfileString(
+        cx,
+        lpAppName,
+        lpKeyName,
+        lpDefault,
+        lpReturnedString,
+        nSize,
+        S::NULL,
+    )
 }
 
-pub fn GetProfileStringW(
+pub fn GetPrivateProfileInt<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    lpDefault: WStrPtr,
-    lpReturnedString: Ptr,
-    nSize: u32,
-) -> ApiResult<u32> {
-    let p = cx.proc;
-    let (app, key, def) = (
-        Cs::W.read(p, lpAppName.0)?,
-        Cs::W.read(p, lpKeyName.0)?,
-        Cs::W.read(p, lpDefault.0)?,
-    );
-    get_string(cx, app, key, def, lpReturnedString.0, nSize, None, Cs::W)
-}
-
-pub fn GetPrivateProfileIntA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
     nDefault: i32,
-    lpFileName: CStrPtr,
+    lpFileName: S,
 ) -> ApiResult<u32> {
     let p = cx.proc;
     let (app, key, file) = (
-        Cs::A.read(p, lpAppName.0)?,
-        Cs::A.read(p, lpKeyName.0)?,
-        Cs::A.read(p, lpFileName.0)?,
+        lpAppName.read_opt(p)?,
+        lpKeyName.read_opt(p)?,
+        lpFileName.read_opt(p)?,
     );
     get_int(cx, app, key, nDefault, file)
 }
 
-pub fn GetPrivateProfileIntW(
+/// GetPrivateProfileInt of WIN.INI.
+pub fn GetProfileInt<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    nDefault: i32,
-    lpFileName: WStrPtr,
-) -> ApiResult<u32> {
-    let p = cx.proc;
-    let (app, key, file) = (
-        Cs::W.read(p, lpAppName.0)?,
-        Cs::W.read(p, lpKeyName.0)?,
-        Cs::W.read(p, lpFileName.0)?,
-    );
-    get_int(cx, app, key, nDefault, file)
-}
-
-pub fn GetProfileIntA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
     nDefault: i32,
 ) -> ApiResult<u32> {
-    let (app, key) = (
-        Cs::A.read(cx.proc, lpAppName.0)?,
-        Cs::A.read(cx.proc, lpKeyName.0)?,
-    );
-    get_int(cx, app, key, nDefault, None)
+    GetPrivateProfileInt(cx, lpAppName, lpKeyName, nDefault, S::NULL)
 }
 
-pub fn GetProfileIntW(
+pub fn WritePrivateProfileString<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    nDefault: i32,
-) -> ApiResult<u32> {
-    let (app, key) = (
-        Cs::W.read(cx.proc, lpAppName.0)?,
-        Cs::W.read(cx.proc, lpKeyName.0)?,
-    );
-    get_int(cx, app, key, nDefault, None)
-}
-
-pub fn WritePrivateProfileStringA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
-    lpString: CStrPtr,
-    lpFileName: CStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
+    lpString: S,
+    lpFileName: S,
 ) -> ApiResult<bool> {
     let p = cx.proc;
     let (app, key, value, file) = (
-        Cs::A.read(p, lpAppName.0)?,
-        Cs::A.read(p, lpKeyName.0)?,
-        Cs::A.read(p, lpString.0)?,
-        Cs::A.read(p, lpFileName.0)?,
+        lpAppName.read_opt(p)?,
+        lpKeyName.read_opt(p)?,
+        lpString.read_opt(p)?,
+        lpFileName.read_opt(p)?,
     );
     write_string(cx, app, key, value, file)
 }
 
-pub fn WritePrivateProfileStringW(
+/// WritePrivateProfileString of WIN.INI.
+pub fn WriteProfileString<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    lpString: WStrPtr,
-    lpFileName: WStrPtr,
+    lpAppName: S,
+    lpKeyName: S,
+    lpString: S,
 ) -> ApiResult<bool> {
-    let p = cx.proc;
-    let (app, key, value, file) = (
-        Cs::W.read(p, lpAppName.0)?,
-        Cs::W.read(p, lpKeyName.0)?,
-        Cs::W.read(p, lpString.0)?,
-        Cs::W.read(p, lpFileName.0)?,
-    );
-    write_string(cx, app, key, value, file)
+    WritePrivateProfileString(cx, lpAppName, lpKeyName, lpString, S::NULL)
 }
 
-pub fn WriteProfileStringA(
+pub fn GetPrivateProfileSection<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: CStrPtr,
-    lpKeyName: CStrPtr,
-    lpString: CStrPtr,
-) -> ApiResult<bool> {
-    let p = cx.proc;
-    let (app, key, value) = (
-        Cs::A.read(p, lpAppName.0)?,
-        Cs::A.read(p, lpKeyName.0)?,
-        Cs::A.read(p, lpString.0)?,
-    );
-    write_string(cx, app, key, value, None)
-}
-
-pub fn WriteProfileStringW(
-    cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpKeyName: WStrPtr,
-    lpString: WStrPtr,
-) -> ApiResult<bool> {
-    let p = cx.proc;
-    let (app, key, value) = (
-        Cs::W.read(p, lpAppName.0)?,
-        Cs::W.read(p, lpKeyName.0)?,
-        Cs::W.read(p, lpString.0)?,
-    );
-    write_string(cx, app, key, value, None)
-}
-
-pub fn GetPrivateProfileSectionA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
+    lpAppName: S,
     lpReturnedString: Ptr,
     nSize: u32,
-    lpFileName: CStrPtr,
+    lpFileName: S,
 ) -> ApiResult<u32> {
-    let (app, file) = (
-        Cs::A.read(cx.proc, lpAppName.0)?,
-        Cs::A.read(cx.proc, lpFileName.0)?,
-    );
-    get_section(cx, app, lpReturnedString.0, nSize, file, Cs::A)
+    let (app, file) = (lpAppName.read_opt(cx.proc)?, lpFileName.read_opt(cx.proc)?);
+    get_section(cx, app, lpReturnedString.0, nSize, file, Cs::of::<S>())
 }
 
-pub fn GetPrivateProfileSectionW(
+pub fn GetProfileSection<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpReturnedString: Ptr,
-    nSize: u32,
-    lpFileName: WStrPtr,
-) -> ApiResult<u32> {
-    let (app, file) = (
-        Cs::W.read(cx.proc, lpAppName.0)?,
-        Cs::W.read(cx.proc, lpFileName.0)?,
-    );
-    get_section(cx, app, lpReturnedString.0, nSize, file, Cs::W)
-}
-
-pub fn GetProfileSectionA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
+    lpAppName: S,
     lpReturnedString: Ptr,
     nSize: u32,
 ) -> ApiResult<u32> {
-    let app = Cs::A.read(cx.proc, lpAppName.0)?;
-    get_section(
-        cx,
-        app,
-        lpReturnedString.0,
-        nSize,
-        Some(WIN_INI.into()),
-        Cs::A,
-    )
+    let app = lpAppName.read_opt(cx.proc)?;
+    let file = Some(WIN_INI.into());
+    get_section(cx, app, lpReturnedString.0, nSize, file, Cs::of::<S>())
 }
 
-pub fn GetProfileSectionW(
+pub fn WritePrivateProfileSection<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
-    lpReturnedString: Ptr,
-    nSize: u32,
-) -> ApiResult<u32> {
-    let app = Cs::W.read(cx.proc, lpAppName.0)?;
-    get_section(
-        cx,
-        app,
-        lpReturnedString.0,
-        nSize,
-        Some(WIN_INI.into()),
-        Cs::W,
-    )
-}
-
-pub fn WritePrivateProfileSectionA(
-    cx: &mut Ctx,
-    lpAppName: CStrPtr,
+    lpAppName: S,
     lpString: Ptr,
-    lpFileName: CStrPtr,
+    lpFileName: S,
 ) -> ApiResult<bool> {
     let p = cx.proc;
-    let app = Cs::A.read(p, lpAppName.0)?;
-    let lines = if lpString.is_null() {
-        None
-    } else {
-        Some(Cs::A.read_list(p, lpString.0)?)
+    let app = lpAppName.read_opt(p)?;
+    // NULL deletes the section.
+    let lines = match lpString.is_null() {
+        true => None,
+        false => Some(Cs::of::<S>().read_list(p, lpString.0)?),
     };
-    let file = Cs::A.read(p, lpFileName.0)?;
+    let file = lpFileName.read_opt(p)?;
     write_section(cx, app, lines, file)
 }
 
-pub fn WritePrivateProfileSectionW(
+/// WritePrivateProfileSection of WIN.INI.
+pub fn WriteProfileSection<S: GuestStr>(
     cx: &mut Ctx,
-    lpAppName: WStrPtr,
+    lpAppName: S,
     lpString: Ptr,
-    lpFileName: WStrPtr,
 ) -> ApiResult<bool> {
-    let p = cx.proc;
-    let app = Cs::W.read(p, lpAppName.0)?;
-    let lines = if lpString.is_null() {
-        None
-    } else {
-        Some(Cs::W.read_list(p, lpString.0)?)
-    };
-    let file = Cs::W.read(p, lpFileName.0)?;
-    write_section(cx, app, lines, file)
+    WritePrivateProfileSection(cx, lpAppName, lpString, S::NULL)
 }
 
-pub fn WriteProfileSectionA(cx: &mut Ctx, lpAppName: CStrPtr, lpString: Ptr) -> ApiResult<bool> {
-    let app = Cs::A.read(cx.proc, lpAppName.0)?;
-    let lines = if lpString.is_null() {
-        None
-    } else {
-        Some(Cs::A.read_list(cx.proc, lpString.0)?)
-    };
-    write_section(cx, app, lines, None)
-}
-
-pub fn WriteProfileSectionW(cx: &mut Ctx, lpAppName: WStrPtr, lpString: Ptr) -> ApiResult<bool> {
-    let app = Cs::W.read(cx.proc, lpAppName.0)?;
-    let lines = if lpString.is_null() {
-        None
-    } else {
-        Some(Cs::W.read_list(cx.proc, lpString.0)?)
-    };
-    write_section(cx, app, lines, None)
-}
-
-pub fn GetPrivateProfileSectionNamesA(
+pub fn GetPrivateProfileSectionNames<S: GuestStr>(
     cx: &mut Ctx,
     lpszReturnBuffer: Ptr,
     nSize: u32,
-    lpFileName: CStrPtr,
+    lpFileName: S,
 ) -> ApiResult<u32> {
-    let file = Cs::A.read(cx.proc, lpFileName.0)?;
-    get_section_names(cx, lpszReturnBuffer.0, nSize, file, Cs::A)
+    let file = lpFileName.read_opt(cx.proc)?;
+    get_section_names(cx, lpszReturnBuffer.0, nSize, file, Cs::of::<S>())
 }
 
-pub fn GetPrivateProfileSectionNamesW(
+pub fn GetPrivateProfileStruct<S: GuestStr>(
     cx: &mut Ctx,
-    lpszReturnBuffer: Ptr,
-    nSize: u32,
-    lpFileName: WStrPtr,
-) -> ApiResult<u32> {
-    let file = Cs::W.read(cx.proc, lpFileName.0)?;
-    get_section_names(cx, lpszReturnBuffer.0, nSize, file, Cs::W)
-}
-
-pub fn GetPrivateProfileStructA(
-    cx: &mut Ctx,
-    lpszSection: CStrPtr,
-    lpszKey: CStrPtr,
+    lpszSection: S,
+    lpszKey: S,
     lpStruct: Ptr,
     uSizeStruct: u32,
-    szFile: CStrPtr,
+    szFile: S,
 ) -> ApiResult<bool> {
     let p = cx.proc;
     let (app, key, file) = (
-        Cs::A.read(p, lpszSection.0)?,
-        Cs::A.read(p, lpszKey.0)?,
-        Cs::A.read(p, szFile.0)?,
+        lpszSection.read_opt(p)?,
+        lpszKey.read_opt(p)?,
+        szFile.read_opt(p)?,
     );
     get_struct(cx, app, key, lpStruct.0, uSizeStruct, file)
 }
 
-pub fn GetPrivateProfileStructW(
+pub fn WritePrivateProfileStruct<S: GuestStr>(
     cx: &mut Ctx,
-    lpszSection: WStrPtr,
-    lpszKey: WStrPtr,
+    lpszSection: S,
+    lpszKey: S,
     lpStruct: Ptr,
     uSizeStruct: u32,
-    szFile: WStrPtr,
+    szFile: S,
 ) -> ApiResult<bool> {
     let p = cx.proc;
     let (app, key, file) = (
-        Cs::W.read(p, lpszSection.0)?,
-        Cs::W.read(p, lpszKey.0)?,
-        Cs::W.read(p, szFile.0)?,
-    );
-    get_struct(cx, app, key, lpStruct.0, uSizeStruct, file)
-}
-
-pub fn WritePrivateProfileStructA(
-    cx: &mut Ctx,
-    lpszSection: CStrPtr,
-    lpszKey: CStrPtr,
-    lpStruct: Ptr,
-    uSizeStruct: u32,
-    szFile: CStrPtr,
-) -> ApiResult<bool> {
-    let p = cx.proc;
-    let (app, key, file) = (
-        Cs::A.read(p, lpszSection.0)?,
-        Cs::A.read(p, lpszKey.0)?,
-        Cs::A.read(p, szFile.0)?,
-    );
-    write_struct(cx, app, key, lpStruct.0, uSizeStruct, file)
-}
-
-pub fn WritePrivateProfileStructW(
-    cx: &mut Ctx,
-    lpszSection: WStrPtr,
-    lpszKey: WStrPtr,
-    lpStruct: Ptr,
-    uSizeStruct: u32,
-    szFile: WStrPtr,
-) -> ApiResult<bool> {
-    let p = cx.proc;
-    let (app, key, file) = (
-        Cs::W.read(p, lpszSection.0)?,
-        Cs::W.read(p, lpszKey.0)?,
-        Cs::W.read(p, szFile.0)?,
+        lpszSection.read_opt(p)?,
+        lpszKey.read_opt(p)?,
+        szFile.read_opt(p)?,
     );
     write_struct(cx, app, key, lpStruct.0, uSizeStruct, file)
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
-        stdcall("GetPrivateProfileStringA", GetPrivateProfileStringA),
-        stdcall("GetPrivateProfileStringW", GetPrivateProfileStringW),
-        stdcall("GetProfileStringA", GetProfileStringA),
-        stdcall("GetProfileStringW", GetProfileStringW),
-        stdcall("GetPrivateProfileIntA", GetPrivateProfileIntA),
-        stdcall("GetPrivateProfileIntW", GetPrivateProfileIntW),
-        stdcall("GetProfileIntA", GetProfileIntA),
-        stdcall("GetProfileIntW", GetProfileIntW),
-        stdcall("WritePrivateProfileStringA", WritePrivateProfileStringA),
-        stdcall("WritePrivateProfileStringW", WritePrivateProfileStringW),
-        stdcall("WriteProfileStringA", WriteProfileStringA),
-        stdcall("WriteProfileStringW", WriteProfileStringW),
-        stdcall("GetPrivateProfileSectionA", GetPrivateProfileSectionA),
-        stdcall("GetPrivateProfileSectionW", GetPrivateProfileSectionW),
-        stdcall("GetProfileSectionA", GetProfileSectionA),
-        stdcall("GetProfileSectionW", GetProfileSectionW),
-        stdcall("WritePrivateProfileSectionA", WritePrivateProfileSectionA),
-        stdcall("WritePrivateProfileSectionW", WritePrivateProfileSectionW),
-        stdcall("WriteProfileSectionA", WriteProfileSectionA),
-        stdcall("WriteProfileSectionW", WriteProfileSectionW),
-        stdcall(
-            "GetPrivateProfileSectionNamesA",
-            GetPrivateProfileSectionNamesA,
-        ),
-        stdcall(
-            "GetPrivateProfileSectionNamesW",
-            GetPrivateProfileSectionNamesW,
-        ),
-        stdcall("GetPrivateProfileStructA", GetPrivateProfileStructA),
-        stdcall("GetPrivateProfileStructW", GetPrivateProfileStructW),
-        stdcall("WritePrivateProfileStructA", WritePrivateProfileStructA),
-        stdcall("WritePrivateProfileStructW", WritePrivateProfileStructW),
-    ]
+    let mut v = vec![stdcall(
+        "GetPrivateProfileStringA",
+        GetPrivateProfileString::<CStrPtr>,
+    )];
+    v.extend(stdcall_aw![
+        GetPrivateProfileString,
+        GetProfileString,
+        GetPrivateProfileInt,
+        GetProfileInt,
+        WritePrivateProfileString,
+        WriteProfileString,
+        GetPrivateProfileSection,
+        GetProfileSection,
+        WritePrivateProfileSection,
+        WriteProfileSection,
+        GetPrivateProfileSectionNames,
+        GetPrivateProfileStruct,
+        WritePrivateProfileStruct,
+    ]);
+    v
 }
 
 #[cfg(test)]
@@ -1266,6 +1045,7 @@ mod tests {
     //! Expected values are Windows' documented behaviour and the results Wine's
     //! conformance tests (dlls/kernel32/tests/profile.c) record on real Windows.
     use super::*;
+    use crate::hle::WStrPtr;
     use crate::kernel32::misc::test_support::Harness;
     use crate::vfs::VfsConfig;
     use std::sync::Arc;
@@ -1359,7 +1139,7 @@ mod tests {
         ) -> u32 {
             let (a, k, d, f) = (self.oa(app), self.oa(key), self.oa(def), self.a(file));
             let out = Ptr(self.out);
-            GetPrivateProfileStringA(&mut self.h.cx(), a, k, d, out, size, f).unwrap()
+            GetPrivateProfileString::<CStrPtr>(&mut self.h.cx(), a, k, d, out, size, f).unwrap()
         }
         fn write_string(
             &mut self,
@@ -1369,11 +1149,11 @@ mod tests {
             file: &str,
         ) -> bool {
             let (a, k, v, f) = (self.oa(app), self.oa(key), self.oa(value), self.a(file));
-            WritePrivateProfileStringA(&mut self.h.cx(), a, k, v, f).unwrap()
+            WritePrivateProfileString::<CStrPtr>(&mut self.h.cx(), a, k, v, f).unwrap()
         }
         fn get_int(&mut self, app: Option<&str>, key: Option<&str>, def: i32, file: &str) -> u32 {
             let (a, k, f) = (self.oa(app), self.oa(key), self.a(file));
-            GetPrivateProfileIntA(&mut self.h.cx(), a, k, def, f).unwrap()
+            GetPrivateProfileInt::<CStrPtr>(&mut self.h.cx(), a, k, def, f).unwrap()
         }
         fn out_str(&self) -> String {
             self.h.cstr(self.out)
@@ -1451,10 +1231,12 @@ mod tests {
             b"\r\nkey=val_no_section\r\n[]\r\nkey=val_e_section\r\n[s]\r\n=val_no_key\r\n[t]\r\n",
         );
         let (e, k, file) = (t.w(""), t.w("key"), t.w(f));
-        let n = GetPrivateProfileStringW(&mut t.h.cx(), e, k, e, Ptr(t.out), 100, file).unwrap();
+        let n = GetPrivateProfileString::<WStrPtr>(&mut t.h.cx(), e, k, e, Ptr(t.out), 100, file)
+            .unwrap();
         assert_eq!((n, t.h.wstr(t.out)), (13, "val_e_section".to_string()));
         let s = t.w("s");
-        let n = GetPrivateProfileStringW(&mut t.h.cx(), s, e, e, Ptr(t.out), 100, file).unwrap();
+        let n = GetPrivateProfileString::<WStrPtr>(&mut t.h.cx(), s, e, e, Ptr(t.out), 100, file)
+            .unwrap();
         assert_eq!((n, t.h.wstr(t.out)), (10, "val_no_key".to_string()));
     }
 
@@ -1473,7 +1255,8 @@ mod tests {
                 .mem
                 .write_u32(t.h.thread.teb + crate::teb::LAST_ERROR, 0xdead_beef)
                 .unwrap();
-            let n = GetPrivateProfileSectionA(&mut t.h.cx(), app, buf, size, file).unwrap();
+            let n =
+                GetPrivateProfileSection::<CStrPtr>(&mut t.h.cx(), app, buf, size, file).unwrap();
             (n, t.h.last_error())
         };
         assert_eq!(
@@ -1520,7 +1303,7 @@ mod tests {
         let out = Ptr(t.out);
         let names = |t: &mut T, size| {
             t.clear(0x0c);
-            GetPrivateProfileSectionNamesA(&mut t.h.cx(), out, size, f).unwrap()
+            GetPrivateProfileSectionNames::<CStrPtr>(&mut t.h.cx(), out, size, f).unwrap()
         };
         assert_eq!(names(&mut t, 29), 27);
         assert_eq!(t.out_bytes(29), b"section1\0section2\0section3\0\0\x0c");
@@ -1532,7 +1315,7 @@ mod tests {
         let missing = t.a(r".\not_here.ini");
         t.clear(0x0c);
         assert_eq!(
-            GetPrivateProfileSectionNamesA(&mut t.h.cx(), out, 10, missing).unwrap(),
+            GetPrivateProfileSectionNames::<CStrPtr>(&mut t.h.cx(), out, 10, missing).unwrap(),
             0
         );
         assert_eq!(t.out_bytes(2), [0, 0x0c]);
@@ -1540,7 +1323,7 @@ mod tests {
         let fw = t.w(r".\testwine3.ini");
         for (size, want) in [(29, 27), (28, 26), (27, 25)] {
             assert_eq!(
-                GetPrivateProfileSectionNamesW(&mut t.h.cx(), out, size, fw).unwrap(),
+                GetPrivateProfileSectionNames::<WStrPtr>(&mut t.h.cx(), out, size, fw).unwrap(),
                 want
             );
         }
@@ -1926,15 +1709,17 @@ mod tests {
         let list = t.next;
         t.h.proc.mem.write_bytes(list, b"p=7\0q\0\0").unwrap();
         t.next += 8;
-        assert!(WritePrivateProfileSectionA(&mut t.h.cx(), app, Ptr(list), file).unwrap());
+        assert!(
+            WritePrivateProfileSection::<CStrPtr>(&mut t.h.cx(), app, Ptr(list), file).unwrap()
+        );
         assert_eq!(t.file(path).unwrap(), b"[a]\r\np=7\r\nq\r\n[b]\r\nz=3\r\n");
         let c = t.a("c");
-        assert!(WritePrivateProfileSectionA(&mut t.h.cx(), c, Ptr(list), file).unwrap());
+        assert!(WritePrivateProfileSection::<CStrPtr>(&mut t.h.cx(), c, Ptr(list), file).unwrap());
         assert_eq!(
             t.file(path).unwrap(),
             b"[a]\r\np=7\r\nq\r\n[b]\r\nz=3\r\n[c]\r\np=7\r\nq\r\n"
         );
-        assert!(WritePrivateProfileSectionA(&mut t.h.cx(), app, Ptr(0), file).unwrap());
+        assert!(WritePrivateProfileSection::<CStrPtr>(&mut t.h.cx(), app, Ptr(0), file).unwrap());
         assert_eq!(t.file(path).unwrap(), b"[b]\r\nz=3\r\n[c]\r\np=7\r\nq\r\n");
     }
 
@@ -1944,20 +1729,24 @@ mod tests {
         let file = "./winetest.ini";
         let (s, k, f) = (t.a("s"), t.a("key"), t.a(file));
         let out = Ptr(t.out);
-        assert!(!GetPrivateProfileStructA(&mut t.h.cx(), s, k, out, 20, f).unwrap());
+        assert!(!GetPrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, out, 20, f).unwrap());
         assert_eq!(t.h.last_error(), ERROR_BAD_LENGTH);
         let data = t.a("abacus");
-        assert!(WritePrivateProfileStructA(&mut t.h.cx(), s, k, Ptr(data.0), 7, f).unwrap());
+        assert!(
+            WritePrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, Ptr(data.0), 7, f).unwrap()
+        );
         assert_eq!(
             t.file(r"C:\GAMES\winetest.ini").unwrap(),
             b"[s]\r\nkey=616261637573006F\r\n"
         );
         for size in [6, 8] {
-            assert!(!GetPrivateProfileStructA(&mut t.h.cx(), s, k, out, size, f).unwrap());
+            assert!(
+                !GetPrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, out, size, f).unwrap()
+            );
             assert_eq!(t.h.last_error(), ERROR_BAD_LENGTH);
         }
         t.clear(0xcc);
-        assert!(GetPrivateProfileStructA(&mut t.h.cx(), s, k, out, 7, f).unwrap());
+        assert!(GetPrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, out, 7, f).unwrap());
         assert_eq!(t.out_bytes(8), b"abacus\0\xcc");
         assert_eq!(
             t.get_string(Some("s"), Some("key"), Some("default"), 20, file),
@@ -1972,13 +1761,13 @@ mod tests {
         ] {
             t.write_string(Some("s"), Some("key"), Some(text), file);
             assert_eq!(
-                GetPrivateProfileStructA(&mut t.h.cx(), s, k, out, 7, f).unwrap(),
+                GetPrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, out, 7, f).unwrap(),
                 ok,
                 "{text}"
             );
         }
         assert_eq!(t.out_str(), "cactus");
-        assert!(WritePrivateProfileStructA(&mut t.h.cx(), s, k, Ptr(0), 7, f).unwrap());
+        assert!(WritePrivateProfileStruct::<CStrPtr>(&mut t.h.cx(), s, k, Ptr(0), 7, f).unwrap());
         assert_eq!(t.file(r"C:\GAMES\winetest.ini").unwrap(), b"[s]\r\n");
     }
 
@@ -1986,19 +1775,22 @@ mod tests {
     fn win_ini_and_wide_files() {
         let mut t = t();
         let (app, key, value) = (t.a("Desktop"), t.a("Wallpaper"), t.a("(None)"));
-        assert!(WriteProfileStringA(&mut t.h.cx(), app, key, value).unwrap());
+        assert!(WriteProfileString::<CStrPtr>(&mut t.h.cx(), app, key, value).unwrap());
         assert_eq!(
             t.file(r"C:\WINDOWS\WIN.INI").unwrap(),
             b"[Desktop]\r\nWallpaper=(None)\r\n"
         );
         let def = t.a("x");
         assert_eq!(
-            GetProfileStringA(&mut t.h.cx(), app, key, def, Ptr(t.out), 100).unwrap(),
+            GetProfileString::<CStrPtr>(&mut t.h.cx(), app, key, def, Ptr(t.out), 100).unwrap(),
             6
         );
         assert_eq!(t.out_str(), "(None)");
         let num = t.a("TileWallpaper");
-        assert_eq!(GetProfileIntA(&mut t.h.cx(), app, num, 5).unwrap(), 5);
+        assert_eq!(
+            GetProfileInt::<CStrPtr>(&mut t.h.cx(), app, num, 5).unwrap(),
+            5
+        );
         // A NULL file name is WIN.INI too.
         assert_eq!(
             t.get_int(Some("Desktop"), Some("Wallpaper"), 9, "win.ini"),
@@ -2015,12 +1807,12 @@ mod tests {
         t.put_file(r"C:\GAMES\uni.ini", &bytes);
         let (s, k, d, f) = (t.w("GRÖßE"), t.w("name"), t.w(""), t.w(r"C:\GAMES\uni.ini"));
         assert_eq!(
-            GetPrivateProfileStringW(&mut t.h.cx(), s, k, d, Ptr(t.out), 50, f).unwrap(),
+            GetPrivateProfileString::<WStrPtr>(&mut t.h.cx(), s, k, d, Ptr(t.out), 50, f).unwrap(),
             5
         );
         assert_eq!(t.h.wstr(t.out), "Ärger");
         let v = t.w("Ölig");
-        assert!(WritePrivateProfileStringW(&mut t.h.cx(), s, k, v, f).unwrap());
+        assert!(WritePrivateProfileString::<WStrPtr>(&mut t.h.cx(), s, k, v, f).unwrap());
         let mut want = vec![0xff, 0xfe];
         want.extend(
             "[Größe]\r\nName=Ölig\r\n"

@@ -10,7 +10,9 @@
 // Win32 signatures are fixed by the API, however many parameters they take.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, stdcall};
+use crate::hle::{
+    ApiDef, ApiError, ApiResult, Arg, CStrPtr, Ctx, Ptr, WStrPtr, stdcall, stdcall_aw,
+};
 use crate::process::Process;
 use crate::teb::set_last_error;
 use std::cmp::Ordering;
@@ -187,6 +189,59 @@ pub fn write_wide(proc: &Process, p: u32, units: &[u16]) -> ApiResult<()> {
     }
     proc.mem.write_bytes(p, &b)?;
     Ok(())
+}
+
+/// The string kind of an API's A or W export: [`CStrPtr`] (LPCSTR, code page 1252)
+/// or [`WStrPtr`] (LPCWSTR, UTF-16). Where the A and W forms of an API differ only in
+/// how they read strings, one HLE body generic over `S: GuestStr` serves both, and the
+/// DLL registers `NameA` as `NameA` and `NameW` as `NameW`.
+pub trait GuestStr: Arg + Copy + Send + Sync + 'static {
+    /// True for the W form (UTF-16 strings).
+    const WIDE: bool;
+    /// The NULL pointer of this kind (for a form that passes NULL on).
+    const NULL: Self;
+    /// The guest address (0 for NULL).
+    fn addr(self) -> u32;
+    /// The NUL-terminated string of this kind at `p` (not NULL).
+    fn read_at(proc: &Process, p: u32) -> ApiResult<String>;
+    /// A file name at `p` (not NULL): the A forms read it in the file functions'
+    /// code page (ANSI, or OEM after SetFileApisToOEM).
+    fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String>;
+    /// The string this points to; `None` for NULL.
+    fn read_opt(self, proc: &Process) -> ApiResult<Option<String>> {
+        match self.addr() {
+            0 => Ok(None),
+            p => Self::read_at(proc, p).map(Some),
+        }
+    }
+}
+
+impl GuestStr for CStrPtr {
+    const WIDE: bool = false;
+    const NULL: Self = CStrPtr(0);
+    fn addr(self) -> u32 {
+        self.0
+    }
+    fn read_at(proc: &Process, p: u32) -> ApiResult<String> {
+        read_ansi(proc, p)
+    }
+    fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String> {
+        Ok(decode_file_api(proc, &read_cbytes(proc, p)?))
+    }
+}
+
+impl GuestStr for WStrPtr {
+    const WIDE: bool = true;
+    const NULL: Self = WStrPtr(0);
+    fn addr(self) -> u32 {
+        self.0
+    }
+    fn read_at(proc: &Process, p: u32) -> ApiResult<String> {
+        read_wstr(proc, p)
+    }
+    fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String> {
+        read_wstr(proc, p)
+    }
 }
 
 /// Copies a string result into a caller buffer of `cap` characters the way
@@ -1616,7 +1671,7 @@ fn format_message(
     Ok(len)
 }
 
-pub fn FormatMessageA(
+pub fn FormatMessage<S: GuestStr>(
     cx: &mut Ctx,
     dwFlags: u32,
     lpSource: Ptr,
@@ -1628,29 +1683,7 @@ pub fn FormatMessageA(
 ) -> ApiResult<u32> {
     format_message(
         cx,
-        false,
-        dwFlags,
-        lpSource,
-        dwMessageId,
-        lpBuffer,
-        nSize,
-        Arguments,
-    )
-}
-
-pub fn FormatMessageW(
-    cx: &mut Ctx,
-    dwFlags: u32,
-    lpSource: Ptr,
-    dwMessageId: u32,
-    _dwLanguageId: u32,
-    lpBuffer: Ptr,
-    nSize: u32,
-    Arguments: Ptr,
-) -> ApiResult<u32> {
-    format_message(
-        cx,
-        true,
+        S::WIDE,
         dwFlags,
         lpSource,
         dwMessageId,
@@ -1661,7 +1694,7 @@ pub fn FormatMessageW(
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("lstrlenA", lstrlenA),
         stdcall("lstrlenW", lstrlenW),
         stdcall("lstrcpyA", lstrcpyA),
@@ -1690,9 +1723,9 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetStringTypeExW", GetStringTypeExW),
         stdcall("LCMapStringA", LCMapStringA),
         stdcall("LCMapStringW", LCMapStringW),
-        stdcall("FormatMessageA", FormatMessageA),
-        stdcall("FormatMessageW", FormatMessageW),
-    ]
+    ];
+    v.extend(stdcall_aw![FormatMessage,]);
+    v
 }
 
 #[cfg(test)]
@@ -1969,7 +2002,7 @@ mod tests {
         );
         assert_eq!(h.wstr(a + 0x200), "MIXED");
         let out = a + 0x400;
-        let n = FormatMessageA(
+        let n = FormatMessage::<CStrPtr>(
             &mut h.cx(),
             FORMAT_MESSAGE_FROM_SYSTEM,
             Ptr(0),
@@ -1990,7 +2023,7 @@ mod tests {
         h.put_cstr(a + 0x380, "box");
         h.proc.mem.write_u32(args, a + 0x380).unwrap();
         h.proc.mem.write_u32(args + 4, -3i32 as u32).unwrap();
-        FormatMessageA(
+        FormatMessage::<CStrPtr>(
             &mut h.cx(),
             FORMAT_MESSAGE_FROM_STRING | FORMAT_MESSAGE_ARGUMENT_ARRAY,
             Ptr(a),
@@ -2003,7 +2036,7 @@ mod tests {
         .unwrap();
         assert_eq!(h.cstr(out), "box has -3 items\r\n");
         assert_eq!(
-            FormatMessageA(
+            FormatMessage::<CStrPtr>(
                 &mut h.cx(),
                 FORMAT_MESSAGE_FROM_SYSTEM,
                 Ptr(0),
@@ -2026,13 +2059,14 @@ mod tests {
         let flags = FORMAT_MESSAGE_ALLOCATE_BUFFER
             | FORMAT_MESSAGE_FROM_SYSTEM
             | FORMAT_MESSAGE_IGNORE_INSERTS;
-        let n = FormatMessageW(&mut h.cx(), flags, Ptr(0), 2, 0, Ptr(out), 0, Ptr(0)).unwrap();
+        let n = FormatMessage::<WStrPtr>(&mut h.cx(), flags, Ptr(0), 2, 0, Ptr(out), 0, Ptr(0))
+            .unwrap();
         let text = "The system cannot find the file specified.\r\n";
         assert_eq!(n as usize, text.len());
         assert_eq!(h.wstr(h.u32(out)), text);
         // A caller buffer of n characters is one short (the NUL needs room).
         let buf = h.scratch(256);
-        let n2 = FormatMessageW(
+        let n2 = FormatMessage::<WStrPtr>(
             &mut h.cx(),
             flags & !FORMAT_MESSAGE_ALLOCATE_BUFFER,
             Ptr(0),
