@@ -46,13 +46,13 @@
 
 use super::hive::{self, Hive, NodeId, PathError, REG_DWORD, REG_SZ, Root, Value};
 use super::regfile;
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, stdcall, stdcall_aw};
 use crate::kernel32::file::vfs;
 use crate::kernel32::misc::err::{
     ERROR_ACCESS_DENIED, ERROR_BAD_PATHNAME, ERROR_FILE_NOT_FOUND, ERROR_INVALID_HANDLE,
     ERROR_INVALID_PARAMETER, ERROR_MORE_DATA, ERROR_NOACCESS, ERROR_SUCCESS,
 };
-use crate::kernel32::string::{decode_ansi, encode_ansi, read_ansi, read_wstr};
+use crate::kernel32::string::{GuestStr, decode_ansi, encode_ansi, read_ansi, read_wstr};
 use crate::kernel32::time::{INSNS_PER_MICRO, now_filetime};
 use crate::objects::KernelObject;
 use crate::process::{Process, WinVersion};
@@ -544,6 +544,11 @@ enum Cs {
 }
 
 impl Cs {
+    /// The set of an export whose string parameters are `S`.
+    fn of<S: GuestStr>() -> Cs {
+        if S::WIDE { Cs::W } else { Cs::A }
+    }
+
     fn read(self, proc: &Process, p: u32) -> ApiResult<Option<String>> {
         if p == 0 {
             return Ok(None);
@@ -755,37 +760,25 @@ fn open_key(
     })
 }
 
-pub fn RegOpenKeyA(cx: &mut Ctx, hKey: u32, lpSubKey: CStrPtr, phkResult: Ptr) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    open_key(cx, hKey, sub, phkResult.0, false)
-}
-
-pub fn RegOpenKeyW(cx: &mut Ctx, hKey: u32, lpSubKey: WStrPtr, phkResult: Ptr) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
-    open_key(cx, hKey, sub, phkResult.0, false)
-}
-
-pub fn RegOpenKeyExA(
+pub fn RegOpenKey<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpSubKey: CStrPtr,
+    lpSubKey: S,
+    phkResult: Ptr,
+) -> ApiResult<u32> {
+    let sub = lpSubKey.read_opt(cx.proc)?;
+    open_key(cx, hKey, sub, phkResult.0, false)
+}
+
+pub fn RegOpenKeyEx<S: GuestStr>(
+    cx: &mut Ctx,
+    hKey: u32,
+    lpSubKey: S,
     _ulOptions: u32,
     _samDesired: u32,
     phkResult: Ptr,
 ) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    open_key(cx, hKey, sub, phkResult.0, true)
-}
-
-pub fn RegOpenKeyExW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpSubKey: WStrPtr,
-    _ulOptions: u32,
-    _samDesired: u32,
-    phkResult: Ptr,
-) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
+    let sub = lpSubKey.read_opt(cx.proc)?;
     open_key(cx, hKey, sub, phkResult.0, true)
 }
 
@@ -844,56 +837,30 @@ fn create_key(
     })
 }
 
-pub fn RegCreateKeyA(cx: &mut Ctx, hKey: u32, lpSubKey: CStrPtr, phkResult: Ptr) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    create_key(cx, hKey, sub, None, 0, phkResult.0, 0, false)
-}
-
-pub fn RegCreateKeyW(cx: &mut Ctx, hKey: u32, lpSubKey: WStrPtr, phkResult: Ptr) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
-    create_key(cx, hKey, sub, None, 0, phkResult.0, 0, false)
-}
-
-pub fn RegCreateKeyExA(
+pub fn RegCreateKey<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpSubKey: CStrPtr,
+    lpSubKey: S,
+    phkResult: Ptr,
+) -> ApiResult<u32> {
+    let sub = lpSubKey.read_opt(cx.proc)?;
+    create_key(cx, hKey, sub, None, 0, phkResult.0, 0, false)
+}
+
+pub fn RegCreateKeyEx<S: GuestStr>(
+    cx: &mut Ctx,
+    hKey: u32,
+    lpSubKey: S,
     _Reserved: u32,
-    lpClass: CStrPtr,
+    lpClass: S,
     dwOptions: u32,
     _samDesired: u32,
     _lpSecurityAttributes: Ptr,
     phkResult: Ptr,
     lpdwDisposition: Ptr,
 ) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    let class = Cs::A.read(cx.proc, lpClass.0)?;
-    create_key(
-        cx,
-        hKey,
-        sub,
-        class,
-        dwOptions,
-        phkResult.0,
-        lpdwDisposition.0,
-        true,
-    )
-}
-
-pub fn RegCreateKeyExW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpSubKey: WStrPtr,
-    _Reserved: u32,
-    lpClass: WStrPtr,
-    dwOptions: u32,
-    _samDesired: u32,
-    _lpSecurityAttributes: Ptr,
-    phkResult: Ptr,
-    lpdwDisposition: Ptr,
-) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
-    let class = Cs::W.read(cx.proc, lpClass.0)?;
+    let sub = lpSubKey.read_opt(cx.proc)?;
+    let class = lpClass.read_opt(cx.proc)?;
     create_key(
         cx,
         hKey,
@@ -966,13 +933,8 @@ fn delete_key(cx: &mut Ctx, hKey: u32, sub: Option<String>) -> ApiResult<u32> {
     })
 }
 
-pub fn RegDeleteKeyA(cx: &mut Ctx, hKey: u32, lpSubKey: CStrPtr) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    delete_key(cx, hKey, sub)
-}
-
-pub fn RegDeleteKeyW(cx: &mut Ctx, hKey: u32, lpSubKey: WStrPtr) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
+pub fn RegDeleteKey<S: GuestStr>(cx: &mut Ctx, hKey: u32, lpSubKey: S) -> ApiResult<u32> {
+    let sub = lpSubKey.read_opt(cx.proc)?;
     delete_key(cx, hKey, sub)
 }
 
@@ -989,13 +951,8 @@ fn delete_value(cx: &mut Ctx, hKey: u32, name: Option<String>) -> ApiResult<u32>
     })
 }
 
-pub fn RegDeleteValueA(cx: &mut Ctx, hKey: u32, lpValueName: CStrPtr) -> ApiResult<u32> {
-    let name = Cs::A.read(cx.proc, lpValueName.0)?;
-    delete_value(cx, hKey, name)
-}
-
-pub fn RegDeleteValueW(cx: &mut Ctx, hKey: u32, lpValueName: WStrPtr) -> ApiResult<u32> {
-    let name = Cs::W.read(cx.proc, lpValueName.0)?;
+pub fn RegDeleteValue<S: GuestStr>(cx: &mut Ctx, hKey: u32, lpValueName: S) -> ApiResult<u32> {
+    let name = lpValueName.read_opt(cx.proc)?;
     delete_value(cx, hKey, name)
 }
 
@@ -1028,16 +985,16 @@ fn query_value_ex(
     })
 }
 
-pub fn RegQueryValueExA(
+pub fn RegQueryValueEx<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpValueName: CStrPtr,
+    lpValueName: S,
     lpReserved: Ptr,
     lpType: Ptr,
     lpData: Ptr,
     lpcbData: Ptr,
 ) -> ApiResult<u32> {
-    let name = Cs::A.read(cx.proc, lpValueName.0)?;
+    let name = lpValueName.read_opt(cx.proc)?;
     query_value_ex(
         cx,
         hKey,
@@ -1046,29 +1003,7 @@ pub fn RegQueryValueExA(
         lpType.0,
         lpData.0,
         lpcbData.0,
-        Cs::A,
-    )
-}
-
-pub fn RegQueryValueExW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpValueName: WStrPtr,
-    lpReserved: Ptr,
-    lpType: Ptr,
-    lpData: Ptr,
-    lpcbData: Ptr,
-) -> ApiResult<u32> {
-    let name = Cs::W.read(cx.proc, lpValueName.0)?;
-    query_value_ex(
-        cx,
-        hKey,
-        name,
-        lpReserved.0,
-        lpType.0,
-        lpData.0,
-        lpcbData.0,
-        Cs::W,
+        Cs::of::<S>(),
     )
 }
 
@@ -1093,30 +1028,17 @@ fn set_value_ex(
     })
 }
 
-pub fn RegSetValueExA(
+pub fn RegSetValueEx<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpValueName: CStrPtr,
+    lpValueName: S,
     _Reserved: u32,
     dwType: u32,
     lpData: Ptr,
     cbData: u32,
 ) -> ApiResult<u32> {
-    let name = Cs::A.read(cx.proc, lpValueName.0)?;
-    set_value_ex(cx, hKey, name, dwType, lpData.0, cbData, Cs::A)
-}
-
-pub fn RegSetValueExW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpValueName: WStrPtr,
-    _Reserved: u32,
-    dwType: u32,
-    lpData: Ptr,
-    cbData: u32,
-) -> ApiResult<u32> {
-    let name = Cs::W.read(cx.proc, lpValueName.0)?;
-    set_value_ex(cx, hKey, name, dwType, lpData.0, cbData, Cs::W)
+    let name = lpValueName.read_opt(cx.proc)?;
+    set_value_ex(cx, hKey, name, dwType, lpData.0, cbData, Cs::of::<S>())
 }
 
 /// RegSetValue: the default value of a subkey (created if missing), always REG_SZ,
@@ -1151,28 +1073,16 @@ fn set_value(
     })
 }
 
-pub fn RegSetValueA(
+pub fn RegSetValue<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpSubKey: CStrPtr,
+    lpSubKey: S,
     dwType: u32,
     lpData: Ptr,
     _cbData: u32,
 ) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    set_value(cx, hKey, sub, dwType, lpData.0, Cs::A)
-}
-
-pub fn RegSetValueW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpSubKey: WStrPtr,
-    dwType: u32,
-    lpData: Ptr,
-    _cbData: u32,
-) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
-    set_value(cx, hKey, sub, dwType, lpData.0, Cs::W)
+    let sub = lpSubKey.read_opt(cx.proc)?;
+    set_value(cx, hKey, sub, dwType, lpData.0, Cs::of::<S>())
 }
 
 /// RegQueryValue: a subkey's default value; an unset one reads as an empty string.
@@ -1236,26 +1146,15 @@ pub fn query_string(cx: &mut Ctx, hkey: u32, path: &str, name: &str) -> ApiResul
     })
 }
 
-pub fn RegQueryValueA(
+pub fn RegQueryValue<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
-    lpSubKey: CStrPtr,
+    lpSubKey: S,
     lpData: Ptr,
     lpcbData: Ptr,
 ) -> ApiResult<u32> {
-    let sub = Cs::A.read(cx.proc, lpSubKey.0)?;
-    query_value(cx, hKey, sub, lpData.0, lpcbData.0, Cs::A)
-}
-
-pub fn RegQueryValueW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpSubKey: WStrPtr,
-    lpData: Ptr,
-    lpcbData: Ptr,
-) -> ApiResult<u32> {
-    let sub = Cs::W.read(cx.proc, lpSubKey.0)?;
-    query_value(cx, hKey, sub, lpData.0, lpcbData.0, Cs::W)
+    let sub = lpSubKey.read_opt(cx.proc)?;
+    query_value(cx, hKey, sub, lpData.0, lpcbData.0, Cs::of::<S>())
 }
 
 // ---- enumeration and information ---------------------------------------------------------------
@@ -1290,24 +1189,14 @@ fn enum_key(
     })
 }
 
-pub fn RegEnumKeyA(
+pub fn RegEnumKey<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
     dwIndex: u32,
     lpName: Ptr,
     cchName: u32,
 ) -> ApiResult<u32> {
-    enum_key(cx, hKey, dwIndex, lpName.0, cchName, Cs::A)
-}
-
-pub fn RegEnumKeyW(
-    cx: &mut Ctx,
-    hKey: u32,
-    dwIndex: u32,
-    lpName: Ptr,
-    cchName: u32,
-) -> ApiResult<u32> {
-    enum_key(cx, hKey, dwIndex, lpName.0, cchName, Cs::W)
+    enum_key(cx, hKey, dwIndex, lpName.0, cchName, Cs::of::<S>())
 }
 
 fn enum_key_ex(
@@ -1355,7 +1244,7 @@ fn enum_key_ex(
     })
 }
 
-pub fn RegEnumKeyExA(
+pub fn RegEnumKeyEx<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
     dwIndex: u32,
@@ -1375,31 +1264,7 @@ pub fn RegEnumKeyExA(
         lpClass.0,
         lpcchClass.0,
         lpftLastWriteTime.0,
-        Cs::A,
-    )
-}
-
-pub fn RegEnumKeyExW(
-    cx: &mut Ctx,
-    hKey: u32,
-    dwIndex: u32,
-    lpName: Ptr,
-    lpcchName: Ptr,
-    _lpReserved: Ptr,
-    lpClass: Ptr,
-    lpcchClass: Ptr,
-    lpftLastWriteTime: Ptr,
-) -> ApiResult<u32> {
-    enum_key_ex(
-        cx,
-        hKey,
-        dwIndex,
-        lpName.0,
-        lpcchName.0,
-        lpClass.0,
-        lpcchClass.0,
-        lpftLastWriteTime.0,
-        Cs::W,
+        Cs::of::<S>(),
     )
 }
 
@@ -1470,7 +1335,7 @@ fn enum_value(
     })
 }
 
-pub fn RegEnumValueA(
+pub fn RegEnumValue<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
     dwIndex: u32,
@@ -1490,31 +1355,7 @@ pub fn RegEnumValueA(
         lpType.0,
         lpData.0,
         lpcbData.0,
-        Cs::A,
-    )
-}
-
-pub fn RegEnumValueW(
-    cx: &mut Ctx,
-    hKey: u32,
-    dwIndex: u32,
-    lpValueName: Ptr,
-    lpcchValueName: Ptr,
-    _lpReserved: Ptr,
-    lpType: Ptr,
-    lpData: Ptr,
-    lpcbData: Ptr,
-) -> ApiResult<u32> {
-    enum_value(
-        cx,
-        hKey,
-        dwIndex,
-        lpValueName.0,
-        lpcchValueName.0,
-        lpType.0,
-        lpData.0,
-        lpcbData.0,
-        Cs::W,
+        Cs::of::<S>(),
     )
 }
 
@@ -1606,7 +1447,7 @@ fn query_info_key(cx: &mut Ctx, hKey: u32, out: [u32; 10], cs: Cs) -> ApiResult<
     })
 }
 
-pub fn RegQueryInfoKeyA(
+pub fn RegQueryInfoKey<S: GuestStr>(
     cx: &mut Ctx,
     hKey: u32,
     lpClass: Ptr,
@@ -1633,37 +1474,7 @@ pub fn RegQueryInfoKeyA(
         lpcbSecurityDescriptor.0,
         lpftLastWriteTime.0,
     ];
-    query_info_key(cx, hKey, out, Cs::A)
-}
-
-pub fn RegQueryInfoKeyW(
-    cx: &mut Ctx,
-    hKey: u32,
-    lpClass: Ptr,
-    lpcchClass: Ptr,
-    _lpReserved: Ptr,
-    lpcSubKeys: Ptr,
-    lpcbMaxSubKeyLen: Ptr,
-    lpcbMaxClassLen: Ptr,
-    lpcValues: Ptr,
-    lpcbMaxValueNameLen: Ptr,
-    lpcbMaxValueLen: Ptr,
-    lpcbSecurityDescriptor: Ptr,
-    lpftLastWriteTime: Ptr,
-) -> ApiResult<u32> {
-    let out = [
-        lpClass.0,
-        lpcchClass.0,
-        lpcSubKeys.0,
-        lpcbMaxSubKeyLen.0,
-        lpcbMaxClassLen.0,
-        lpcValues.0,
-        lpcbMaxValueNameLen.0,
-        lpcbMaxValueLen.0,
-        lpcbSecurityDescriptor.0,
-        lpftLastWriteTime.0,
-    ];
-    query_info_key(cx, hKey, out, Cs::W)
+    query_info_key(cx, hKey, out, Cs::of::<S>())
 }
 
 // ---- notification -------------------------------------------------------------------------------
@@ -1715,37 +1526,27 @@ pub fn RegNotifyChangeKeyValue(
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
-        stdcall("RegOpenKeyA", RegOpenKeyA),
-        stdcall("RegOpenKeyW", RegOpenKeyW),
-        stdcall("RegOpenKeyExA", RegOpenKeyExA),
-        stdcall("RegOpenKeyExW", RegOpenKeyExW),
-        stdcall("RegCreateKeyA", RegCreateKeyA),
-        stdcall("RegCreateKeyW", RegCreateKeyW),
-        stdcall("RegCreateKeyExA", RegCreateKeyExA),
-        stdcall("RegCreateKeyExW", RegCreateKeyExW),
+    let mut v = vec![
+        stdcall("RegOpenKeyA", RegOpenKey::<CStrPtr>),
         stdcall("RegCloseKey", RegCloseKey),
         stdcall("RegFlushKey", RegFlushKey),
-        stdcall("RegDeleteKeyA", RegDeleteKeyA),
-        stdcall("RegDeleteKeyW", RegDeleteKeyW),
-        stdcall("RegDeleteValueA", RegDeleteValueA),
-        stdcall("RegDeleteValueW", RegDeleteValueW),
-        stdcall("RegQueryValueA", RegQueryValueA),
-        stdcall("RegQueryValueW", RegQueryValueW),
-        stdcall("RegQueryValueExA", RegQueryValueExA),
-        stdcall("RegQueryValueExW", RegQueryValueExW),
-        stdcall("RegSetValueA", RegSetValueA),
-        stdcall("RegSetValueW", RegSetValueW),
-        stdcall("RegSetValueExA", RegSetValueExA),
-        stdcall("RegSetValueExW", RegSetValueExW),
-        stdcall("RegEnumKeyA", RegEnumKeyA),
-        stdcall("RegEnumKeyW", RegEnumKeyW),
-        stdcall("RegEnumKeyExA", RegEnumKeyExA),
-        stdcall("RegEnumKeyExW", RegEnumKeyExW),
-        stdcall("RegEnumValueA", RegEnumValueA),
-        stdcall("RegEnumValueW", RegEnumValueW),
-        stdcall("RegQueryInfoKeyA", RegQueryInfoKeyA),
-        stdcall("RegQueryInfoKeyW", RegQueryInfoKeyW),
         stdcall("RegNotifyChangeKeyValue", RegNotifyChangeKeyValue),
-    ]
+    ];
+    v.extend(stdcall_aw![
+        RegOpenKey,
+        RegOpenKeyEx,
+        RegCreateKey,
+        RegCreateKeyEx,
+        RegDeleteKey,
+        RegDeleteValue,
+        RegQueryValue,
+        RegQueryValueEx,
+        RegSetValue,
+        RegSetValueEx,
+        RegEnumKey,
+        RegEnumKeyEx,
+        RegEnumValue,
+        RegQueryInfoKey,
+    ]);
+    v
 }

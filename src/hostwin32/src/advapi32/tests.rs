@@ -97,7 +97,7 @@ impl R {
     fn create(&mut self, root: u32, path: &str) -> u32 {
         let (s, out) = (self.a(path), self.dword(0));
         assert_eq!(
-            RegCreateKeyA(&mut self.h.cx(), root, s, Ptr(out)).unwrap(),
+            RegCreateKey::<CStrPtr>(&mut self.h.cx(), root, s, Ptr(out)).unwrap(),
             0,
             "{path}"
         );
@@ -105,24 +105,33 @@ impl R {
     }
     fn open(&mut self, root: u32, path: &str) -> (u32, u32) {
         let (s, out) = (self.a(path), self.dword(0xdead));
-        let code = RegOpenKeyExA(&mut self.h.cx(), root, s, 0, 0xf003f, Ptr(out)).unwrap();
+        let code =
+            RegOpenKeyEx::<CStrPtr>(&mut self.h.cx(), root, s, 0, 0xf003f, Ptr(out)).unwrap();
         (code, self.u32(out))
     }
     fn set(&mut self, key: u32, name: &str, kind: u32, data: &[u8]) -> u32 {
         let (n, d) = (self.a(name), self.data(data));
-        RegSetValueExA(&mut self.h.cx(), key, n, 0, kind, d, data.len() as u32).unwrap()
+        RegSetValueEx::<CStrPtr>(&mut self.h.cx(), key, n, 0, kind, d, data.len() as u32).unwrap()
     }
     fn set_w(&mut self, key: u32, name: &str, kind: u32, data: &[u8]) -> u32 {
         let (n, d) = (self.w(name), self.data(data));
-        RegSetValueExW(&mut self.h.cx(), key, n, 0, kind, d, data.len() as u32).unwrap()
+        RegSetValueEx::<WStrPtr>(&mut self.h.cx(), key, n, 0, kind, d, data.len() as u32).unwrap()
     }
     /// RegQueryValueExA with a buffer of `cap` bytes: (code, type, size, bytes).
     fn query(&mut self, key: u32, name: Option<&str>, cap: u32) -> (u32, u32, u32, Vec<u8>) {
         let n = name.map_or(CStrPtr(0), |s| self.a(s));
         let (ty, sz, buf) = (self.dword(0xdead), self.dword(cap), self.alloc(cap + 8));
         self.fill(buf, cap as usize + 8, 0xbd);
-        let code =
-            RegQueryValueExA(&mut self.h.cx(), key, n, Ptr(0), Ptr(ty), Ptr(buf), Ptr(sz)).unwrap();
+        let code = RegQueryValueEx::<CStrPtr>(
+            &mut self.h.cx(),
+            key,
+            n,
+            Ptr(0),
+            Ptr(ty),
+            Ptr(buf),
+            Ptr(sz),
+        )
+        .unwrap();
         let size = self.u32(sz);
         (code, self.u32(ty), size, self.bytes(buf, cap as usize + 1))
     }
@@ -130,8 +139,16 @@ impl R {
         let n = self.w(name);
         let (ty, sz, buf) = (self.dword(0xdead), self.dword(cap), self.alloc(cap + 8));
         self.fill(buf, cap as usize + 8, 0xbd);
-        let code =
-            RegQueryValueExW(&mut self.h.cx(), key, n, Ptr(0), Ptr(ty), Ptr(buf), Ptr(sz)).unwrap();
+        let code = RegQueryValueEx::<WStrPtr>(
+            &mut self.h.cx(),
+            key,
+            n,
+            Ptr(0),
+            Ptr(ty),
+            Ptr(buf),
+            Ptr(sz),
+        )
+        .unwrap();
         let size = self.u32(sz);
         (code, self.u32(ty), size, self.bytes(buf, cap as usize + 2))
     }
@@ -139,7 +156,8 @@ impl R {
     fn size_of(&mut self, key: u32, name: &str) -> (u32, u32) {
         let (n, sz) = (self.a(name), self.dword(0xdead));
         let code =
-            RegQueryValueExA(&mut self.h.cx(), key, n, Ptr(0), Ptr(0), Ptr(0), Ptr(sz)).unwrap();
+            RegQueryValueEx::<CStrPtr>(&mut self.h.cx(), key, n, Ptr(0), Ptr(0), Ptr(0), Ptr(sz))
+                .unwrap();
         (code, self.u32(sz))
     }
     /// Calls a KERNEL32 export by name (events for the notification tests).
@@ -224,24 +242,24 @@ fn set_value_string_sizes_follow_windows() {
     // RegSetValue: REG_SZ only, cbData ignored, stops at the first NUL.
     let d = r.a("ThisNeverBreaks");
     assert_eq!(
-        RegSetValueA(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(0), 0).unwrap(),
+        RegSetValue::<CStrPtr>(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(0), 0).unwrap(),
         ERROR_INVALID_PARAMETER
     );
     assert_eq!(
-        RegSetValueA(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(d.0), 4).unwrap(),
+        RegSetValue::<CStrPtr>(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(d.0), 4).unwrap(),
         0
     );
     assert_eq!(r.query(k, None, 100).2, 16);
     assert_eq!(r.query_w(k, "", 100).2, 32);
     let intra = r.data(b"This\0Breaks\0\0A\0\0\0Lot\0\0\0\0");
     assert_eq!(
-        RegSetValueA(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, intra, 24).unwrap(),
+        RegSetValue::<CStrPtr>(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, intra, 24).unwrap(),
         0
     );
     assert_eq!(r.query(k, None, 100).2, 5);
     for ty in [REG_BINARY, REG_EXPAND_SZ, REG_MULTI_SZ] {
         assert_eq!(
-            RegSetValueA(&mut r.h.cx(), k, CStrPtr(0), ty, intra, 24).unwrap(),
+            RegSetValue::<CStrPtr>(&mut r.h.cx(), k, CStrPtr(0), ty, intra, 24).unwrap(),
             ERROR_INVALID_PARAMETER
         );
     }
@@ -256,7 +274,7 @@ fn set_value_string_sizes_follow_windows() {
     // A size that leaves out the NUL following the string gets it back.
     let (n, p) = (r.a("CleanSingleString"), r.a("ThisNeverBreaks"));
     assert_eq!(
-        RegSetValueExA(&mut r.h.cx(), k, n, 0, REG_SZ, Ptr(p.0), 15).unwrap(),
+        RegSetValueEx::<CStrPtr>(&mut r.h.cx(), k, n, 0, REG_SZ, Ptr(p.0), 15).unwrap(),
         0
     );
     let (_, _, size, data) = r.query(k, Some("CleanSingleString"), 16);
@@ -265,7 +283,7 @@ fn set_value_string_sizes_follow_windows() {
     assert_eq!((size, &data[..32]), (32, &utf16("ThisNeverBreaks\0")[..]));
     let (nw, pw) = (r.w("CleanSingleString"), r.w("ThisNeverBreaks"));
     assert_eq!(
-        RegSetValueExW(&mut r.h.cx(), k, nw, 0, REG_SZ, Ptr(pw.0), 30).unwrap(),
+        RegSetValueEx::<WStrPtr>(&mut r.h.cx(), k, nw, 0, REG_SZ, Ptr(pw.0), 30).unwrap(),
         0
     );
     assert_eq!(r.query(k, Some("CleanSingleString"), 100).2, 16);
@@ -281,11 +299,11 @@ fn set_value_string_sizes_follow_windows() {
     // A NULL pointer with a size is ERROR_NOACCESS; with 0 bytes it is empty data.
     let n = r.w("x");
     assert_eq!(
-        RegSetValueExW(&mut r.h.cx(), k, n, 0, REG_SZ, Ptr(0), 4).unwrap(),
+        RegSetValueEx::<WStrPtr>(&mut r.h.cx(), k, n, 0, REG_SZ, Ptr(0), 4).unwrap(),
         ERROR_NOACCESS
     );
     assert_eq!(
-        RegSetValueExW(&mut r.h.cx(), k, n, 0, REG_DWORD, Ptr(0), 0).unwrap(),
+        RegSetValueEx::<WStrPtr>(&mut r.h.cx(), k, n, 0, REG_DWORD, Ptr(0), 0).unwrap(),
         0
     );
 }
@@ -314,17 +332,17 @@ fn query_value_ex_sizes_and_more_data() {
     assert_eq!(r.set(k, "BIN32", REG_BINARY, &qw[..4]), 0);
     let (n, v, buf) = (r.a("BIN32"), r.dword(4), r.alloc(8));
     assert_eq!(
-        RegQueryValueExA(&mut r.h.cx(), k, n, Ptr(0), Ptr(v), Ptr(buf), Ptr(v)).unwrap(),
+        RegQueryValueEx::<CStrPtr>(&mut r.h.cx(), k, n, Ptr(0), Ptr(v), Ptr(buf), Ptr(v)).unwrap(),
         0
     );
     assert_eq!(r.bytes(buf, 4), &qw[..4]);
     // Data pointer without a size pointer, and a reserved pointer: invalid.
     assert_eq!(
-        RegQueryValueExA(&mut r.h.cx(), k, n, Ptr(0), Ptr(0), Ptr(buf), Ptr(0)).unwrap(),
+        RegQueryValueEx::<CStrPtr>(&mut r.h.cx(), k, n, Ptr(0), Ptr(0), Ptr(buf), Ptr(0)).unwrap(),
         ERROR_INVALID_PARAMETER
     );
     assert_eq!(
-        RegQueryValueExA(&mut r.h.cx(), k, n, Ptr(buf), Ptr(0), Ptr(0), Ptr(0)).unwrap(),
+        RegQueryValueEx::<CStrPtr>(&mut r.h.cx(), k, n, Ptr(buf), Ptr(0), Ptr(0), Ptr(0)).unwrap(),
         ERROR_INVALID_PARAMETER
     );
     // Every type round-trips; string types convert for the A form.
@@ -363,7 +381,7 @@ fn strings_without_terminator() {
     let n = r.a("stringtest");
     let s = r.data(b"FullString\0");
     assert_eq!(
-        RegSetValueExA(&mut r.h.cx(), k, n, 0, REG_SZ, s, 9).unwrap(),
+        RegSetValueEx::<CStrPtr>(&mut r.h.cx(), k, n, 0, REG_SZ, s, 9).unwrap(),
         0
     );
     assert_eq!(r.size_of(k, "stringtest"), (0, 9));
@@ -374,7 +392,7 @@ fn strings_without_terminator() {
     // The same for RegEnumValueA.
     let (name, nsize, buf, bsize) = (r.alloc(11), r.dword(11), r.alloc(16), r.dword(9));
     r.fill(buf, 16, 0xbd);
-    let code = RegEnumValueA(
+    let code = RegEnumValue::<CStrPtr>(
         &mut r.h.cx(),
         k,
         0,
@@ -393,7 +411,7 @@ fn strings_without_terminator() {
     assert_eq!(r.bytes(buf, 10), b"FullStrin\xbd");
     r.h.proc.mem.write_u32(bsize, 10).unwrap();
     r.h.proc.mem.write_u32(nsize, 11).unwrap();
-    RegEnumValueA(
+    RegEnumValue::<CStrPtr>(
         &mut r.h.cx(),
         k,
         0,
@@ -421,7 +439,11 @@ fn enum_value_overflow_rules() {
         r.h.proc.mem.write_u32(ty, 1234).unwrap();
         r.fill(value, 40, b'x');
         r.fill(data, 40, b'x');
-        let f: EnumValueFn = if wide { RegEnumValueW } else { RegEnumValueA };
+        let f: EnumValueFn = if wide {
+            RegEnumValue::<WStrPtr>
+        } else {
+            RegEnumValue::<CStrPtr>
+        };
         let code = f(
             &mut r.h.cx(),
             k,
@@ -462,7 +484,7 @@ fn enum_value_overflow_rules() {
     );
     // Missing name buffer or count.
     let f = |r: &mut R, v: u32, c: u32| {
-        RegEnumValueA(
+        RegEnumValue::<CStrPtr>(
             &mut r.h.cx(),
             k,
             0,
@@ -482,7 +504,7 @@ fn enum_value_overflow_rules() {
     // still stored.
     let (n, s) = (r.w("Test"), r.data(&utf16("foobar\0")));
     assert_eq!(
-        RegSetValueExW(&mut r.h.cx(), k, n, 0, REG_SZ, s, 14).unwrap(),
+        RegSetValueEx::<WStrPtr>(&mut r.h.cx(), k, n, 0, REG_SZ, s, 14).unwrap(),
         0
     );
     assert_eq!(call(&mut r, 2, 2, true), (ERROR_MORE_DATA, 2, 14, REG_SZ));
@@ -497,7 +519,7 @@ fn enum_value_overflow_rules() {
     assert_eq!(r.h.wstr(data), "foobar");
     assert_eq!(call(&mut r, 20, 20, true), (0, 4, 14, REG_SZ));
     // Past the end.
-    let code = RegEnumValueA(
+    let code = RegEnumValue::<CStrPtr>(
         &mut r.h.cx(),
         k,
         1,
@@ -524,7 +546,7 @@ fn values_enumerate_in_set_order_and_names_ignore_case() {
     let mut names = Vec::new();
     for i in 0..4 {
         r.h.proc.mem.write_u32(len, 2).unwrap();
-        let code = RegEnumValueA(
+        let code = RegEnumValue::<CStrPtr>(
             &mut r.h.cx(),
             k,
             i,
@@ -547,9 +569,9 @@ fn values_enumerate_in_set_order_and_names_ignore_case() {
     assert_eq!(code, 0);
     assert_eq!(r.query(k2, Some("a"), 4).0, 0);
     let n = r.a("c");
-    assert_eq!(RegDeleteValueA(&mut r.h.cx(), k2, n).unwrap(), 0);
+    assert_eq!(RegDeleteValue::<CStrPtr>(&mut r.h.cx(), k2, n).unwrap(), 0);
     assert_eq!(
-        RegDeleteValueA(&mut r.h.cx(), k2, n).unwrap(),
+        RegDeleteValue::<CStrPtr>(&mut r.h.cx(), k2, n).unwrap(),
         ERROR_FILE_NOT_FOUND
     );
 }
@@ -576,7 +598,7 @@ fn open_key_rules() {
     let out = r.dword(0x1234);
     let ok = |r: &mut R, h: u32, sub: CStrPtr| {
         r.h.proc.mem.write_u32(out, 0x1234).unwrap();
-        let code = RegOpenKeyA(&mut r.h.cx(), h, sub, Ptr(out)).unwrap();
+        let code = RegOpenKey::<CStrPtr>(&mut r.h.cx(), h, sub, Ptr(out)).unwrap();
         (code, r.u32(out))
     };
     let empty = r.a("");
@@ -590,7 +612,7 @@ fn open_key_rules() {
     let sub = r.a(r"Software\Wine\Test");
     assert_eq!(ok(&mut r, 0, sub), (ERROR_INVALID_HANDLE, 0x1234));
     assert_eq!(
-        RegOpenKeyA(&mut r.h.cx(), HKEY_CURRENT_USER, sub, Ptr(0)).unwrap(),
+        RegOpenKey::<CStrPtr>(&mut r.h.cx(), HKEY_CURRENT_USER, sub, Ptr(0)).unwrap(),
         ERROR_INVALID_PARAMETER
     );
     // RegOpenKeyEx: an empty path gives a predefined key back, others a new handle.
@@ -605,7 +627,9 @@ fn open_key_rules() {
     assert_eq!(r.open(0, "").0, ERROR_INVALID_HANDLE);
     // HKEY_PERFORMANCE_DATA says it is not implemented.
     let s = r.a("x");
-    assert!(RegOpenKeyExA(&mut r.h.cx(), HKEY_PERFORMANCE_DATA, s, 0, 0, Ptr(out)).is_err());
+    assert!(
+        RegOpenKeyEx::<CStrPtr>(&mut r.h.cx(), HKEY_PERFORMANCE_DATA, s, 0, 0, Ptr(out)).is_err()
+    );
 }
 
 #[test]
@@ -616,7 +640,7 @@ fn create_key_disposition_class_and_volatility() {
     let create = |r: &mut R, parent: u32, path: &str, class: Option<&str>, opts: u32| {
         let s = r.a(path);
         let c = class.map_or(CStrPtr(0), |c| r.a(c));
-        let code = RegCreateKeyExA(
+        let code = RegCreateKeyEx::<CStrPtr>(
             &mut r.h.cx(),
             parent,
             s,
@@ -667,7 +691,7 @@ fn create_key_disposition_class_and_volatility() {
     assert_eq!(create(&mut r, vol, "Subkey2", None, 0).0, 0);
     // The class is reported by RegQueryInfoKey and RegEnumKeyEx.
     let (cls, len) = (r.alloc(32), r.dword(32));
-    let code = RegQueryInfoKeyA(
+    let code = RegQueryInfoKey::<CStrPtr>(
         &mut r.h.cx(),
         k,
         Ptr(cls),
@@ -689,7 +713,10 @@ fn create_key_disposition_class_and_volatility() {
     );
     // RegCreateKey with an empty path gives back the handle passed in.
     let (e, o) = (r.a(""), r.dword(0));
-    assert_eq!(RegCreateKeyA(&mut r.h.cx(), k, e, Ptr(o)).unwrap(), 0);
+    assert_eq!(
+        RegCreateKey::<CStrPtr>(&mut r.h.cx(), k, e, Ptr(o)).unwrap(),
+        0
+    );
     assert_eq!(r.u32(o), k);
 }
 
@@ -704,7 +731,7 @@ fn enum_keys_sorted_with_sizes() {
     let name = r.alloc(32);
     let mut names = Vec::new();
     for i in 0.. {
-        match RegEnumKeyA(&mut r.h.cx(), k, i, Ptr(name), 32).unwrap() {
+        match RegEnumKey::<CStrPtr>(&mut r.h.cx(), k, i, Ptr(name), 32).unwrap() {
             0 => names.push(r.h.cstr(name)),
             ERROR_NO_MORE_ITEMS => break,
             c => panic!("{c}"),
@@ -712,13 +739,20 @@ fn enum_keys_sorted_with_sizes() {
     }
     assert_eq!(names, ["Alpha", "beta", "gamma"]);
     assert_eq!(
-        RegEnumKeyA(&mut r.h.cx(), k, 0, Ptr(name), 5).unwrap(),
+        RegEnumKey::<CStrPtr>(&mut r.h.cx(), k, 0, Ptr(name), 5).unwrap(),
         ERROR_MORE_DATA
     );
-    assert_eq!(RegEnumKeyA(&mut r.h.cx(), k, 0, Ptr(name), 6).unwrap(), 0);
+    assert_eq!(
+        RegEnumKey::<CStrPtr>(&mut r.h.cx(), k, 0, Ptr(name), 6).unwrap(),
+        0
+    );
     let (len, ft) = (r.dword(5), r.alloc(8));
     let ex = |r: &mut R, wide: bool| {
-        let f: EnumKeyExFn = if wide { RegEnumKeyExW } else { RegEnumKeyExA };
+        let f: EnumKeyExFn = if wide {
+            RegEnumKeyEx::<WStrPtr>
+        } else {
+            RegEnumKeyEx::<CStrPtr>
+        };
         f(
             &mut r.h.cx(),
             k,
@@ -747,7 +781,8 @@ fn query_info_key_counts_and_lengths() {
     let main = r.create(HKEY_CURRENT_USER, r"Software\Wine\Test");
     let (s, c, o) = (r.a("subkey"), r.a("subkey class"), r.dword(0));
     assert_eq!(
-        RegCreateKeyExA(&mut r.h.cx(), main, s, 0, c, 0, 0, Ptr(0), Ptr(o), Ptr(0)).unwrap(),
+        RegCreateKeyEx::<CStrPtr>(&mut r.h.cx(), main, s, 0, c, 0, 0, Ptr(0), Ptr(o), Ptr(0))
+            .unwrap(),
         0
     );
     let sub = r.u32(o);
@@ -755,9 +790,9 @@ fn query_info_key_counts_and_lengths() {
     let ft = r.alloc(8);
     let info = |r: &mut R, wide: bool, class: u32| {
         let g: QueryInfoFn = if wide {
-            RegQueryInfoKeyW
+            RegQueryInfoKey::<WStrPtr>
         } else {
-            RegQueryInfoKeyA
+            RegQueryInfoKey::<CStrPtr>
         };
         let code = g(
             &mut r.h.cx(),
@@ -786,7 +821,8 @@ fn query_info_key_counts_and_lengths() {
     }
     let (ss, sc) = (r.a("subsubkey"), r.a("subsubkey class"));
     assert_eq!(
-        RegCreateKeyExA(&mut r.h.cx(), sub, ss, 0, sc, 0, 0, Ptr(0), Ptr(o), Ptr(0)).unwrap(),
+        RegCreateKeyEx::<CStrPtr>(&mut r.h.cx(), sub, ss, 0, sc, 0, 0, Ptr(0), Ptr(o), Ptr(0))
+            .unwrap(),
         0
     );
     assert_eq!(r.set(sub, "", REG_SZ, b"data\0"), 0);
@@ -823,7 +859,7 @@ fn query_info_key_counts_and_lengths() {
         (c, v[0], r.bytes(cls, 2)),
         (ERROR_MORE_DATA, 12, vec![0x55, 0x55])
     );
-    let code = RegQueryInfoKeyA(
+    let code = RegQueryInfoKey::<CStrPtr>(
         &mut r.h.cx(),
         sub,
         Ptr(cls),
@@ -840,7 +876,7 @@ fn query_info_key_counts_and_lengths() {
     )
     .unwrap();
     assert_eq!(code, ERROR_INVALID_PARAMETER);
-    let code = RegQueryInfoKeyA(
+    let code = RegQueryInfoKey::<CStrPtr>(
         &mut r.h.cx(),
         0,
         Ptr(0),
@@ -867,12 +903,12 @@ fn query_value_reads_default_values() {
     let sub = r.create(main, "subkey");
     let d = r.a("data");
     assert_eq!(
-        RegSetValueA(&mut r.h.cx(), sub, CStrPtr(0), REG_SZ, Ptr(d.0), 4).unwrap(),
+        RegSetValue::<CStrPtr>(&mut r.h.cx(), sub, CStrPtr(0), REG_SZ, Ptr(d.0), 4).unwrap(),
         0
     );
     let (s, val, size) = (r.a("subkey"), r.alloc(260), r.dword(260));
     let q = |r: &mut R, h: u32, sub: CStrPtr, v: u32, sz: u32| {
-        RegQueryValueA(&mut r.h.cx(), h, sub, Ptr(v), Ptr(sz)).unwrap()
+        RegQueryValue::<CStrPtr>(&mut r.h.cx(), h, sub, Ptr(v), Ptr(sz)).unwrap()
     };
     assert_eq!(q(&mut r, 0xcafebabe, s, val, size), ERROR_INVALID_HANDLE);
     assert_eq!(q(&mut r, main, s, 0, size), 0);
@@ -889,19 +925,19 @@ fn query_value_reads_default_values() {
     // W: sizes in bytes.
     r.h.proc.mem.write_u32(size, 0).unwrap();
     assert_eq!(
-        RegQueryValueW(&mut r.h.cx(), sub, WStrPtr(0), Ptr(val), Ptr(size)).unwrap(),
+        RegQueryValue::<WStrPtr>(&mut r.h.cx(), sub, WStrPtr(0), Ptr(val), Ptr(size)).unwrap(),
         ERROR_MORE_DATA
     );
     assert_eq!(r.u32(size), 10);
     // RegSetValueW ignores cbData: the stored string is terminated.
     let dw = r.w("data");
     assert_eq!(
-        RegSetValueW(&mut r.h.cx(), sub, WStrPtr(0), REG_SZ, Ptr(dw.0), 8).unwrap(),
+        RegSetValue::<WStrPtr>(&mut r.h.cx(), sub, WStrPtr(0), REG_SZ, Ptr(dw.0), 8).unwrap(),
         0
     );
     r.h.proc.mem.write_u32(size, 20).unwrap();
     assert_eq!(
-        RegQueryValueW(&mut r.h.cx(), sub, WStrPtr(0), Ptr(val), Ptr(size)).unwrap(),
+        RegQueryValue::<WStrPtr>(&mut r.h.cx(), sub, WStrPtr(0), Ptr(val), Ptr(size)).unwrap(),
         0
     );
     assert_eq!((r.u32(size), r.h.wstr(val)), (10, "data".to_string()));
@@ -915,7 +951,7 @@ fn query_value_reads_default_values() {
     // RegSetValue creates the subkey.
     let (p, d) = (r.a(r"new\deeper"), r.a("x"));
     assert_eq!(
-        RegSetValueA(&mut r.h.cx(), main, p, REG_SZ, Ptr(d.0), 0).unwrap(),
+        RegSetValue::<CStrPtr>(&mut r.h.cx(), main, p, REG_SZ, Ptr(d.0), 0).unwrap(),
         0
     );
     let (code, deeper) = r.open(main, r"NEW\DEEPER");
@@ -931,23 +967,23 @@ fn delete_key_nt_refuses_subkeys_9x_removes_the_tree() {
         let main = r.create(HKEY_CURRENT_USER, r"Software\Wine\Test");
         let n = r.a("x");
         assert_eq!(
-            RegDeleteKeyA(&mut r.h.cx(), main, CStrPtr(0)).unwrap(),
+            RegDeleteKey::<CStrPtr>(&mut r.h.cx(), main, CStrPtr(0)).unwrap(),
             ERROR_INVALID_PARAMETER
         );
         assert_eq!(
-            RegDeleteKeyA(&mut r.h.cx(), main, n).unwrap(),
+            RegDeleteKey::<CStrPtr>(&mut r.h.cx(), main, n).unwrap(),
             ERROR_FILE_NOT_FOUND
         );
         let k = r.create(main, "deleteme");
         let empty = r.a("");
-        assert_eq!(RegDeleteKeyA(&mut r.h.cx(), k, empty).unwrap(), 0);
+        assert_eq!(RegDeleteKey::<CStrPtr>(&mut r.h.cx(), k, empty).unwrap(), 0);
         assert_eq!(r.open(main, "deleteme").0, ERROR_FILE_NOT_FOUND);
         // The handle now names a deleted key.
         assert_eq!(r.set(k, "v", REG_DWORD, &[0; 4]), ERROR_KEY_DELETED);
         assert_eq!(RegCloseKey(&mut r.h.cx(), k).unwrap(), 0);
         let tree = r.create(main, r"tree\leaf");
         let t = r.a("TREE");
-        let code = RegDeleteKeyA(&mut r.h.cx(), main, t).unwrap();
+        let code = RegDeleteKey::<CStrPtr>(&mut r.h.cx(), main, t).unwrap();
         if subtree_ok {
             assert_eq!(code, 0);
             assert_eq!(r.open(main, "tree").0, ERROR_FILE_NOT_FOUND);
@@ -957,7 +993,7 @@ fn delete_key_nt_refuses_subkeys_9x_removes_the_tree() {
             assert_eq!(r.open(main, r"tree\leaf").0, 0);
         }
         assert_eq!(
-            RegDeleteKeyA(&mut r.h.cx(), HKEY_LOCAL_MACHINE, empty).unwrap(),
+            RegDeleteKey::<CStrPtr>(&mut r.h.cx(), HKEY_LOCAL_MACHINE, empty).unwrap(),
             ERROR_ACCESS_DENIED
         );
     }
@@ -971,7 +1007,7 @@ fn registry_survives_a_restart_and_can_be_edited() {
         let k = r.create(HKEY_CURRENT_USER, r"Software\Vendor\Game");
         let d = r.a("default");
         assert_eq!(
-            RegSetValueA(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(d.0), 0).unwrap(),
+            RegSetValue::<CStrPtr>(&mut r.h.cx(), k, CStrPtr(0), REG_SZ, Ptr(d.0), 0).unwrap(),
             0
         );
         assert_eq!(r.set(k, "Player", REG_SZ, b"Caf\xe9 \"Q\"\\x\0"), 0);
@@ -983,7 +1019,7 @@ fn registry_survives_a_restart_and_can_be_edited() {
         r.create(HKEY_CLASSES_ROOT, r".sav");
         let (s, o) = (r.a("Temp"), r.dword(0));
         assert_eq!(
-            RegCreateKeyExA(
+            RegCreateKeyEx::<CStrPtr>(
                 &mut r.h.cx(),
                 k,
                 s,
@@ -1074,7 +1110,8 @@ fn a_broken_registry_file_is_reported() {
     .unwrap();
     let mut r = reg_at(&root, WinVersion::Win98);
     let (s, o) = (r.a("X"), r.dword(0));
-    let e = RegOpenKeyExA(&mut r.h.cx(), HKEY_LOCAL_MACHINE, s, 0, 0, Ptr(o)).unwrap_err();
+    let e =
+        RegOpenKeyEx::<CStrPtr>(&mut r.h.cx(), HKEY_LOCAL_MACHINE, s, 0, 0, Ptr(o)).unwrap_err();
     assert!(e.to_string().contains("line 3"), "{e}");
 }
 
@@ -1117,7 +1154,7 @@ fn notifications_signal_their_event_once() {
     let gone = r.create(k, "Gone");
     assert_eq!(notify(&mut r, gone, false, REG_NOTIFY_CHANGE_LAST_SET), 0);
     let e = r.a("");
-    assert_eq!(RegDeleteKeyA(&mut r.h.cx(), gone, e).unwrap(), 0);
+    assert_eq!(RegDeleteKey::<CStrPtr>(&mut r.h.cx(), gone, e).unwrap(), 0);
     assert!(signalled(&mut r));
     // Bad arguments, and the synchronous form is reported as not implemented.
     assert_eq!(
