@@ -1407,9 +1407,9 @@ mod tests {
         use crate::display::InputEvent;
         use crate::hle::{CStrPtr, Outcome};
         use crate::kernel32::misc::test_support::Harness;
-        use crate::kernel32::sync::{CreateEventA, ResetEvent, WaitForSingleObject};
+        use crate::kernel32::sync::{CreateEvent, ResetEvent, WaitForSingleObject};
         let mut h = Harness::new();
-        let ev = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
+        let ev = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
         let this = 0x5000_0000;
         let mut d = Device::new(Kind::Keyboard, false);
         d.coop = DISCL_FOREGROUND | DISCL_NONEXCLUSIVE;

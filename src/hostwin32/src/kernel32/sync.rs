@@ -5,7 +5,7 @@
 
 #![allow(non_snake_case)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, WStrPtr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
 use crate::objects::{CURRENT_PROCESS, CURRENT_THREAD, KernelObject};
 use crate::scheduler::{self, INFINITE, Locked, WAIT_FAILED, Waitable};
 use crate::teb::set_last_error;
@@ -13,7 +13,7 @@ use std::any::Any;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::misc::err;
-use super::string::{read_ansi, read_wstr};
+use super::string::GuestStr;
 
 const ERROR_NOT_OWNER: u32 = 288;
 const ERROR_TOO_MANY_POSTS: u32 = 298;
@@ -298,18 +298,10 @@ pub fn DeleteCriticalSection(cx: &mut Ctx, lpCriticalSection: Ptr) -> ApiResult<
 // ---- Named objects ------------------------------------------------------------------------
 
 /// An object name argument: `None` for NULL or "" (an unnamed object).
-fn name_a(cx: &Ctx, p: CStrPtr) -> ApiResult<Option<String>> {
-    if p.0 == 0 {
-        return Ok(None);
-    }
-    Ok(Some(read_ansi(cx.proc, p.0)?).filter(|s| !s.is_empty()))
-}
-
-fn name_w(cx: &Ctx, p: WStrPtr) -> ApiResult<Option<String>> {
-    if p.0 == 0 {
-        return Ok(None);
-    }
-    Ok(Some(read_wstr(cx.proc, p.0)?).filter(|s| !s.is_empty()))
+/// The name of a named kernel object (Create/Open Event, Mutex, Semaphore): `None`
+/// for NULL or an empty name, which both mean an unnamed object.
+fn object_name<S: GuestStr>(cx: &Ctx, p: S) -> ApiResult<Option<String>> {
+    Ok(p.read_opt(cx.proc)?.filter(|s| !s.is_empty()))
 }
 
 /// Create* for a possibly named object: a new handle to the existing object of that
@@ -454,45 +446,24 @@ fn create_event(
     })
 }
 
-pub fn CreateEventA(
+pub fn CreateEvent<S: GuestStr>(
     cx: &mut Ctx,
     _lpEventAttributes: Ptr,
     bManualReset: bool,
     bInitialState: bool,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     create_event(cx, bManualReset, bInitialState, name)
 }
 
-pub fn CreateEventW(
-    cx: &mut Ctx,
-    _lpEventAttributes: Ptr,
-    bManualReset: bool,
-    bInitialState: bool,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
-    create_event(cx, bManualReset, bInitialState, name)
-}
-
-pub fn OpenEventA(
+pub fn OpenEvent<S: GuestStr>(
     cx: &mut Ctx,
     _dwDesiredAccess: u32,
     _bInheritHandle: bool,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
-    open(cx, name, "Event")
-}
-
-pub fn OpenEventW(
-    cx: &mut Ctx,
-    _dwDesiredAccess: u32,
-    _bInheritHandle: bool,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     open(cx, name, "Event")
 }
 
@@ -620,43 +591,23 @@ fn create_mutex(cx: &mut Ctx, bInitialOwner: bool, name: Option<String>) -> ApiR
     create(cx, name, "Mutex", make)
 }
 
-pub fn CreateMutexA(
+pub fn CreateMutex<S: GuestStr>(
     cx: &mut Ctx,
     _lpMutexAttributes: Ptr,
     bInitialOwner: bool,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     create_mutex(cx, bInitialOwner, name)
 }
 
-pub fn CreateMutexW(
-    cx: &mut Ctx,
-    _lpMutexAttributes: Ptr,
-    bInitialOwner: bool,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
-    create_mutex(cx, bInitialOwner, name)
-}
-
-pub fn OpenMutexA(
+pub fn OpenMutex<S: GuestStr>(
     cx: &mut Ctx,
     _dwDesiredAccess: u32,
     _bInheritHandle: bool,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
-    open(cx, name, "Mutex")
-}
-
-pub fn OpenMutexW(
-    cx: &mut Ctx,
-    _dwDesiredAccess: u32,
-    _bInheritHandle: bool,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     open(cx, name, "Mutex")
 }
 
@@ -747,45 +698,24 @@ fn create_semaphore(
     })
 }
 
-pub fn CreateSemaphoreA(
+pub fn CreateSemaphore<S: GuestStr>(
     cx: &mut Ctx,
     _lpSemaphoreAttributes: Ptr,
     lInitialCount: i32,
     lMaximumCount: i32,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     create_semaphore(cx, lInitialCount, lMaximumCount, name)
 }
 
-pub fn CreateSemaphoreW(
-    cx: &mut Ctx,
-    _lpSemaphoreAttributes: Ptr,
-    lInitialCount: i32,
-    lMaximumCount: i32,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
-    create_semaphore(cx, lInitialCount, lMaximumCount, name)
-}
-
-pub fn OpenSemaphoreA(
+pub fn OpenSemaphore<S: GuestStr>(
     cx: &mut Ctx,
     _dwDesiredAccess: u32,
     _bInheritHandle: bool,
-    lpName: CStrPtr,
+    lpName: S,
 ) -> ApiResult<u32> {
-    let name = name_a(cx, lpName)?;
-    open(cx, name, "Semaphore")
-}
-
-pub fn OpenSemaphoreW(
-    cx: &mut Ctx,
-    _dwDesiredAccess: u32,
-    _bInheritHandle: bool,
-    lpName: WStrPtr,
-) -> ApiResult<u32> {
-    let name = name_w(cx, lpName)?;
+    let name = object_name(cx, lpName)?;
     open(cx, name, "Semaphore")
 }
 
@@ -920,7 +850,7 @@ pub fn WaitForMultipleObjectsEx(
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("InitializeCriticalSection", InitializeCriticalSection),
         stdcall(
             "InitializeCriticalSectionAndSpinCount",
@@ -931,33 +861,31 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("TryEnterCriticalSection", TryEnterCriticalSection),
         stdcall("LeaveCriticalSection", LeaveCriticalSection),
         stdcall("DeleteCriticalSection", DeleteCriticalSection),
-        stdcall("CreateEventA", CreateEventA),
-        stdcall("CreateEventW", CreateEventW),
-        stdcall("OpenEventA", OpenEventA),
-        stdcall("OpenEventW", OpenEventW),
         stdcall("SetEvent", SetEvent),
         stdcall("ResetEvent", ResetEvent),
         stdcall("PulseEvent", PulseEvent),
-        stdcall("CreateMutexA", CreateMutexA),
-        stdcall("CreateMutexW", CreateMutexW),
-        stdcall("OpenMutexA", OpenMutexA),
-        stdcall("OpenMutexW", OpenMutexW),
         stdcall("ReleaseMutex", ReleaseMutex),
-        stdcall("CreateSemaphoreA", CreateSemaphoreA),
-        stdcall("CreateSemaphoreW", CreateSemaphoreW),
-        stdcall("OpenSemaphoreA", OpenSemaphoreA),
-        stdcall("OpenSemaphoreW", OpenSemaphoreW),
         stdcall("ReleaseSemaphore", ReleaseSemaphore),
         stdcall("WaitForSingleObject", WaitForSingleObject),
         stdcall("WaitForSingleObjectEx", WaitForSingleObjectEx),
         stdcall("WaitForMultipleObjects", WaitForMultipleObjects),
         stdcall("WaitForMultipleObjectsEx", WaitForMultipleObjectsEx),
-    ]
+    ];
+    v.extend(stdcall_aw![
+        CreateEvent,
+        OpenEvent,
+        CreateMutex,
+        OpenMutex,
+        CreateSemaphore,
+        OpenSemaphore,
+    ]);
+    v
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hle::{CStrPtr, WStrPtr};
     use crate::kernel32::misc::test_support::Harness;
     use crate::process::Process;
     use crate::scheduler::{WAIT_ABANDONED_0, WAIT_OBJECT_0, WAIT_TIMEOUT};
@@ -999,8 +927,8 @@ mod tests {
     #[test]
     fn auto_reset_event_is_consumed_manual_reset_stays() {
         let mut h = Harness::new();
-        let auto = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
-        let manual = CreateEventA(&mut h.cx(), Ptr(0), true, true, CStrPtr(0)).unwrap();
+        let auto = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        let manual = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), true, true, CStrPtr(0)).unwrap();
         assert!(auto != 0 && manual != 0);
         assert_eq!(
             ret(WaitForSingleObject(&mut h.cx(), auto, 0)),
@@ -1037,9 +965,9 @@ mod tests {
         let wname = h.scratch(64);
         h.put_wstr(wname, "winterp-test");
         crate::teb::set_last_error(&mut h.cx(), 0xdead).unwrap();
-        let a = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(name)).unwrap();
+        let a = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), true, false, CStrPtr(name)).unwrap();
         assert_eq!(h.last_error(), 0);
-        let b = CreateEventW(&mut h.cx(), Ptr(0), false, true, WStrPtr(wname)).unwrap();
+        let b = CreateEvent::<WStrPtr>(&mut h.cx(), Ptr(0), false, true, WStrPtr(wname)).unwrap();
         assert_eq!(h.last_error(), err::ERROR_ALREADY_EXISTS);
         assert!(a != 0 && b != 0 && a != b);
         // The second create's parameters were ignored: still manual, not signalled.
@@ -1048,31 +976,31 @@ mod tests {
             WAIT_TIMEOUT as u64
         );
         SetEvent(&mut h.cx(), a).unwrap();
-        let c = OpenEventA(&mut h.cx(), 0x1f0003, false, CStrPtr(name)).unwrap();
+        let c = OpenEvent::<CStrPtr>(&mut h.cx(), 0x1f0003, false, CStrPtr(name)).unwrap();
         assert_eq!(ret(WaitForSingleObject(&mut h.cx(), c, 0)), 0);
         assert_eq!(ret(WaitForSingleObject(&mut h.cx(), b, 0)), 0);
         // Another type under the same name.
         assert_eq!(
-            CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(name)).unwrap(),
+            CreateMutex::<CStrPtr>(&mut h.cx(), Ptr(0), false, CStrPtr(name)).unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
         assert_eq!(
-            OpenMutexW(&mut h.cx(), 0, false, WStrPtr(wname)).unwrap(),
+            OpenMutex::<WStrPtr>(&mut h.cx(), 0, false, WStrPtr(wname)).unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_INVALID_HANDLE);
         let missing = h.scratch(16);
         h.put_cstr(missing, "nope");
         assert_eq!(
-            OpenSemaphoreA(&mut h.cx(), 0, false, CStrPtr(missing)).unwrap(),
+            OpenSemaphore::<CStrPtr>(&mut h.cx(), 0, false, CStrPtr(missing)).unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_FILE_NOT_FOUND);
         // Unnamed objects (NULL or "") never collide.
         let empty = h.scratch(4);
-        let u1 = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
-        let u2 = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
+        let u1 = CreateMutex::<CStrPtr>(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
+        let u2 = CreateMutex::<CStrPtr>(&mut h.cx(), Ptr(0), false, CStrPtr(empty)).unwrap();
         assert_eq!(h.last_error(), 0);
         assert!(u1 != 0 && u2 != 0);
     }
@@ -1080,7 +1008,7 @@ mod tests {
     #[test]
     fn mutex_ownership_recursion_and_not_owner() {
         let mut h = Harness::new();
-        let m = CreateMutexA(&mut h.cx(), Ptr(0), true, CStrPtr(0)).unwrap();
+        let m = CreateMutex::<CStrPtr>(&mut h.cx(), Ptr(0), true, CStrPtr(0)).unwrap();
         assert_eq!(ret(WaitForSingleObject(&mut h.cx(), m, 0)), 0);
         let mut t2 = other_thread(&h.proc, 0x20);
         assert_eq!(
@@ -1103,15 +1031,15 @@ mod tests {
     fn semaphore_counts_and_limits() {
         let mut h = Harness::new();
         assert_eq!(
-            CreateSemaphoreA(&mut h.cx(), Ptr(0), 3, 2, CStrPtr(0)).unwrap(),
+            CreateSemaphore::<CStrPtr>(&mut h.cx(), Ptr(0), 3, 2, CStrPtr(0)).unwrap(),
             0
         );
         assert_eq!(h.last_error(), err::ERROR_INVALID_PARAMETER);
         assert_eq!(
-            CreateSemaphoreA(&mut h.cx(), Ptr(0), 0, 0, CStrPtr(0)).unwrap(),
+            CreateSemaphore::<CStrPtr>(&mut h.cx(), Ptr(0), 0, 0, CStrPtr(0)).unwrap(),
             0
         );
-        let s = CreateSemaphoreA(&mut h.cx(), Ptr(0), 2, 3, CStrPtr(0)).unwrap();
+        let s = CreateSemaphore::<CStrPtr>(&mut h.cx(), Ptr(0), 2, 3, CStrPtr(0)).unwrap();
         let prev = h.scratch(4);
         assert!(ReleaseSemaphore(&mut h.cx(), s, 1, Ptr(prev)).unwrap());
         assert_eq!(h.u32(prev), 2);
@@ -1131,7 +1059,7 @@ mod tests {
     fn wait_for_multiple_any_all_and_errors() {
         let mut h = Harness::new();
         let e: Vec<u32> = (0..3)
-            .map(|_| CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap())
+            .map(|_| CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap())
             .collect();
         let list = handles(&h, &e);
         let w =
@@ -1178,7 +1106,7 @@ mod tests {
     #[test]
     fn blocked_waits_wake_on_signal_and_time_out() {
         let mut h = Harness::new();
-        let ev = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        let ev = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
         let t0 = Instant::now();
         assert_eq!(
             ret(WaitForSingleObject(&mut h.cx(), ev, 40)),
@@ -1205,7 +1133,7 @@ mod tests {
     #[test]
     fn pulse_event_releases_only_current_waiters() {
         let mut h = Harness::new();
-        let ev = CreateEventA(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
+        let ev = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), true, false, CStrPtr(0)).unwrap();
         let obj = object::<Event>(&h.cx(), ev).unwrap();
         // No waiters: the pulse is lost.
         assert!(PulseEvent(&mut h.cx(), ev).unwrap());
@@ -1295,7 +1223,7 @@ mod tests {
     #[test]
     fn deterministic_wait_blocks_by_returning_resume() {
         let mut h = Harness::with_config(|c| c.deterministic = true);
-        let ev = CreateEventA(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
+        let ev = CreateEvent::<CStrPtr>(&mut h.cx(), Ptr(0), false, false, CStrPtr(0)).unwrap();
         match WaitForSingleObject(&mut h.cx(), ev, 100).unwrap() {
             Outcome::Resume => {}
             other => panic!("expected Resume, got {other:?}"),
@@ -1333,7 +1261,7 @@ mod tests {
         let mut h = Harness::new();
         // Registered, so that the other thread's end is not the process's last.
         scheduler::current(&mut h.cx());
-        let m = CreateMutexA(&mut h.cx(), Ptr(0), false, CStrPtr(0)).unwrap();
+        let m = CreateMutex::<CStrPtr>(&mut h.cx(), Ptr(0), false, CStrPtr(0)).unwrap();
         let mut t2 = other_thread(&h.proc, 0x20);
         assert_eq!(ret(WaitForSingleObject(&mut cx(&h.proc, &mut t2), m, 0)), 0);
         scheduler::thread_exit_for_tests(&h.proc, &mut t2, 0);
