@@ -25,7 +25,7 @@
 // Win32 signatures are fixed by the API, however many parameters they take.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, stdcall, stdcall_aw};
 use crate::objects::{INVALID_HANDLE_VALUE, KernelObject};
 use crate::process::Process;
 use crate::teb::set_last_error;
@@ -41,9 +41,7 @@ use std::sync::{Arc, Mutex};
 use super::console::{Console, Stream};
 use super::memory::MAPPING_TAG;
 use super::misc::err;
-use super::string::{
-    copy_out_a, copy_out_w, decode_file_api, encode_file_api, read_cbytes, read_wstr, write_wide,
-};
+use super::string::{GuestStr, copy_out_a, copy_out_w, encode_file_api, write_wide};
 use super::time::{filetime_from_system, system_from_filetime};
 
 const GENERIC_READ: u32 = 0x8000_0000;
@@ -248,12 +246,9 @@ fn io_code(e: &std::io::Error) -> u32 {
     }
 }
 
-fn path_a(cx: &Ctx, p: Ptr) -> ApiResult<String> {
-    Ok(decode_file_api(cx.proc, &read_cbytes(cx.proc, p.0)?))
-}
-
-fn path_w(cx: &Ctx, p: Ptr) -> ApiResult<String> {
-    read_wstr(cx.proc, p.0)
+/// A file name argument of an A (`S` = CStrPtr) or W (WStrPtr) file function.
+fn path<S: GuestStr>(cx: &Ctx, p: Ptr) -> ApiResult<String> {
+    S::read_file_api_at(cx.proc, p.0)
 }
 
 fn object(cx: &Ctx, h: u32) -> Option<Arc<dyn KernelObject>> {
@@ -358,7 +353,7 @@ fn create_file(
     Ok(h)
 }
 
-pub fn CreateFileA(
+pub fn CreateFile<S: GuestStr>(
     cx: &mut Ctx,
     lpFileName: Ptr,
     dwDesiredAccess: u32,
@@ -368,28 +363,7 @@ pub fn CreateFileA(
     dwFlagsAndAttributes: u32,
     _hTemplateFile: u32,
 ) -> ApiResult<u32> {
-    let name = path_a(cx, lpFileName)?;
-    create_file(
-        cx,
-        name,
-        dwDesiredAccess,
-        dwShareMode,
-        dwCreationDisposition,
-        dwFlagsAndAttributes,
-    )
-}
-
-pub fn CreateFileW(
-    cx: &mut Ctx,
-    lpFileName: Ptr,
-    dwDesiredAccess: u32,
-    dwShareMode: u32,
-    _lpSecurityAttributes: u32,
-    dwCreationDisposition: u32,
-    dwFlagsAndAttributes: u32,
-    _hTemplateFile: u32,
-) -> ApiResult<u32> {
-    let name = path_w(cx, lpFileName)?;
+    let name = path::<S>(cx, lpFileName)?;
     create_file(
         cx,
         name,
@@ -854,13 +828,8 @@ fn get_attributes(cx: &mut Ctx, path: String) -> ApiResult<u32> {
     }
 }
 
-pub fn GetFileAttributesA(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<u32> {
-    let p = path_a(cx, lpFileName)?;
-    get_attributes(cx, p)
-}
-
-pub fn GetFileAttributesW(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<u32> {
-    let p = path_w(cx, lpFileName)?;
+pub fn GetFileAttributes<S: GuestStr>(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<u32> {
+    let p = path::<S>(cx, lpFileName)?;
     get_attributes(cx, p)
 }
 
@@ -884,23 +853,13 @@ fn attributes_ex(cx: &mut Ctx, path: String, level: u32, out: Ptr) -> ApiResult<
     Ok(true)
 }
 
-pub fn GetFileAttributesExA(
+pub fn GetFileAttributesEx<S: GuestStr>(
     cx: &mut Ctx,
     lpFileName: Ptr,
     fInfoLevelId: u32,
     lpFileInformation: Ptr,
 ) -> ApiResult<bool> {
-    let p = path_a(cx, lpFileName)?;
-    attributes_ex(cx, p, fInfoLevelId, lpFileInformation)
-}
-
-pub fn GetFileAttributesExW(
-    cx: &mut Ctx,
-    lpFileName: Ptr,
-    fInfoLevelId: u32,
-    lpFileInformation: Ptr,
-) -> ApiResult<bool> {
-    let p = path_w(cx, lpFileName)?;
+    let p = path::<S>(cx, lpFileName)?;
     attributes_ex(cx, p, fInfoLevelId, lpFileInformation)
 }
 
@@ -911,13 +870,12 @@ fn set_attributes(cx: &mut Ctx, path: String, attrs: u32) -> ApiResult<bool> {
     }
 }
 
-pub fn SetFileAttributesA(cx: &mut Ctx, lpFileName: Ptr, dwFileAttributes: u32) -> ApiResult<bool> {
-    let p = path_a(cx, lpFileName)?;
-    set_attributes(cx, p, dwFileAttributes)
-}
-
-pub fn SetFileAttributesW(cx: &mut Ctx, lpFileName: Ptr, dwFileAttributes: u32) -> ApiResult<bool> {
-    let p = path_w(cx, lpFileName)?;
+pub fn SetFileAttributes<S: GuestStr>(
+    cx: &mut Ctx,
+    lpFileName: Ptr,
+    dwFileAttributes: u32,
+) -> ApiResult<bool> {
+    let p = path::<S>(cx, lpFileName)?;
     set_attributes(cx, p, dwFileAttributes)
 }
 
@@ -983,22 +941,21 @@ fn find_next(cx: &mut Ctx, h: u32, out: Ptr, wide: bool) -> ApiResult<bool> {
     }
 }
 
-pub fn FindFirstFileA(cx: &mut Ctx, lpFileName: Ptr, lpFindFileData: Ptr) -> ApiResult<u32> {
-    let p = path_a(cx, lpFileName)?;
-    find_first(cx, p, lpFindFileData, false)
+pub fn FindFirstFile<S: GuestStr>(
+    cx: &mut Ctx,
+    lpFileName: Ptr,
+    lpFindFileData: Ptr,
+) -> ApiResult<u32> {
+    let p = path::<S>(cx, lpFileName)?;
+    find_first(cx, p, lpFindFileData, S::WIDE)
 }
 
-pub fn FindFirstFileW(cx: &mut Ctx, lpFileName: Ptr, lpFindFileData: Ptr) -> ApiResult<u32> {
-    let p = path_w(cx, lpFileName)?;
-    find_first(cx, p, lpFindFileData, true)
-}
-
-pub fn FindNextFileA(cx: &mut Ctx, hFindFile: u32, lpFindFileData: Ptr) -> ApiResult<bool> {
-    find_next(cx, hFindFile, lpFindFileData, false)
-}
-
-pub fn FindNextFileW(cx: &mut Ctx, hFindFile: u32, lpFindFileData: Ptr) -> ApiResult<bool> {
-    find_next(cx, hFindFile, lpFindFileData, true)
+pub fn FindNextFile<S: GuestStr>(
+    cx: &mut Ctx,
+    hFindFile: u32,
+    lpFindFileData: Ptr,
+) -> ApiResult<bool> {
+    find_next(cx, hFindFile, lpFindFileData, S::WIDE)
 }
 
 pub fn FindClose(cx: &mut Ctx, hFindFile: u32) -> ApiResult<bool> {
@@ -1022,46 +979,24 @@ fn vfs_bool(cx: &mut Ctx, r: Result<(), VfsError>) -> ApiResult<bool> {
     }
 }
 
-pub fn CreateDirectoryA(
+pub fn CreateDirectory<S: GuestStr>(
     cx: &mut Ctx,
     lpPathName: Ptr,
     _lpSecurityAttributes: u32,
 ) -> ApiResult<bool> {
-    let p = path_a(cx, lpPathName)?;
+    let p = path::<S>(cx, lpPathName)?;
     let r = vfs(cx.proc)?.create_dir(&p);
     vfs_bool(cx, r)
 }
 
-pub fn CreateDirectoryW(
-    cx: &mut Ctx,
-    lpPathName: Ptr,
-    _lpSecurityAttributes: u32,
-) -> ApiResult<bool> {
-    let p = path_w(cx, lpPathName)?;
-    let r = vfs(cx.proc)?.create_dir(&p);
-    vfs_bool(cx, r)
-}
-
-pub fn RemoveDirectoryA(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
-    let p = path_a(cx, lpPathName)?;
+pub fn RemoveDirectory<S: GuestStr>(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
+    let p = path::<S>(cx, lpPathName)?;
     let r = vfs(cx.proc)?.remove_dir(&p);
     vfs_bool(cx, r)
 }
 
-pub fn RemoveDirectoryW(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
-    let p = path_w(cx, lpPathName)?;
-    let r = vfs(cx.proc)?.remove_dir(&p);
-    vfs_bool(cx, r)
-}
-
-pub fn DeleteFileA(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<bool> {
-    let p = path_a(cx, lpFileName)?;
-    let r = vfs(cx.proc)?.delete_file(&p);
-    vfs_bool(cx, r)
-}
-
-pub fn DeleteFileW(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<bool> {
-    let p = path_w(cx, lpFileName)?;
+pub fn DeleteFile<S: GuestStr>(cx: &mut Ctx, lpFileName: Ptr) -> ApiResult<bool> {
+    let p = path::<S>(cx, lpFileName)?;
     let r = vfs(cx.proc)?.delete_file(&p);
     vfs_bool(cx, r)
 }
@@ -1087,64 +1022,43 @@ fn move_file(cx: &mut Ctx, from: String, to: Option<String>, flags: u32) -> ApiR
     vfs_bool(cx, r)
 }
 
-pub fn MoveFileA(cx: &mut Ctx, lpExistingFileName: Ptr, lpNewFileName: Ptr) -> ApiResult<bool> {
-    let (a, b) = (path_a(cx, lpExistingFileName)?, path_a(cx, lpNewFileName)?);
+pub fn MoveFile<S: GuestStr>(
+    cx: &mut Ctx,
+    lpExistingFileName: Ptr,
+    lpNewFileName: Ptr,
+) -> ApiResult<bool> {
+    let (a, b) = (
+        path::<S>(cx, lpExistingFileName)?,
+        path::<S>(cx, lpNewFileName)?,
+    );
     move_file(cx, a, Some(b), 0)
 }
 
-pub fn MoveFileW(cx: &mut Ctx, lpExistingFileName: Ptr, lpNewFileName: Ptr) -> ApiResult<bool> {
-    let (a, b) = (path_w(cx, lpExistingFileName)?, path_w(cx, lpNewFileName)?);
-    move_file(cx, a, Some(b), 0)
-}
-
-pub fn MoveFileExA(
+pub fn MoveFileEx<S: GuestStr>(
     cx: &mut Ctx,
     lpExistingFileName: Ptr,
     lpNewFileName: Ptr,
     dwFlags: u32,
 ) -> ApiResult<bool> {
-    let a = path_a(cx, lpExistingFileName)?;
+    let a = path::<S>(cx, lpExistingFileName)?;
     let b = if lpNewFileName.is_null() {
         None
     } else {
-        Some(path_a(cx, lpNewFileName)?)
+        Some(path::<S>(cx, lpNewFileName)?)
     };
     move_file(cx, a, b, dwFlags)
 }
 
-pub fn MoveFileExW(
-    cx: &mut Ctx,
-    lpExistingFileName: Ptr,
-    lpNewFileName: Ptr,
-    dwFlags: u32,
-) -> ApiResult<bool> {
-    let a = path_w(cx, lpExistingFileName)?;
-    let b = if lpNewFileName.is_null() {
-        None
-    } else {
-        Some(path_w(cx, lpNewFileName)?)
-    };
-    move_file(cx, a, b, dwFlags)
-}
-
-pub fn CopyFileA(
+pub fn CopyFile<S: GuestStr>(
     cx: &mut Ctx,
     lpExistingFileName: Ptr,
     lpNewFileName: Ptr,
     bFailIfExists: bool,
 ) -> ApiResult<bool> {
-    let (a, b) = (path_a(cx, lpExistingFileName)?, path_a(cx, lpNewFileName)?);
-    let r = vfs(cx.proc)?.copy_file(&a, &b, bFailIfExists);
-    vfs_bool(cx, r)
-}
-
-pub fn CopyFileW(
-    cx: &mut Ctx,
-    lpExistingFileName: Ptr,
-    lpNewFileName: Ptr,
-    bFailIfExists: bool,
-) -> ApiResult<bool> {
-    let (a, b) = (path_w(cx, lpExistingFileName)?, path_w(cx, lpNewFileName)?);
+    let (a, b) = (
+        path::<S>(cx, lpExistingFileName)?,
+        path::<S>(cx, lpNewFileName)?,
+    );
     let r = vfs(cx.proc)?.copy_file(&a, &b, bFailIfExists);
     vfs_bool(cx, r)
 }
@@ -1162,7 +1076,7 @@ pub fn GetFullPathNameA(
     lpBuffer: Ptr,
     lpFilePart: Ptr,
 ) -> ApiResult<u32> {
-    let p = path_a(cx, lpFileName)?;
+    let p = path::<CStrPtr>(cx, lpFileName)?;
     let full = match vfs(cx.proc)?.full_path(&p) {
         Ok(f) => f,
         Err(e) => return vfs_fail(cx, &e, 0),
@@ -1183,7 +1097,7 @@ pub fn GetFullPathNameW(
     lpBuffer: Ptr,
     lpFilePart: Ptr,
 ) -> ApiResult<u32> {
-    let p = path_w(cx, lpFileName)?;
+    let p = path::<WStrPtr>(cx, lpFileName)?;
     let full = match vfs(cx.proc)?.full_path(&p) {
         Ok(f) => f,
         Err(e) => return vfs_fail(cx, &e, 0),
@@ -1290,7 +1204,10 @@ pub fn GetTempFileNameA(
     uUnique: u32,
     lpTempFileName: Ptr,
 ) -> ApiResult<u32> {
-    let (d, p) = (path_a(cx, lpPathName)?, path_a(cx, lpPrefixString)?);
+    let (d, p) = (
+        path::<CStrPtr>(cx, lpPathName)?,
+        path::<CStrPtr>(cx, lpPrefixString)?,
+    );
     let Some((name, u)) = temp_file_name(cx, d, p, uUnique)? else {
         return Ok(0);
     };
@@ -1307,7 +1224,10 @@ pub fn GetTempFileNameW(
     uUnique: u32,
     lpTempFileName: Ptr,
 ) -> ApiResult<u32> {
-    let (d, p) = (path_w(cx, lpPathName)?, path_w(cx, lpPrefixString)?);
+    let (d, p) = (
+        path::<WStrPtr>(cx, lpPathName)?,
+        path::<WStrPtr>(cx, lpPrefixString)?,
+    );
     let Some((name, u)) = temp_file_name(cx, d, p, uUnique)? else {
         return Ok(0);
     };
@@ -1331,14 +1251,8 @@ pub fn GetCurrentDirectoryW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> 
     copy_out_w(cx.proc, lpBuffer.0, nBufferLength, &d)
 }
 
-pub fn SetCurrentDirectoryA(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
-    let p = path_a(cx, lpPathName)?;
-    let r = vfs(cx.proc)?.set_current_dir(&p);
-    vfs_bool(cx, r)
-}
-
-pub fn SetCurrentDirectoryW(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
-    let p = path_w(cx, lpPathName)?;
+pub fn SetCurrentDirectory<S: GuestStr>(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
+    let p = path::<S>(cx, lpPathName)?;
     let r = vfs(cx.proc)?.set_current_dir(&p);
     vfs_bool(cx, r)
 }
@@ -1372,7 +1286,11 @@ fn root_drive(cx: &Ctx, p: Ptr, wide: bool) -> ApiResult<Option<char>> {
     if p.is_null() {
         return Ok(Some(vfs.drive()));
     }
-    let s = if wide { path_w(cx, p)? } else { path_a(cx, p)? };
+    let s = if wide {
+        path::<WStrPtr>(cx, p)?
+    } else {
+        path::<CStrPtr>(cx, p)?
+    };
     let mut cs = s.chars();
     let (Some(d), Some(':')) = (cs.next(), cs.next()) else {
         return Ok(None);
@@ -1436,9 +1354,9 @@ fn disk_free_space_ex(
     let cluster = (SECTORS_PER_CLUSTER * BYTES_PER_SECTOR) as u64;
     if !lpDirectoryName.is_null() {
         let p = if wide {
-            path_w(cx, lpDirectoryName)?
+            path::<WStrPtr>(cx, lpDirectoryName)?
         } else {
-            path_a(cx, lpDirectoryName)?
+            path::<CStrPtr>(cx, lpDirectoryName)?
         };
         match vfs(cx.proc)?.resolve(&p) {
             Ok(crate::vfs::Resolved::Path {
@@ -1537,7 +1455,7 @@ fn volume_information(
     Ok(true)
 }
 
-pub fn GetDiskFreeSpaceA(
+pub fn GetDiskFreeSpace<S: GuestStr>(
     cx: &mut Ctx,
     lpRootPathName: Ptr,
     lpSectorsPerCluster: Ptr,
@@ -1547,7 +1465,7 @@ pub fn GetDiskFreeSpaceA(
 ) -> ApiResult<bool> {
     disk_free_space(
         cx,
-        false,
+        S::WIDE,
         lpRootPathName,
         lpSectorsPerCluster,
         lpBytesPerSector,
@@ -1556,26 +1474,7 @@ pub fn GetDiskFreeSpaceA(
     )
 }
 
-pub fn GetDiskFreeSpaceW(
-    cx: &mut Ctx,
-    lpRootPathName: Ptr,
-    lpSectorsPerCluster: Ptr,
-    lpBytesPerSector: Ptr,
-    lpNumberOfFreeClusters: Ptr,
-    lpTotalNumberOfClusters: Ptr,
-) -> ApiResult<bool> {
-    disk_free_space(
-        cx,
-        true,
-        lpRootPathName,
-        lpSectorsPerCluster,
-        lpBytesPerSector,
-        lpNumberOfFreeClusters,
-        lpTotalNumberOfClusters,
-    )
-}
-
-pub fn GetDiskFreeSpaceExA(
+pub fn GetDiskFreeSpaceEx<S: GuestStr>(
     cx: &mut Ctx,
     lpDirectoryName: Ptr,
     lpFreeBytesAvailableToCaller: Ptr,
@@ -1584,7 +1483,7 @@ pub fn GetDiskFreeSpaceExA(
 ) -> ApiResult<bool> {
     disk_free_space_ex(
         cx,
-        false,
+        S::WIDE,
         lpDirectoryName,
         lpFreeBytesAvailableToCaller,
         lpTotalNumberOfBytes,
@@ -1592,29 +1491,8 @@ pub fn GetDiskFreeSpaceExA(
     )
 }
 
-pub fn GetDiskFreeSpaceExW(
-    cx: &mut Ctx,
-    lpDirectoryName: Ptr,
-    lpFreeBytesAvailableToCaller: Ptr,
-    lpTotalNumberOfBytes: Ptr,
-    lpTotalNumberOfFreeBytes: Ptr,
-) -> ApiResult<bool> {
-    disk_free_space_ex(
-        cx,
-        true,
-        lpDirectoryName,
-        lpFreeBytesAvailableToCaller,
-        lpTotalNumberOfBytes,
-        lpTotalNumberOfFreeBytes,
-    )
-}
-
-pub fn GetDriveTypeA(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
-    drive_type(cx, lpRootPathName, false)
-}
-
-pub fn GetDriveTypeW(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
-    drive_type(cx, lpRootPathName, true)
+pub fn GetDriveType<S: GuestStr>(cx: &mut Ctx, lpRootPathName: Ptr) -> ApiResult<u32> {
+    drive_type(cx, lpRootPathName, S::WIDE)
 }
 
 /// Lengths are in characters: the result excludes the final NUL.
@@ -1631,7 +1509,7 @@ pub fn GetLogicalDriveStringsW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) 
     Ok(n)
 }
 
-pub fn GetVolumeInformationA(
+pub fn GetVolumeInformation<S: GuestStr>(
     cx: &mut Ctx,
     lpRootPathName: Ptr,
     lpVolumeNameBuffer: Ptr,
@@ -1644,32 +1522,7 @@ pub fn GetVolumeInformationA(
 ) -> ApiResult<bool> {
     volume_information(
         cx,
-        false,
-        lpRootPathName,
-        lpVolumeNameBuffer,
-        nVolumeNameSize,
-        lpVolumeSerialNumber,
-        lpMaximumComponentLength,
-        lpFileSystemFlags,
-        lpFileSystemNameBuffer,
-        nFileSystemNameSize,
-    )
-}
-
-pub fn GetVolumeInformationW(
-    cx: &mut Ctx,
-    lpRootPathName: Ptr,
-    lpVolumeNameBuffer: Ptr,
-    nVolumeNameSize: u32,
-    lpVolumeSerialNumber: Ptr,
-    lpMaximumComponentLength: Ptr,
-    lpFileSystemFlags: Ptr,
-    lpFileSystemNameBuffer: Ptr,
-    nFileSystemNameSize: u32,
-) -> ApiResult<bool> {
-    volume_information(
-        cx,
-        true,
+        S::WIDE,
         lpRootPathName,
         lpVolumeNameBuffer,
         nVolumeNameSize,
@@ -1820,7 +1673,7 @@ fn create_mapping(
     Ok(h)
 }
 
-pub fn CreateFileMappingA(
+pub fn CreateFileMapping<S: GuestStr>(
     cx: &mut Ctx,
     hFile: u32,
     _lpFileMappingAttributes: u32,
@@ -1832,30 +1685,7 @@ pub fn CreateFileMappingA(
     let name = if lpName.is_null() {
         None
     } else {
-        Some(path_a(cx, lpName)?)
-    };
-    create_mapping(
-        cx,
-        hFile,
-        flProtect,
-        (dwMaximumSizeHigh as u64) << 32 | dwMaximumSizeLow as u64,
-        name,
-    )
-}
-
-pub fn CreateFileMappingW(
-    cx: &mut Ctx,
-    hFile: u32,
-    _lpFileMappingAttributes: u32,
-    flProtect: u32,
-    dwMaximumSizeHigh: u32,
-    dwMaximumSizeLow: u32,
-    lpName: Ptr,
-) -> ApiResult<u32> {
-    let name = if lpName.is_null() {
-        None
-    } else {
-        Some(path_w(cx, lpName)?)
+        Some(path::<S>(cx, lpName)?)
     };
     create_mapping(
         cx,
@@ -1882,23 +1712,13 @@ fn open_mapping(cx: &mut Ctx, name: String) -> ApiResult<u32> {
     }
 }
 
-pub fn OpenFileMappingA(
+pub fn OpenFileMapping<S: GuestStr>(
     cx: &mut Ctx,
     _dwDesiredAccess: u32,
     _bInheritHandle: bool,
     lpName: Ptr,
 ) -> ApiResult<u32> {
-    let n = path_a(cx, lpName)?;
-    open_mapping(cx, n)
-}
-
-pub fn OpenFileMappingW(
-    cx: &mut Ctx,
-    _dwDesiredAccess: u32,
-    _bInheritHandle: bool,
-    lpName: Ptr,
-) -> ApiResult<u32> {
-    let n = path_w(cx, lpName)?;
+    let n = path::<S>(cx, lpName)?;
     open_mapping(cx, n)
 }
 
@@ -2124,9 +1944,8 @@ pub fn flush_all_views(proc: &Process) {
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
-        stdcall("CreateFileA", CreateFileA),
-        stdcall("CreateFileW", CreateFileW),
+    let mut v = vec![
+        stdcall("CreateFileA", CreateFile::<CStrPtr>),
         stdcall("ReadFile", ReadFile),
         stdcall("WriteFile", WriteFile),
         stdcall("SetFilePointer", SetFilePointer),
@@ -2139,29 +1958,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetFileTime", GetFileTime),
         stdcall("SetFileTime", SetFileTime),
         stdcall("GetFileInformationByHandle", GetFileInformationByHandle),
-        stdcall("GetFileAttributesA", GetFileAttributesA),
-        stdcall("GetFileAttributesW", GetFileAttributesW),
-        stdcall("GetFileAttributesExA", GetFileAttributesExA),
-        stdcall("GetFileAttributesExW", GetFileAttributesExW),
-        stdcall("SetFileAttributesA", SetFileAttributesA),
-        stdcall("SetFileAttributesW", SetFileAttributesW),
-        stdcall("FindFirstFileA", FindFirstFileA),
-        stdcall("FindFirstFileW", FindFirstFileW),
-        stdcall("FindNextFileA", FindNextFileA),
-        stdcall("FindNextFileW", FindNextFileW),
         stdcall("FindClose", FindClose),
-        stdcall("CreateDirectoryA", CreateDirectoryA),
-        stdcall("CreateDirectoryW", CreateDirectoryW),
-        stdcall("RemoveDirectoryA", RemoveDirectoryA),
-        stdcall("RemoveDirectoryW", RemoveDirectoryW),
-        stdcall("DeleteFileA", DeleteFileA),
-        stdcall("DeleteFileW", DeleteFileW),
-        stdcall("MoveFileA", MoveFileA),
-        stdcall("MoveFileW", MoveFileW),
-        stdcall("MoveFileExA", MoveFileExA),
-        stdcall("MoveFileExW", MoveFileExW),
-        stdcall("CopyFileA", CopyFileA),
-        stdcall("CopyFileW", CopyFileW),
         stdcall("GetFullPathNameA", GetFullPathNameA),
         stdcall("GetFullPathNameW", GetFullPathNameW),
         stdcall("GetTempPathA", GetTempPathA),
@@ -2170,33 +1967,41 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetTempFileNameW", GetTempFileNameW),
         stdcall("GetCurrentDirectoryA", GetCurrentDirectoryA),
         stdcall("GetCurrentDirectoryW", GetCurrentDirectoryW),
-        stdcall("SetCurrentDirectoryA", SetCurrentDirectoryA),
-        stdcall("SetCurrentDirectoryW", SetCurrentDirectoryW),
         stdcall("GetWindowsDirectoryA", GetWindowsDirectoryA),
         stdcall("GetWindowsDirectoryW", GetWindowsDirectoryW),
         stdcall("GetSystemDirectoryA", GetSystemDirectoryA),
         stdcall("GetSystemDirectoryW", GetSystemDirectoryW),
-        stdcall("GetDiskFreeSpaceA", GetDiskFreeSpaceA),
-        stdcall("GetDiskFreeSpaceW", GetDiskFreeSpaceW),
         stdcall("DeviceIoControl", DeviceIoControl),
-        stdcall("GetDiskFreeSpaceExW", GetDiskFreeSpaceExW),
-        stdcall("GetDriveTypeW", GetDriveTypeW),
         stdcall("GetLogicalDriveStringsW", GetLogicalDriveStringsW),
-        stdcall("GetVolumeInformationW", GetVolumeInformationW),
-        stdcall("GetDiskFreeSpaceExA", GetDiskFreeSpaceExA),
-        stdcall("GetDriveTypeA", GetDriveTypeA),
         stdcall("GetLogicalDrives", GetLogicalDrives),
         stdcall("GetLogicalDriveStringsA", GetLogicalDriveStringsA),
-        stdcall("GetVolumeInformationA", GetVolumeInformationA),
-        stdcall("CreateFileMappingA", CreateFileMappingA),
-        stdcall("CreateFileMappingW", CreateFileMappingW),
-        stdcall("OpenFileMappingA", OpenFileMappingA),
-        stdcall("OpenFileMappingW", OpenFileMappingW),
         stdcall("MapViewOfFile", MapViewOfFile),
         stdcall("MapViewOfFileEx", MapViewOfFileEx),
         stdcall("UnmapViewOfFile", UnmapViewOfFile),
         stdcall("FlushViewOfFile", FlushViewOfFile),
-    ]
+    ];
+    v.extend(stdcall_aw![
+        CreateFile,
+        GetFileAttributes,
+        GetFileAttributesEx,
+        SetFileAttributes,
+        FindFirstFile,
+        FindNextFile,
+        CreateDirectory,
+        RemoveDirectory,
+        DeleteFile,
+        MoveFile,
+        MoveFileEx,
+        CopyFile,
+        SetCurrentDirectory,
+        GetDiskFreeSpace,
+        GetDiskFreeSpaceEx,
+        GetDriveType,
+        GetVolumeInformation,
+        CreateFileMapping,
+        OpenFileMapping,
+    ]);
+    v
 }
 
 #[cfg(test)]
@@ -2243,7 +2048,7 @@ mod tests {
 
     fn open(f: &mut Files, name: &str, access: u32, disp: u32) -> u32 {
         f.h.put_cstr(f.buf, name);
-        CreateFileA(&mut f.h.cx(), Ptr(f.buf), access, 0, 0, disp, 0x80, 0).unwrap()
+        CreateFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), access, 0, 0, disp, 0x80, 0).unwrap()
     }
 
     #[test]
@@ -2349,12 +2154,12 @@ mod tests {
         let mut f = files();
         let fd = f.buf + 0x1000;
         f.h.put_cstr(f.buf, r"DATA\*");
-        let h = FindFirstFileA(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap();
+        let h = FindFirstFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap();
         assert_ne!(h, INVALID_HANDLE_VALUE);
         let mut names = vec![];
         loop {
             names.push((f.h.cstr(fd + 44), f.h.u32(fd), f.h.u32(fd + 32)));
-            if !FindNextFileA(&mut f.h.cx(), h, Ptr(fd)).unwrap() {
+            if !FindNextFile::<CStrPtr>(&mut f.h.cx(), h, Ptr(fd)).unwrap() {
                 break;
             }
         }
@@ -2370,25 +2175,25 @@ mod tests {
         );
         // The wide form puts the name at the same offset in UTF-16.
         f.h.put_wstr(f.buf, r"DATA\L*.DAT");
-        let h = FindFirstFileW(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap();
+        let h = FindFirstFile::<WStrPtr>(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap();
         assert_eq!(f.h.wstr(fd + 44), "LEVEL1.DAT");
         FindClose(&mut f.h.cx(), h).unwrap();
         f.h.put_cstr(f.buf, r"*.XYZ");
         assert_eq!(
-            FindFirstFileA(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap(),
+            FindFirstFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), Ptr(fd)).unwrap(),
             INVALID_HANDLE_VALUE
         );
         assert_eq!(f.h.last_error(), err::ERROR_FILE_NOT_FOUND);
 
         f.h.put_cstr(f.buf, "NEWDIR");
-        assert!(CreateDirectoryA(&mut f.h.cx(), Ptr(f.buf), 0).unwrap());
-        assert!(!CreateDirectoryA(&mut f.h.cx(), Ptr(f.buf), 0).unwrap());
+        assert!(CreateDirectory::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), 0).unwrap());
+        assert!(!CreateDirectory::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), 0).unwrap());
         assert_eq!(f.h.last_error(), err::ERROR_ALREADY_EXISTS);
         assert_eq!(
-            GetFileAttributesA(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
+            GetFileAttributes::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
             FILE_ATTRIBUTE_DIRECTORY_VALUE
         );
-        assert!(SetCurrentDirectoryA(&mut f.h.cx(), Ptr(f.buf)).unwrap());
+        assert!(SetCurrentDirectory::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap());
         let out = f.buf + 0x2000;
         assert_eq!(
             GetCurrentDirectoryA(&mut f.h.cx(), 260, Ptr(out)).unwrap(),
@@ -2410,16 +2215,18 @@ mod tests {
         assert_eq!(f.h.u32(fp), out + 14);
         f.h.put_cstr(f.buf, r"C:\GAMES\DATA\LEVEL1.DAT");
         f.h.put_cstr(f.buf + 0x100, r"C:\GAMES\COPY.DAT");
-        assert!(CopyFileA(&mut f.h.cx(), Ptr(f.buf), Ptr(f.buf + 0x100), true).unwrap());
-        assert!(!CopyFileA(&mut f.h.cx(), Ptr(f.buf), Ptr(f.buf + 0x100), true).unwrap());
+        assert!(CopyFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), Ptr(f.buf + 0x100), true).unwrap());
+        assert!(!CopyFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), Ptr(f.buf + 0x100), true).unwrap());
         assert_eq!(f.h.last_error(), err::ERROR_FILE_EXISTS);
         f.h.put_cstr(f.buf + 0x200, r"C:\GAMES\MOVED.DAT");
-        assert!(MoveFileA(&mut f.h.cx(), Ptr(f.buf + 0x100), Ptr(f.buf + 0x200)).unwrap());
-        assert!(DeleteFileA(&mut f.h.cx(), Ptr(f.buf + 0x200)).unwrap());
-        assert!(!DeleteFileA(&mut f.h.cx(), Ptr(f.buf + 0x200)).unwrap());
+        assert!(
+            MoveFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf + 0x100), Ptr(f.buf + 0x200)).unwrap()
+        );
+        assert!(DeleteFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf + 0x200)).unwrap());
+        assert!(!DeleteFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf + 0x200)).unwrap());
         assert_eq!(f.h.last_error(), err::ERROR_FILE_NOT_FOUND);
         let ad = f.buf + 0x400;
-        assert!(GetFileAttributesExA(&mut f.h.cx(), Ptr(f.buf), 0, Ptr(ad)).unwrap());
+        assert!(GetFileAttributesEx::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), 0, Ptr(ad)).unwrap());
         assert_eq!(f.h.u32(ad), 0x20);
         assert_eq!(f.h.u32(ad + 32), 10);
     }
@@ -2432,12 +2239,12 @@ mod tests {
 
     fn open_shared(f: &mut Files, name: &str, access: u32, share: u32, disp: u32) -> u32 {
         f.h.put_cstr(f.buf, name);
-        CreateFileA(&mut f.h.cx(), Ptr(f.buf), access, share, 0, disp, 0x80, 0).unwrap()
+        CreateFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf), access, share, 0, disp, 0x80, 0).unwrap()
     }
 
     fn delete(f: &mut Files, name: &str) -> bool {
         f.h.put_cstr(f.buf, name);
-        DeleteFileA(&mut f.h.cx(), Ptr(f.buf)).unwrap()
+        DeleteFile::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap()
     }
 
     // CreateFile's documented sharing rules, seen through the API: the error is
@@ -2504,7 +2311,7 @@ mod tests {
         let mut f = files();
         let flags = 0x80 | FILE_FLAG_DELETE_ON_CLOSE;
         f.h.put_cstr(f.buf, "TEMP.DAT");
-        let h = CreateFileA(
+        let h = CreateFile::<CStrPtr>(
             &mut f.h.cx(),
             Ptr(f.buf),
             GENERIC_READ | GENERIC_WRITE,
@@ -2531,7 +2338,7 @@ mod tests {
         CloseHandle(&mut f.h.cx(), h).unwrap();
         f.h.put_cstr(f.buf, "TEMP.DAT");
         assert_eq!(
-            GetFileAttributesA(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
+            GetFileAttributes::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
             INVALID_FILE_ATTRIBUTES
         );
         assert!(!f.overlay.join("drive_c/GAMES/TEMP.DAT").exists());
@@ -2597,7 +2404,7 @@ mod tests {
             format!(r"C:\WINDOWS\TEMP\abc{u:04X}.TMP")
         );
         assert_ne!(
-            GetFileAttributesA(&mut f.h.cx(), Ptr(out + 0x200)).unwrap(),
+            GetFileAttributes::<CStrPtr>(&mut f.h.cx(), Ptr(out + 0x200)).unwrap(),
             INVALID_FILE_ATTRIBUTES
         );
         assert_eq!(
@@ -2615,18 +2422,19 @@ mod tests {
         assert_eq!(GetLogicalDrives(&mut f.h.cx()).unwrap(), 1 << 2);
         f.h.put_cstr(f.buf, r"C:\");
         assert_eq!(
-            GetDriveTypeA(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
+            GetDriveType::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
             DRIVE_FIXED
         );
         f.h.put_cstr(f.buf, r"D:\");
         assert_eq!(
-            GetDriveTypeA(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
+            GetDriveType::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap(),
             DRIVE_NO_ROOT_DIR
         );
 
         // A writable mapping: the view sees the file, writes reach it on unmap.
         let h = open(&mut f, r"DATA\LEVEL1.DAT", GENERIC_READ | GENERIC_WRITE, 3);
-        let m = CreateFileMappingA(&mut f.h.cx(), h, 0, PAGE_READWRITE, 0, 0, Ptr(0)).unwrap();
+        let m = CreateFileMapping::<CStrPtr>(&mut f.h.cx(), h, 0, PAGE_READWRITE, 0, 0, Ptr(0))
+            .unwrap();
         assert_ne!(m, 0);
         CloseHandle(&mut f.h.cx(), h).unwrap();
         let v = MapViewOfFile(&mut f.h.cx(), m, FILE_MAP_WRITE, 0, 0, 0).unwrap();
@@ -2661,7 +2469,7 @@ mod tests {
         );
         // A named paging-file mapping is found again by name.
         f.h.put_cstr(f.buf, "SharedBlock");
-        let a = CreateFileMappingA(
+        let a = CreateFileMapping::<CStrPtr>(
             &mut f.h.cx(),
             INVALID_HANDLE_VALUE,
             0,
@@ -2672,7 +2480,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.h.last_error(), 0);
-        let b2 = CreateFileMappingA(
+        let b2 = CreateFileMapping::<CStrPtr>(
             &mut f.h.cx(),
             INVALID_HANDLE_VALUE,
             0,
@@ -2706,11 +2514,11 @@ mod tests {
         assert_eq!(f.h.proc.mem.read_u32(b + 6).unwrap(), 0, "double NUL");
         f.h.put_wstr(b + 0x100, r"C:\");
         assert_eq!(
-            GetDriveTypeW(&mut f.h.cx(), Ptr(b + 0x100)).unwrap(),
+            GetDriveType::<WStrPtr>(&mut f.h.cx(), Ptr(b + 0x100)).unwrap(),
             DRIVE_FIXED
         );
         assert!(
-            GetDiskFreeSpaceW(
+            GetDiskFreeSpace::<WStrPtr>(
                 &mut f.h.cx(),
                 Ptr(b + 0x100),
                 Ptr(b),
@@ -2722,7 +2530,7 @@ mod tests {
         );
         assert_eq!(f.h.u32(b + 4), BYTES_PER_SECTOR);
         assert!(
-            GetVolumeInformationW(
+            GetVolumeInformation::<WStrPtr>(
                 &mut f.h.cx(),
                 Ptr(b + 0x100),
                 Ptr(0),
@@ -2738,7 +2546,7 @@ mod tests {
         assert_eq!(f.h.wstr(b + 0x200), "FAT32");
         f.h.put_wstr(b + 0x100, r"D:\");
         assert!(
-            !GetDiskFreeSpaceW(
+            !GetDiskFreeSpace::<WStrPtr>(
                 &mut f.h.cx(),
                 Ptr(b + 0x100),
                 Ptr(b),
@@ -2766,7 +2574,8 @@ mod tests {
         );
         assert_eq!(f.h.last_error(), err::ERROR_INVALID_HANDLE);
         f.h.put_cstr(b + 0x100, r"C:\GAMES\GAME.EXE");
-        let h = CreateFileA(&mut f.h.cx(), Ptr(b + 0x100), GENERIC_READ, 1, 0, 3, 0, 0).unwrap();
+        let h = CreateFile::<CStrPtr>(&mut f.h.cx(), Ptr(b + 0x100), GENERIC_READ, 1, 0, 3, 0, 0)
+            .unwrap();
         assert_ne!(h, INVALID_HANDLE_VALUE);
         assert!(
             !DeviceIoControl(

@@ -5,9 +5,9 @@
 
 #![allow(non_snake_case)]
 
-use super::file::{CreateFileA, ReadFile, SetFilePointer, WriteFile};
+use super::file::{CreateFile, ReadFile, SetFilePointer, WriteFile};
 use super::misc::{CloseHandle, err};
-use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiResult, CStrPtr, Ctx, Ptr, stdcall};
 use crate::teb::set_last_error;
 use winterp_core::cpu::ESP;
 
@@ -44,13 +44,13 @@ fn of_access(mode: u32) -> (u32, u32) {
 
 pub fn _lopen(cx: &mut Ctx, lpPathName: Ptr, iReadWrite: u32) -> ApiResult<u32> {
     let (access, share) = of_access(iReadWrite);
-    CreateFileA(cx, lpPathName, access, share, 0, OPEN_EXISTING, 0, 0)
+    CreateFile::<CStrPtr>(cx, lpPathName, access, share, 0, OPEN_EXISTING, 0, 0)
 }
 
 /// The attribute argument is 0 normal, 1 read-only, 2 hidden, 4 system: the
 /// FILE_ATTRIBUTE_* values of the same bits.
 pub fn _lcreat(cx: &mut Ctx, lpPathName: Ptr, iAttribute: u32) -> ApiResult<u32> {
-    CreateFileA(
+    CreateFile::<CStrPtr>(
         cx,
         lpPathName,
         GENERIC_READ | GENERIC_WRITE,

@@ -268,7 +268,7 @@ fn PathCombineW(cx: &mut Ctx, pszDest: Ptr, pszDir: WStrPtr, pszFile: WStrPtr) -
 }
 
 fn attributes(cx: &mut Ctx, path: u32) -> ApiResult<u32> {
-    crate::kernel32::file::GetFileAttributesW(cx, Ptr(path))
+    crate::kernel32::file::GetFileAttributes::<WStrPtr>(cx, Ptr(path))
 }
 
 fn PathFileExistsW(cx: &mut Ctx, lpszPath: Ptr) -> ApiResult<bool> {
