@@ -13,7 +13,7 @@
 
 use super::header::{le32, notify_to};
 use crate::gdi32::Rect;
-use crate::hle::{ApiResult, Ctx, Outcome, Ptr};
+use crate::hle::{ApiResult, CStrPtr, Ctx, Outcome, Ptr, WStrPtr};
 use crate::user32::msg::*;
 use crate::user32::window::{self, Create};
 use crate::user32::wm::{self, WS_CHILD, WS_TABSTOP, WS_VISIBLE};
@@ -277,7 +277,7 @@ fn str_or_res(cx: &mut Ctx, hinst: u32, p: u32, unicode: bool) -> UR<String> {
     }
     let (buf, esp) = crate::user32::stack_alloc(cx, 512);
     let r = (|| -> UR<String> {
-        let n = crate::user32::res::LoadStringW(cx, hinst, p, buf, 256)?;
+        let n = crate::user32::res::LoadString::<WStrPtr>(cx, hinst, p, buf, 256)?;
         Ok(crate::user32::read_str_n(cx, buf, n.max(0), true)?)
     })();
     crate::user32::stack_free(cx, esp);
@@ -422,9 +422,13 @@ fn create_page_window(cx: &mut Ctx, sheet: u32, i: usize) -> UR<u32> {
     let hinst = rd(cx, hpage + 8)?;
     let dlgproc = rd(cx, hpage + 24)?;
     let created = if page_unicode(cx, hpage) {
-        crate::user32::dialog::CreateDialogIndirectParamW(cx, hinst, t, sheet, dlgproc, hpage)
+        crate::user32::dialog::CreateDialogIndirectParam::<WStrPtr>(
+            cx, hinst, t, sheet, dlgproc, hpage,
+        )
     } else {
-        crate::user32::dialog::CreateDialogIndirectParamA(cx, hinst, t, sheet, dlgproc, hpage)
+        crate::user32::dialog::CreateDialogIndirectParam::<CStrPtr>(
+            cx, hinst, t, sheet, dlgproc, hpage,
+        )
     };
     if owned {
         heap(cx)?.free(t);
@@ -689,7 +693,7 @@ fn set_wiz_buttons(cx: &mut Ctx, sheet: u32, flags: u32) -> UR<()> {
 // ---- the sheet window ----------------------------------------------------------------
 
 fn set_result(cx: &mut Ctx, h: u32, v: u32) -> UR<u32> {
-    window::SetWindowLongW(cx, h, 0, v)?;
+    window::SetWindowLong::<WStrPtr>(cx, h, 0, v)?;
     Ok(1)
 }
 
@@ -1434,7 +1438,7 @@ fn property_sheet(cx: &mut Ctx, psh: u32, unicode: bool) -> UR<u32> {
         let dlgproc = cx
             .proc
             .resolve_hle(super::DLL.name, "__winterp_PropertySheetDlgProc")?;
-        ret(crate::user32::dialog::CreateDialogIndirectParamW(
+        ret(crate::user32::dialog::CreateDialogIndirectParam::<WStrPtr>(
             cx, hinst, tpl, parent, dlgproc, key,
         )?)
     })();

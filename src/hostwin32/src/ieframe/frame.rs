@@ -13,7 +13,7 @@ use super::DLL;
 use super::browser::{self, APP_NAME};
 use crate::comctl32::ccommon as cc;
 use crate::gdi32::Rect;
-use crate::hle::{ApiDef, Ctx};
+use crate::hle::{ApiDef, Ctx, WStrPtr};
 use crate::user32::hostclass::{self, HostClass};
 use crate::user32::msg::*;
 use crate::user32::window::{self, Create};
@@ -709,7 +709,7 @@ pub fn frame_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, u: bool) -> UR
         WM_CREATE => {
             // CREATESTRUCT.lpCreateParams: the InternetExplorer object.
             let this = cx.proc.mem.read_u32(lp)?;
-            window::SetWindowLongW(cx, h, 0, this)?;
+            window::SetWindowLong::<WStrPtr>(cx, h, 0, this)?;
             browser::with(cx, this, |b| b.frame = h);
             let parts = create_parts(cx, h)?;
             browser::with(cx, this, |b| b.parts = parts);

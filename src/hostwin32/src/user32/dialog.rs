@@ -6,7 +6,8 @@ use super::msg::*;
 use super::window::{self, Create, set_focus, show_window};
 use super::wm::{self, DlgState, Msg};
 use super::{Flow, NameOrId, UR, fin, lock_wm};
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
+use crate::kernel32::string::GuestStr;
 
 const RT_DIALOG: u16 = 5;
 const DWL_MSGRESULT: usize = 0;
@@ -436,7 +437,7 @@ fn dialog_box(
     modal_loop(cx, h, owner)
 }
 
-pub fn DialogBoxParamA(
+pub fn DialogBoxParam<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     lpTemplateName: u32,
@@ -444,7 +445,7 @@ pub fn DialogBoxParamA(
     lpDialogFunc: u32,
     dwInitParam: u32,
 ) -> ApiResult<Outcome> {
-    let t = template(cx, hInstance, lpTemplateName, false)?;
+    let t = template(cx, hInstance, lpTemplateName, S::WIDE)?;
     fin(dialog_box(
         cx,
         hInstance,
@@ -452,29 +453,10 @@ pub fn DialogBoxParamA(
         hWndParent,
         lpDialogFunc,
         dwInitParam,
-        false,
+        S::WIDE,
     ))
 }
-pub fn DialogBoxParamW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    lpTemplateName: u32,
-    hWndParent: u32,
-    lpDialogFunc: u32,
-    dwInitParam: u32,
-) -> ApiResult<Outcome> {
-    let t = template(cx, hInstance, lpTemplateName, true)?;
-    fin(dialog_box(
-        cx,
-        hInstance,
-        t,
-        hWndParent,
-        lpDialogFunc,
-        dwInitParam,
-        true,
-    ))
-}
-pub fn DialogBoxIndirectParamA(
+pub fn DialogBoxIndirectParam<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     hDialogTemplate: u32,
@@ -489,28 +471,10 @@ pub fn DialogBoxIndirectParamA(
         hWndParent,
         lpDialogFunc,
         dwInitParam,
-        false,
+        S::WIDE,
     ))
 }
-pub fn DialogBoxIndirectParamW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    hDialogTemplate: u32,
-    hWndParent: u32,
-    lpDialogFunc: u32,
-    dwInitParam: u32,
-) -> ApiResult<Outcome> {
-    fin(dialog_box(
-        cx,
-        hInstance,
-        hDialogTemplate,
-        hWndParent,
-        lpDialogFunc,
-        dwInitParam,
-        true,
-    ))
-}
-pub fn CreateDialogParamA(
+pub fn CreateDialogParam<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     lpTemplateName: u32,
@@ -518,7 +482,7 @@ pub fn CreateDialogParamA(
     lpDialogFunc: u32,
     dwInitParam: u32,
 ) -> ApiResult<Outcome> {
-    let t = template(cx, hInstance, lpTemplateName, false)?;
+    let t = template(cx, hInstance, lpTemplateName, S::WIDE)?;
     fin(create_dialog(
         cx,
         hInstance,
@@ -526,31 +490,11 @@ pub fn CreateDialogParamA(
         hWndParent,
         lpDialogFunc,
         dwInitParam,
-        false,
-        false,
-    ))
-}
-pub fn CreateDialogParamW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    lpTemplateName: u32,
-    hWndParent: u32,
-    lpDialogFunc: u32,
-    dwInitParam: u32,
-) -> ApiResult<Outcome> {
-    let t = template(cx, hInstance, lpTemplateName, true)?;
-    fin(create_dialog(
-        cx,
-        hInstance,
-        t,
-        hWndParent,
-        lpDialogFunc,
-        dwInitParam,
-        true,
+        S::WIDE,
         false,
     ))
 }
-pub fn CreateDialogIndirectParamA(
+pub fn CreateDialogIndirectParam<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     lpTemplate: u32,
@@ -565,30 +509,10 @@ pub fn CreateDialogIndirectParamA(
         hWndParent,
         lpDialogFunc,
         dwInitParam,
-        false,
-        false,
-    ))
-}
-pub fn CreateDialogIndirectParamW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    lpTemplate: u32,
-    hWndParent: u32,
-    lpDialogFunc: u32,
-    dwInitParam: u32,
-) -> ApiResult<Outcome> {
-    fin(create_dialog(
-        cx,
-        hInstance,
-        lpTemplate,
-        hWndParent,
-        lpDialogFunc,
-        dwInitParam,
-        true,
+        S::WIDE,
         false,
     ))
 }
-
 pub fn EndDialog(cx: &mut Ctx, hDlg: u32, nResult: u32) -> ApiResult<bool> {
     let modal = {
         let mut wm = lock_wm(cx.proc);
@@ -683,25 +607,15 @@ pub fn def_dlg_proc(cx: &mut Ctx, h: u32, m: u32, wp: u32, lp: u32, unicode: boo
     }
 }
 
-pub fn DefDlgProcA(
+pub fn DefDlgProc<S: GuestStr>(
     cx: &mut Ctx,
     hDlg: u32,
     Msg: u32,
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(def_dlg_proc(cx, hDlg, Msg, wParam, lParam, false))
+    fin(def_dlg_proc(cx, hDlg, Msg, wParam, lParam, S::WIDE))
 }
-pub fn DefDlgProcW(
-    cx: &mut Ctx,
-    hDlg: u32,
-    Msg: u32,
-    wParam: u32,
-    lParam: u32,
-) -> ApiResult<Outcome> {
-    fin(def_dlg_proc(cx, hDlg, Msg, wParam, lParam, true))
-}
-
 /// The next (or previous) enabled, visible WS_TABSTOP control after `from`.
 fn next_tab(cx: &Ctx, hdlg: u32, from: u32, prev: bool) -> u32 {
     let wm = lock_wm(cx.proc);
@@ -835,7 +749,7 @@ fn send_item_api(cx: &mut Ctx, hdlg: u32, id: u32, m: u32, wp: u32, lp: u32, u: 
     send_api(cx, c, m, wp, lp, u, crate::scheduler::INFINITE).map(|v| v.unwrap_or(0))
 }
 
-pub fn SendDlgItemMessageA(
+pub fn SendDlgItemMessage<S: GuestStr>(
     cx: &mut Ctx,
     hDlg: u32,
     nIDDlgItem: u32,
@@ -844,39 +758,29 @@ pub fn SendDlgItemMessageA(
     lParam: u32,
 ) -> ApiResult<Outcome> {
     fin(send_item_api(
-        cx, hDlg, nIDDlgItem, Msg, wParam, lParam, false,
+        cx,
+        hDlg,
+        nIDDlgItem,
+        Msg,
+        wParam,
+        lParam,
+        S::WIDE,
     ))
 }
-pub fn SendDlgItemMessageW(
-    cx: &mut Ctx,
-    hDlg: u32,
-    nIDDlgItem: u32,
-    Msg: u32,
-    wParam: u32,
-    lParam: u32,
-) -> ApiResult<Outcome> {
-    fin(send_item_api(
-        cx, hDlg, nIDDlgItem, Msg, wParam, lParam, true,
-    ))
-}
-pub fn SetDlgItemTextA(
+pub fn SetDlgItemText<S: GuestStr>(
     cx: &mut Ctx,
     hDlg: u32,
     nIDDlgItem: u32,
     lpString: u32,
 ) -> ApiResult<Outcome> {
     fin(send_item(
-        cx, hDlg, nIDDlgItem, WM_SETTEXT, 0, lpString, false,
-    ))
-}
-pub fn SetDlgItemTextW(
-    cx: &mut Ctx,
-    hDlg: u32,
-    nIDDlgItem: u32,
-    lpString: u32,
-) -> ApiResult<Outcome> {
-    fin(send_item(
-        cx, hDlg, nIDDlgItem, WM_SETTEXT, 0, lpString, true,
+        cx,
+        hDlg,
+        nIDDlgItem,
+        WM_SETTEXT,
+        0,
+        lpString,
+        S::WIDE,
     ))
 }
 pub fn GetDlgItemTextA(
@@ -1021,27 +925,14 @@ pub fn GetDialogBaseUnits(_cx: &mut Ctx) -> u32 {
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
-        stdcall("DialogBoxParamA", DialogBoxParamA),
-        stdcall("DialogBoxParamW", DialogBoxParamW),
-        stdcall("DialogBoxIndirectParamA", DialogBoxIndirectParamA),
-        stdcall("DialogBoxIndirectParamW", DialogBoxIndirectParamW),
-        stdcall("CreateDialogParamA", CreateDialogParamA),
-        stdcall("CreateDialogParamW", CreateDialogParamW),
-        stdcall("CreateDialogIndirectParamA", CreateDialogIndirectParamA),
-        stdcall("CreateDialogIndirectParamW", CreateDialogIndirectParamW),
+    let mut v = vec![
+        stdcall("DialogBoxParamA", DialogBoxParam::<CStrPtr>),
         stdcall("EndDialog", EndDialog),
-        stdcall("DefDlgProcA", DefDlgProcA),
-        stdcall("DefDlgProcW", DefDlgProcW),
         stdcall("IsDialogMessageA", IsDialogMessageA),
         stdcall("IsDialogMessageW", IsDialogMessageW),
         stdcall("IsDialogMessage", IsDialogMessageA),
         stdcall("GetDlgItem", GetDlgItem),
         stdcall("GetDlgCtrlID", GetDlgCtrlID),
-        stdcall("SendDlgItemMessageA", SendDlgItemMessageA),
-        stdcall("SendDlgItemMessageW", SendDlgItemMessageW),
-        stdcall("SetDlgItemTextA", SetDlgItemTextA),
-        stdcall("SetDlgItemTextW", SetDlgItemTextW),
         stdcall("GetDlgItemTextA", GetDlgItemTextA),
         stdcall("GetDlgItemTextW", GetDlgItemTextW),
         stdcall("SetDlgItemInt", SetDlgItemInt),
@@ -1053,5 +944,15 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetNextDlgGroupItem", GetNextDlgGroupItem),
         stdcall("MapDialogRect", MapDialogRect),
         stdcall("GetDialogBaseUnits", GetDialogBaseUnits),
-    ]
+    ];
+    v.extend(stdcall_aw![
+        DialogBoxParam,
+        DialogBoxIndirectParam,
+        CreateDialogParam,
+        CreateDialogIndirectParam,
+        DefDlgProc,
+        SendDlgItemMessage,
+        SetDlgItemText,
+    ]);
+    v
 }

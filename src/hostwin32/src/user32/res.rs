@@ -6,7 +6,11 @@
 use super::msg::*;
 use super::wm::{Accel, Menu, MenuItem, Msg, UserObj};
 use super::{NameOrId, UR, fin, lock_wm, str_or_atom};
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, VarArgs, cdecl, stdcall};
+use crate::hle::{
+    ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, VarArgs, WStrPtr, cdecl, stdcall,
+    stdcall_aw,
+};
+use crate::kernel32::string::GuestStr;
 use crate::loader::resources::{ResId, find_resource};
 
 const RT_BITMAP: u16 = 2;
@@ -154,25 +158,15 @@ fn load_string(cx: &mut Ctx, h: u32, id: u32, buf: u32, cap: i32, unicode: bool)
     Ok(super::put_str(cx, buf, cap as u32, &text, unicode)? as i32)
 }
 
-pub fn LoadStringA(
+pub fn LoadString<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     uID: u32,
     lpBuffer: u32,
     cchBufferMax: i32,
 ) -> ApiResult<i32> {
-    load_string(cx, hInstance, uID, lpBuffer, cchBufferMax, false)
+    load_string(cx, hInstance, uID, lpBuffer, cchBufferMax, S::WIDE)
 }
-pub fn LoadStringW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    uID: u32,
-    lpBuffer: u32,
-    cchBufferMax: i32,
-) -> ApiResult<i32> {
-    load_string(cx, hInstance, uID, lpBuffer, cchBufferMax, true)
-}
-
 // ---- Bitmaps, and LoadImage for every kind (icons and cursors: [`super::icon`]) ---
 
 fn load_bitmap(cx: &mut Ctx, h: u32, name: u32, unicode: bool) -> ApiResult<u32> {
@@ -189,13 +183,9 @@ fn load_bitmap(cx: &mut Ctx, h: u32, name: u32, unicode: bool) -> ApiResult<u32>
     crate::gdi32::bitmap::create_bitmap_from_dib(cx.proc, &b)
 }
 
-pub fn LoadBitmapA(cx: &mut Ctx, hInstance: u32, lpBitmapName: u32) -> ApiResult<u32> {
-    load_bitmap(cx, hInstance, lpBitmapName, false)
+pub fn LoadBitmap<S: GuestStr>(cx: &mut Ctx, hInstance: u32, lpBitmapName: u32) -> ApiResult<u32> {
+    load_bitmap(cx, hInstance, lpBitmapName, S::WIDE)
 }
-pub fn LoadBitmapW(cx: &mut Ctx, hInstance: u32, lpBitmapName: u32) -> ApiResult<u32> {
-    load_bitmap(cx, hInstance, lpBitmapName, true)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn load_image(
     cx: &mut Ctx,
@@ -225,7 +215,7 @@ fn load_image(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn LoadImageA(
+pub fn LoadImage<S: GuestStr>(
     cx: &mut Ctx,
     hInst: u32,
     name: u32,
@@ -234,21 +224,8 @@ pub fn LoadImageA(
     cy: i32,
     fuLoad: u32,
 ) -> ApiResult<u32> {
-    load_image(cx, hInst, name, ty, cx_, cy, fuLoad, false)
+    load_image(cx, hInst, name, ty, cx_, cy, fuLoad, S::WIDE)
 }
-#[allow(clippy::too_many_arguments)]
-pub fn LoadImageW(
-    cx: &mut Ctx,
-    hInst: u32,
-    name: u32,
-    ty: u32,
-    cx_: i32,
-    cy: i32,
-    fuLoad: u32,
-) -> ApiResult<u32> {
-    load_image(cx, hInst, name, ty, cx_, cy, fuLoad, true)
-}
-
 // ---- Menus -------------------------------------------------------------------------------
 
 const MF_GRAYED: u32 = 0x1;
@@ -386,15 +363,10 @@ pub fn load_menu(cx: &mut Ctx, h: u32, name: &NameOrId) -> ApiResult<u32> {
     }
 }
 
-pub fn LoadMenuA(cx: &mut Ctx, hInstance: u32, lpMenuName: u32) -> ApiResult<u32> {
-    let n = str_or_atom(cx, lpMenuName, false)?;
+pub fn LoadMenu<S: GuestStr>(cx: &mut Ctx, hInstance: u32, lpMenuName: u32) -> ApiResult<u32> {
+    let n = str_or_atom(cx, lpMenuName, S::WIDE)?;
     load_menu(cx, hInstance, &n)
 }
-pub fn LoadMenuW(cx: &mut Ctx, hInstance: u32, lpMenuName: u32) -> ApiResult<u32> {
-    let n = str_or_atom(cx, lpMenuName, true)?;
-    load_menu(cx, hInstance, &n)
-}
-
 pub fn LoadMenuIndirectA(cx: &mut Ctx, lpMenuTemplate: Ptr) -> ApiResult<u32> {
     let mut b = vec![0u8; 0x4000];
     // Templates are small; read what is mapped of the first 16 KiB.
@@ -491,25 +463,16 @@ fn append_menu(
     Ok(true)
 }
 
-pub fn AppendMenuA(
+pub fn AppendMenu<S: GuestStr>(
     cx: &mut Ctx,
     hMenu: u32,
     uFlags: u32,
     uIDNewItem: u32,
     lpNewItem: u32,
 ) -> ApiResult<bool> {
-    append_menu(cx, hMenu, uFlags, uIDNewItem, lpNewItem, false, None)
+    append_menu(cx, hMenu, uFlags, uIDNewItem, lpNewItem, S::WIDE, None)
 }
-pub fn AppendMenuW(
-    cx: &mut Ctx,
-    hMenu: u32,
-    uFlags: u32,
-    uIDNewItem: u32,
-    lpNewItem: u32,
-) -> ApiResult<bool> {
-    append_menu(cx, hMenu, uFlags, uIDNewItem, lpNewItem, true, None)
-}
-pub fn InsertMenuA(
+pub fn InsertMenu<S: GuestStr>(
     cx: &mut Ctx,
     hMenu: u32,
     uPosition: u32,
@@ -523,29 +486,10 @@ pub fn InsertMenuA(
         uFlags,
         uIDNewItem,
         lpNewItem,
-        false,
+        S::WIDE,
         Some((uPosition, uFlags)),
     )
 }
-pub fn InsertMenuW(
-    cx: &mut Ctx,
-    hMenu: u32,
-    uPosition: u32,
-    uFlags: u32,
-    uIDNewItem: u32,
-    lpNewItem: u32,
-) -> ApiResult<bool> {
-    append_menu(
-        cx,
-        hMenu,
-        uFlags,
-        uIDNewItem,
-        lpNewItem,
-        true,
-        Some((uPosition, uFlags)),
-    )
-}
-
 /// Finds an item by command (searching submenus) or position: (menu, index).
 pub(crate) fn find_item(
     wm: &super::wm::Wm,
@@ -722,7 +666,7 @@ fn modify_menu(
     )
 }
 
-pub fn ModifyMenuA(
+pub fn ModifyMenu<S: GuestStr>(
     cx: &mut Ctx,
     hMnu: u32,
     uPosition: u32,
@@ -730,19 +674,8 @@ pub fn ModifyMenuA(
     uIDNewItem: u32,
     lpNewItem: u32,
 ) -> ApiResult<bool> {
-    modify_menu(cx, hMnu, uPosition, uFlags, uIDNewItem, lpNewItem, false)
+    modify_menu(cx, hMnu, uPosition, uFlags, uIDNewItem, lpNewItem, S::WIDE)
 }
-pub fn ModifyMenuW(
-    cx: &mut Ctx,
-    hMnu: u32,
-    uPosition: u32,
-    uFlags: u32,
-    uIDNewItem: u32,
-    lpNewItem: u32,
-) -> ApiResult<bool> {
-    modify_menu(cx, hMnu, uPosition, uFlags, uIDNewItem, lpNewItem, true)
-}
-
 fn menu_string(
     cx: &mut Ctx,
     h: u32,
@@ -763,7 +696,7 @@ fn menu_string(
     Ok(super::put_str(cx, buf, cap as u32, &s, unicode)? as i32)
 }
 
-pub fn GetMenuStringA(
+pub fn GetMenuString<S: GuestStr>(
     cx: &mut Ctx,
     hMenu: u32,
     uIDItem: u32,
@@ -771,19 +704,8 @@ pub fn GetMenuStringA(
     cchMax: i32,
     flags: u32,
 ) -> ApiResult<i32> {
-    menu_string(cx, hMenu, uIDItem, lpString, cchMax, flags, false)
+    menu_string(cx, hMenu, uIDItem, lpString, cchMax, flags, S::WIDE)
 }
-pub fn GetMenuStringW(
-    cx: &mut Ctx,
-    hMenu: u32,
-    uIDItem: u32,
-    lpString: u32,
-    cchMax: i32,
-    flags: u32,
-) -> ApiResult<i32> {
-    menu_string(cx, hMenu, uIDItem, lpString, cchMax, flags, true)
-}
-
 /// A child window's menu slot holds its control ID, and GetMenu answers it (the
 /// result MSDN calls undefined; Wine's programs, e.g. oleview, keep a pointer there
 /// and read it back with GetMenu).
@@ -885,13 +807,13 @@ fn load_accel(cx: &mut Ctx, h: u32, name: u32, unicode: bool) -> ApiResult<u32> 
     Ok(lock_wm(cx.proc).alloc_obj(UserObj::Accel(v)))
 }
 
-pub fn LoadAcceleratorsA(cx: &mut Ctx, hInstance: u32, lpTableName: u32) -> ApiResult<u32> {
-    load_accel(cx, hInstance, lpTableName, false)
+pub fn LoadAccelerators<S: GuestStr>(
+    cx: &mut Ctx,
+    hInstance: u32,
+    lpTableName: u32,
+) -> ApiResult<u32> {
+    load_accel(cx, hInstance, lpTableName, S::WIDE)
 }
-pub fn LoadAcceleratorsW(cx: &mut Ctx, hInstance: u32, lpTableName: u32) -> ApiResult<u32> {
-    load_accel(cx, hInstance, lpTableName, true)
-}
-
 pub fn CreateAcceleratorTableA(cx: &mut Ctx, paccel: Ptr, cAccel: i32) -> ApiResult<u32> {
     let mut v = Vec::new();
     for k in 0..cAccel.clamp(0, 4096) as u32 {
@@ -1011,25 +933,16 @@ fn message_box(
     fin(super::msgbox::show(cx, spec))
 }
 
-pub fn MessageBoxA(
+pub fn MessageBox<S: GuestStr>(
     cx: &mut Ctx,
     hWnd: u32,
     lpText: u32,
     lpCaption: u32,
     uType: u32,
 ) -> ApiResult<Outcome> {
-    message_box(cx, hWnd, lpText, lpCaption, uType, 0, false)
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, S::WIDE)
 }
-pub fn MessageBoxW(
-    cx: &mut Ctx,
-    hWnd: u32,
-    lpText: u32,
-    lpCaption: u32,
-    uType: u32,
-) -> ApiResult<Outcome> {
-    message_box(cx, hWnd, lpText, lpCaption, uType, 0, true)
-}
-pub fn MessageBoxExA(
+pub fn MessageBoxEx<S: GuestStr>(
     cx: &mut Ctx,
     hWnd: u32,
     lpText: u32,
@@ -1037,19 +950,8 @@ pub fn MessageBoxExA(
     uType: u32,
     _wLanguageId: u32,
 ) -> ApiResult<Outcome> {
-    message_box(cx, hWnd, lpText, lpCaption, uType, 0, false)
+    message_box(cx, hWnd, lpText, lpCaption, uType, 0, S::WIDE)
 }
-pub fn MessageBoxExW(
-    cx: &mut Ctx,
-    hWnd: u32,
-    lpText: u32,
-    lpCaption: u32,
-    uType: u32,
-    _wLanguageId: u32,
-) -> ApiResult<Outcome> {
-    message_box(cx, hWnd, lpText, lpCaption, uType, 0, true)
-}
-
 /// MessageBoxIndirect: MSGBOXPARAMS (cbSize, hwndOwner, hInstance, lpszText,
 /// lpszCaption, dwStyle, lpszIcon, dwContextHelpId, lpfnMsgBoxCallback,
 /// dwLanguageId); text, caption and a MB_USERICON icon may be resource IDs of
@@ -1086,13 +988,9 @@ fn message_box_indirect(cx: &mut Ctx, p: Ptr, unicode: bool) -> ApiResult<Outcom
     fin(super::msgbox::show(cx, spec))
 }
 
-pub fn MessageBoxIndirectA(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<Outcome> {
-    message_box_indirect(cx, lpmbp, false)
+pub fn MessageBoxIndirect<S: GuestStr>(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<Outcome> {
+    message_box_indirect(cx, lpmbp, S::WIDE)
 }
-pub fn MessageBoxIndirectW(cx: &mut Ctx, lpmbp: Ptr) -> ApiResult<Outcome> {
-    message_box_indirect(cx, lpmbp, true)
-}
-
 /// There is no sound device behind USER32; MessageBeep succeeds silently as it does
 /// on a machine without a sound card.
 pub fn MessageBeep(_cx: &mut Ctx, _uType: u32) -> bool {
@@ -1104,7 +1002,7 @@ pub fn MessageBeep(_cx: &mut Ctx, _uType: u32) -> bool {
 /// wsprintf's 1024-character limit.
 const WSPRINTF_MAX: usize = 1024;
 
-fn wsprintf(cx: &mut Ctx, buf: u32, fmt: u32, args: u32, unicode: bool) -> ApiResult<i32> {
+fn format_wsprintf(cx: &mut Ctx, buf: u32, fmt: u32, args: u32, unicode: bool) -> ApiResult<i32> {
     use crate::msvcrt::printf;
     let f = if unicode {
         printf::read_wfmt(&cx.proc.mem, fmt)?
@@ -1129,40 +1027,30 @@ fn wsprintf(cx: &mut Ctx, buf: u32, fmt: u32, args: u32, unicode: bool) -> ApiRe
     Ok(n as i32)
 }
 
-pub fn wsprintfA(cx: &mut Ctx, lpOut: u32, lpFmt: u32, args: VarArgs) -> ApiResult<i32> {
-    wsprintf(cx, lpOut, lpFmt, args.0, false)
+pub fn wsprintf<S: GuestStr>(
+    cx: &mut Ctx,
+    lpOut: u32,
+    lpFmt: u32,
+    args: VarArgs,
+) -> ApiResult<i32> {
+    format_wsprintf(cx, lpOut, lpFmt, args.0, S::WIDE)
 }
-pub fn wsprintfW(cx: &mut Ctx, lpOut: u32, lpFmt: u32, args: VarArgs) -> ApiResult<i32> {
-    wsprintf(cx, lpOut, lpFmt, args.0, true)
+pub fn wvsprintf<S: GuestStr>(
+    cx: &mut Ctx,
+    lpOut: u32,
+    lpFmt: u32,
+    arglist: u32,
+) -> ApiResult<i32> {
+    format_wsprintf(cx, lpOut, lpFmt, arglist, S::WIDE)
 }
-pub fn wvsprintfA(cx: &mut Ctx, lpOut: u32, lpFmt: u32, arglist: u32) -> ApiResult<i32> {
-    wsprintf(cx, lpOut, lpFmt, arglist, false)
-}
-pub fn wvsprintfW(cx: &mut Ctx, lpOut: u32, lpFmt: u32, arglist: u32) -> ApiResult<i32> {
-    wsprintf(cx, lpOut, lpFmt, arglist, true)
-}
-
 pub fn exports() -> Vec<ApiDef> {
-    vec![
-        stdcall("LoadStringA", LoadStringA),
-        stdcall("LoadStringW", LoadStringW),
-        stdcall("LoadBitmapA", LoadBitmapA),
-        stdcall("LoadBitmapW", LoadBitmapW),
-        stdcall("LoadImageA", LoadImageA),
-        stdcall("LoadImageW", LoadImageW),
-        stdcall("LoadMenuA", LoadMenuA),
-        stdcall("LoadMenuW", LoadMenuW),
+    let mut v = vec![
+        stdcall("LoadStringA", LoadString::<CStrPtr>),
         stdcall("LoadMenuIndirectA", LoadMenuIndirectA),
         stdcall("LoadMenuIndirectW", LoadMenuIndirectW),
         stdcall("CreateMenu", CreateMenu),
         stdcall("CreatePopupMenu", CreatePopupMenu),
         stdcall("DestroyMenu", DestroyMenu),
-        stdcall("AppendMenuA", AppendMenuA),
-        stdcall("AppendMenuW", AppendMenuW),
-        stdcall("InsertMenuA", InsertMenuA),
-        stdcall("InsertMenuW", InsertMenuW),
-        stdcall("ModifyMenuA", ModifyMenuA),
-        stdcall("ModifyMenuW", ModifyMenuW),
         stdcall("DeleteMenu", DeleteMenu),
         stdcall("RemoveMenu", RemoveMenu),
         stdcall("CheckMenuItem", CheckMenuItem),
@@ -1172,29 +1060,33 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetSubMenu", GetSubMenu),
         stdcall("GetMenuItemCount", GetMenuItemCount),
         stdcall("GetMenuItemID", GetMenuItemID),
-        stdcall("GetMenuStringA", GetMenuStringA),
-        stdcall("GetMenuStringW", GetMenuStringW),
         stdcall("GetMenu", GetMenu),
         stdcall("SetMenu", SetMenu),
         stdcall("GetSystemMenu", GetSystemMenu),
         stdcall("IsMenu", IsMenu),
-        stdcall("LoadAcceleratorsA", LoadAcceleratorsA),
-        stdcall("LoadAcceleratorsW", LoadAcceleratorsW),
         stdcall("CreateAcceleratorTableA", CreateAcceleratorTableA),
         stdcall("CreateAcceleratorTableW", CreateAcceleratorTableW),
         stdcall("DestroyAcceleratorTable", DestroyAcceleratorTable),
         stdcall("TranslateAcceleratorA", TranslateAcceleratorA),
         stdcall("TranslateAcceleratorW", TranslateAcceleratorW),
-        stdcall("MessageBoxA", MessageBoxA),
-        stdcall("MessageBoxW", MessageBoxW),
-        stdcall("MessageBoxExA", MessageBoxExA),
-        stdcall("MessageBoxExW", MessageBoxExW),
-        stdcall("MessageBoxIndirectA", MessageBoxIndirectA),
-        stdcall("MessageBoxIndirectW", MessageBoxIndirectW),
         stdcall("MessageBeep", MessageBeep),
-        cdecl("wsprintfA", wsprintfA),
-        cdecl("wsprintfW", wsprintfW),
-        stdcall("wvsprintfA", wvsprintfA),
-        stdcall("wvsprintfW", wvsprintfW),
-    ]
+        cdecl("wsprintfA", wsprintf::<CStrPtr>),
+        cdecl("wsprintfW", wsprintf::<WStrPtr>),
+    ];
+    v.extend(stdcall_aw![
+        LoadString,
+        LoadBitmap,
+        LoadImage,
+        LoadMenu,
+        AppendMenu,
+        InsertMenu,
+        ModifyMenu,
+        GetMenuString,
+        LoadAccelerators,
+        MessageBox,
+        MessageBoxEx,
+        MessageBoxIndirect,
+        wvsprintf,
+    ]);
+    v
 }

@@ -1066,6 +1066,7 @@ mod tests {
 
     use super::super::NameOrId;
     use super::super::window::{self, Create};
+    use crate::hle::CStrPtr;
     use crate::kernel32::misc::test_support::Harness;
     use winterp_core::mem::Prot;
 
@@ -1088,7 +1089,10 @@ mod tests {
         for (k, v) in f.iter().enumerate() {
             h.proc.mem.write_u32(wc + 4 * k as u32, *v).unwrap();
         }
-        assert_ne!(window::RegisterClassA(&mut h.cx(), Ptr(wc)).unwrap(), 0);
+        assert_ne!(
+            window::RegisterClass::<CStrPtr>(&mut h.cx(), Ptr(wc)).unwrap(),
+            0
+        );
         h
     }
 

@@ -6,7 +6,7 @@
 use super::msg::{self, *};
 use super::window::{self, Create};
 use super::{NameOrId, fin, lock_wm};
-use crate::hle::{Ctx, Outcome};
+use crate::hle::{CStrPtr, Ctx, Outcome, WStrPtr};
 use crate::kernel32::misc::test_support::Harness;
 use winterp_core::mem::Prot;
 
@@ -67,7 +67,7 @@ fn register(h: &mut Harness, lg: &Logger, name: &str) {
     for (k, v) in f.iter().enumerate() {
         h.proc.mem.write_u32(wc + 4 * k as u32, *v).unwrap();
     }
-    let atom = window::RegisterClassA(&mut h.cx(), crate::hle::Ptr(wc)).unwrap();
+    let atom = window::RegisterClass::<CStrPtr>(&mut h.cx(), crate::hle::Ptr(wc)).unwrap();
     assert_ne!(atom, 0);
 }
 
@@ -259,7 +259,7 @@ fn send_message_to_another_thread_waits_for_its_reply() {
         h.proc.mem.write_u32(wc + 4 * k as u32, *v).unwrap();
     }
     assert_ne!(
-        window::RegisterClassW(&mut h.cx(), crate::hle::Ptr(wc)).unwrap(),
+        window::RegisterClass::<WStrPtr>(&mut h.cx(), crate::hle::Ptr(wc)).unwrap(),
         0
     );
     let proc = h.proc.clone();
@@ -472,7 +472,7 @@ fn dialog_template_makes_working_controls() {
     let tpl = h.scratch(0x1000);
     h.proc.mem.write_bytes(tpl, &b).unwrap();
     let Outcome::Return(d) =
-        super::dialog::CreateDialogIndirectParamW(&mut h.cx(), 0, tpl, 0, 0, 0).unwrap()
+        super::dialog::CreateDialogIndirectParam::<WStrPtr>(&mut h.cx(), 0, tpl, 0, 0, 0).unwrap()
     else {
         panic!("no dialog")
     };
@@ -546,10 +546,11 @@ fn is_window_unicode_follows_the_window_procedure() {
         (0, 0, 100, 100),
     );
     assert!(!window::IsWindowUnicode(&mut h.cx(), w));
-    let old = window::SetWindowLongW(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
+    let old =
+        window::SetWindowLong::<WStrPtr>(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
     assert_ne!(old, 0);
     assert!(window::IsWindowUnicode(&mut h.cx(), w));
-    window::SetWindowLongA(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
+    window::SetWindowLong::<CStrPtr>(&mut h.cx(), w, window::GWL_WNDPROC, lg.proc_).unwrap();
     assert!(!window::IsWindowUnicode(&mut h.cx(), w));
     assert!(!window::IsWindowUnicode(&mut h.cx(), 0x1234));
 }

@@ -6,7 +6,8 @@ use super::msg::*;
 use super::wm::{self, Class, CtlState, Window, Wm};
 use super::{Flow, NameOrId, UR, fin, lock_wm, read_str, str_or_atom};
 use crate::gdi32::Rect;
-use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
+use crate::kernel32::string::GuestStr;
 
 const ERROR_INVALID_WINDOW_HANDLE: u32 = 1400;
 const ERROR_CANNOT_FIND_WND_CLASS: u32 = 1407;
@@ -149,19 +150,12 @@ fn register_class_ex(cx: &mut Ctx, p: Ptr, unicode: bool) -> ApiResult<u32> {
     )
 }
 
-pub fn RegisterClassA(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
-    register_class_plain(cx, lpWndClass, false)
+pub fn RegisterClass<S: GuestStr>(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
+    register_class_plain(cx, lpWndClass, S::WIDE)
 }
-pub fn RegisterClassW(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
-    register_class_plain(cx, lpWndClass, true)
+pub fn RegisterClassEx<S: GuestStr>(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
+    register_class_ex(cx, lpWndClass, S::WIDE)
 }
-pub fn RegisterClassExA(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
-    register_class_ex(cx, lpWndClass, false)
-}
-pub fn RegisterClassExW(cx: &mut Ctx, lpWndClass: Ptr) -> ApiResult<u32> {
-    register_class_ex(cx, lpWndClass, true)
-}
-
 fn unregister_class(cx: &mut Ctx, name: u32, inst: u32, unicode: bool) -> ApiResult<bool> {
     let n = str_or_atom(cx, name, unicode)?;
     let inst = if inst == 0 {
@@ -185,13 +179,13 @@ fn unregister_class(cx: &mut Ctx, name: u32, inst: u32, unicode: bool) -> ApiRes
     Ok(true)
 }
 
-pub fn UnregisterClassA(cx: &mut Ctx, lpClassName: u32, hInstance: u32) -> ApiResult<bool> {
-    unregister_class(cx, lpClassName, hInstance, false)
+pub fn UnregisterClass<S: GuestStr>(
+    cx: &mut Ctx,
+    lpClassName: u32,
+    hInstance: u32,
+) -> ApiResult<bool> {
+    unregister_class(cx, lpClassName, hInstance, S::WIDE)
 }
-pub fn UnregisterClassW(cx: &mut Ctx, lpClassName: u32, hInstance: u32) -> ApiResult<bool> {
-    unregister_class(cx, lpClassName, hInstance, true)
-}
-
 fn get_class_info(
     cx: &mut Ctx,
     inst: u32,
@@ -235,39 +229,22 @@ fn get_class_info(
     Ok(c.atom as u32)
 }
 
-pub fn GetClassInfoA(
+pub fn GetClassInfo<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     lpClassName: u32,
     lpWndClass: Ptr,
 ) -> ApiResult<u32> {
-    get_class_info(cx, hInstance, lpClassName, lpWndClass, false, false)
+    get_class_info(cx, hInstance, lpClassName, lpWndClass, false, S::WIDE)
 }
-pub fn GetClassInfoW(
+pub fn GetClassInfoEx<S: GuestStr>(
     cx: &mut Ctx,
     hInstance: u32,
     lpClassName: u32,
     lpWndClass: Ptr,
 ) -> ApiResult<u32> {
-    get_class_info(cx, hInstance, lpClassName, lpWndClass, false, true)
+    get_class_info(cx, hInstance, lpClassName, lpWndClass, true, S::WIDE)
 }
-pub fn GetClassInfoExA(
-    cx: &mut Ctx,
-    hInstance: u32,
-    lpClassName: u32,
-    lpWndClass: Ptr,
-) -> ApiResult<u32> {
-    get_class_info(cx, hInstance, lpClassName, lpWndClass, true, false)
-}
-pub fn GetClassInfoExW(
-    cx: &mut Ctx,
-    hInstance: u32,
-    lpClassName: u32,
-    lpWndClass: Ptr,
-) -> ApiResult<u32> {
-    get_class_info(cx, hInstance, lpClassName, lpWndClass, true, true)
-}
-
 fn class_long(cx: &mut Ctx, h: u32, idx: i32, set: Option<u32>) -> ApiResult<u32> {
     let mut wm = lock_wm(cx.proc);
     let Some(k) = wm.win(h).map(|w| w.class) else {
@@ -326,19 +303,12 @@ fn class_long(cx: &mut Ctx, h: u32, idx: i32, set: Option<u32>) -> ApiResult<u32
     Ok(0)
 }
 
-pub fn GetClassLongA(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
+pub fn GetClassLong<S: GuestStr>(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
     class_long(cx, hWnd, nIndex, None)
 }
-pub fn GetClassLongW(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
-    class_long(cx, hWnd, nIndex, None)
-}
-pub fn SetClassLongA(cx: &mut Ctx, hWnd: u32, nIndex: i32, v: u32) -> ApiResult<u32> {
+pub fn SetClassLong<S: GuestStr>(cx: &mut Ctx, hWnd: u32, nIndex: i32, v: u32) -> ApiResult<u32> {
     class_long(cx, hWnd, nIndex, Some(v))
 }
-pub fn SetClassLongW(cx: &mut Ctx, hWnd: u32, nIndex: i32, v: u32) -> ApiResult<u32> {
-    class_long(cx, hWnd, nIndex, Some(v))
-}
-
 fn class_name(cx: &mut Ctx, h: u32, buf: u32, cap: u32, unicode: bool) -> ApiResult<u32> {
     let n = lock_wm(cx.proc).class_of(h).map(|c| c.name.clone());
     match n {
@@ -350,13 +320,14 @@ fn class_name(cx: &mut Ctx, h: u32, buf: u32, cap: u32, unicode: bool) -> ApiRes
     }
 }
 
-pub fn GetClassNameA(cx: &mut Ctx, hWnd: u32, lpClassName: u32, nMaxCount: u32) -> ApiResult<u32> {
-    class_name(cx, hWnd, lpClassName, nMaxCount, false)
+pub fn GetClassName<S: GuestStr>(
+    cx: &mut Ctx,
+    hWnd: u32,
+    lpClassName: u32,
+    nMaxCount: u32,
+) -> ApiResult<u32> {
+    class_name(cx, hWnd, lpClassName, nMaxCount, S::WIDE)
 }
-pub fn GetClassNameW(cx: &mut Ctx, hWnd: u32, lpClassName: u32, nMaxCount: u32) -> ApiResult<u32> {
-    class_name(cx, hWnd, lpClassName, nMaxCount, true)
-}
-
 // ---- Creation -----------------------------------------------------------------------
 
 /// CreateWindowEx's arguments.
@@ -698,7 +669,7 @@ fn create_window_api(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn CreateWindowExA(
+pub fn CreateWindowEx<S: GuestStr>(
     cx: &mut Ctx,
     dwExStyle: u32,
     lpClassName: u32,
@@ -727,41 +698,7 @@ pub fn CreateWindowExA(
         hMenu,
         hInstance,
         lpParam,
-        false,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn CreateWindowExW(
-    cx: &mut Ctx,
-    dwExStyle: u32,
-    lpClassName: u32,
-    lpWindowName: u32,
-    dwStyle: u32,
-    X: i32,
-    Y: i32,
-    nWidth: i32,
-    nHeight: i32,
-    hWndParent: u32,
-    hMenu: u32,
-    hInstance: u32,
-    lpParam: u32,
-) -> ApiResult<Outcome> {
-    create_window_api(
-        cx,
-        dwExStyle,
-        lpClassName,
-        lpWindowName,
-        dwStyle,
-        X,
-        Y,
-        nWidth,
-        nHeight,
-        hWndParent,
-        hMenu,
-        hInstance,
-        lpParam,
-        true,
+        S::WIDE,
     )
 }
 
@@ -1623,13 +1560,13 @@ fn find_window(cx: &mut Ctx, class: u32, title: u32, unicode: bool) -> ApiResult
         .unwrap_or(0))
 }
 
-pub fn FindWindowA(cx: &mut Ctx, lpClassName: u32, lpWindowName: u32) -> ApiResult<u32> {
-    find_window(cx, lpClassName, lpWindowName, false)
+pub fn FindWindow<S: GuestStr>(
+    cx: &mut Ctx,
+    lpClassName: u32,
+    lpWindowName: u32,
+) -> ApiResult<u32> {
+    find_window(cx, lpClassName, lpWindowName, S::WIDE)
 }
-pub fn FindWindowW(cx: &mut Ctx, lpClassName: u32, lpWindowName: u32) -> ApiResult<u32> {
-    find_window(cx, lpClassName, lpWindowName, true)
-}
-
 fn enum_windows(cx: &mut Ctx, list: Vec<u32>, f: u32, lp: u32) -> UR<bool> {
     for h in list {
         if !exists(cx, h) {
@@ -1773,19 +1710,17 @@ fn window_long(cx: &mut Ctx, h: u32, idx: i32, set: Option<u32>, unicode: bool) 
     Ok(old)
 }
 
-pub fn GetWindowLongA(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
-    window_long(cx, hWnd, nIndex, None, false)
+pub fn GetWindowLong<S: GuestStr>(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
+    window_long(cx, hWnd, nIndex, None, S::WIDE)
 }
-pub fn GetWindowLongW(cx: &mut Ctx, hWnd: u32, nIndex: i32) -> ApiResult<u32> {
-    window_long(cx, hWnd, nIndex, None, true)
+pub fn SetWindowLong<S: GuestStr>(
+    cx: &mut Ctx,
+    hWnd: u32,
+    nIndex: i32,
+    dwNewLong: u32,
+) -> ApiResult<u32> {
+    window_long(cx, hWnd, nIndex, Some(dwNewLong), S::WIDE)
 }
-pub fn SetWindowLongA(cx: &mut Ctx, hWnd: u32, nIndex: i32, dwNewLong: u32) -> ApiResult<u32> {
-    window_long(cx, hWnd, nIndex, Some(dwNewLong), false)
-}
-pub fn SetWindowLongW(cx: &mut Ctx, hWnd: u32, nIndex: i32, dwNewLong: u32) -> ApiResult<u32> {
-    window_long(cx, hWnd, nIndex, Some(dwNewLong), true)
-}
-
 fn window_word(cx: &mut Ctx, h: u32, idx: i32, set: Option<u16>) -> ApiResult<u32> {
     let mut wm = lock_wm(cx.proc);
     let Some(w) = wm.win_mut(h) else { return Ok(0) };
@@ -1824,35 +1759,20 @@ fn get_window_text(cx: &mut Ctx, h: u32, buf: u32, cap: u32, unicode: bool) -> A
     fin(send(cx, h, WM_GETTEXT, cap, buf, unicode))
 }
 
-pub fn GetWindowTextA(
+pub fn GetWindowText<S: GuestStr>(
     cx: &mut Ctx,
     hWnd: u32,
     lpString: u32,
     nMaxCount: u32,
 ) -> ApiResult<Outcome> {
-    get_window_text(cx, hWnd, lpString, nMaxCount, false)
+    get_window_text(cx, hWnd, lpString, nMaxCount, S::WIDE)
 }
-pub fn GetWindowTextW(
-    cx: &mut Ctx,
-    hWnd: u32,
-    lpString: u32,
-    nMaxCount: u32,
-) -> ApiResult<Outcome> {
-    get_window_text(cx, hWnd, lpString, nMaxCount, true)
+pub fn GetWindowTextLength<S: GuestStr>(cx: &mut Ctx, hWnd: u32) -> ApiResult<Outcome> {
+    fin(send(cx, hWnd, WM_GETTEXTLENGTH, 0, 0, S::WIDE))
 }
-pub fn GetWindowTextLengthA(cx: &mut Ctx, hWnd: u32) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, WM_GETTEXTLENGTH, 0, 0, false))
+pub fn SetWindowText<S: GuestStr>(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<Outcome> {
+    fin(send(cx, hWnd, WM_SETTEXT, 0, lpString, S::WIDE))
 }
-pub fn GetWindowTextLengthW(cx: &mut Ctx, hWnd: u32) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, WM_GETTEXTLENGTH, 0, 0, true))
-}
-pub fn SetWindowTextA(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, WM_SETTEXT, 0, lpString, false))
-}
-pub fn SetWindowTextW(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<Outcome> {
-    fin(send(cx, hWnd, WM_SETTEXT, 0, lpString, true))
-}
-
 fn prop(
     cx: &mut Ctx,
     h: u32,
@@ -1876,25 +1796,15 @@ fn prop(
     })
 }
 
-pub fn GetPropA(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, false, None)
+pub fn GetProp<S: GuestStr>(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
+    prop(cx, hWnd, lpString, S::WIDE, None)
 }
-pub fn GetPropW(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, true, None)
+pub fn SetProp<S: GuestStr>(cx: &mut Ctx, hWnd: u32, lpString: u32, hData: u32) -> ApiResult<u32> {
+    prop(cx, hWnd, lpString, S::WIDE, Some(Some(hData)))
 }
-pub fn SetPropA(cx: &mut Ctx, hWnd: u32, lpString: u32, hData: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, false, Some(Some(hData)))
+pub fn RemoveProp<S: GuestStr>(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
+    prop(cx, hWnd, lpString, S::WIDE, Some(None))
 }
-pub fn SetPropW(cx: &mut Ctx, hWnd: u32, lpString: u32, hData: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, true, Some(Some(hData)))
-}
-pub fn RemovePropA(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, false, Some(None))
-}
-pub fn RemovePropW(cx: &mut Ctx, hWnd: u32, lpString: u32) -> ApiResult<u32> {
-    prop(cx, hWnd, lpString, true, Some(None))
-}
-
 // ---- Metrics, monitor, desktop -----------------------------------------------------------
 
 pub fn adjust_rect(r: Rect, style: u32, menu: bool, exstyle: u32) -> Rect {
@@ -2046,13 +1956,9 @@ fn monitor_info(cx: &mut Ctx, h: u32, p: Ptr, unicode: bool) -> ApiResult<bool> 
     Ok(true)
 }
 
-pub fn GetMonitorInfoA(cx: &mut Ctx, hMonitor: u32, lpmi: Ptr) -> ApiResult<bool> {
-    monitor_info(cx, hMonitor, lpmi, false)
+pub fn GetMonitorInfo<S: GuestStr>(cx: &mut Ctx, hMonitor: u32, lpmi: Ptr) -> ApiResult<bool> {
+    monitor_info(cx, hMonitor, lpmi, S::WIDE)
 }
-pub fn GetMonitorInfoW(cx: &mut Ctx, hMonitor: u32, lpmi: Ptr) -> ApiResult<bool> {
-    monitor_info(cx, hMonitor, lpmi, true)
-}
-
 fn spi(cx: &mut Ctx, action: u32, param: u32, pv: Ptr, unicode: bool) -> ApiResult<bool> {
     let m = cx.proc.display.mode();
     let mem = &cx.proc.mem;
@@ -2126,25 +2032,15 @@ fn write_logfont(cx: &Ctx, p: u32, unicode: bool) -> ApiResult<()> {
     super::write_str(cx, p + 28, "MS Shell Dlg", unicode)
 }
 
-pub fn SystemParametersInfoA(
+pub fn SystemParametersInfo<S: GuestStr>(
     cx: &mut Ctx,
     uiAction: u32,
     uiParam: u32,
     pvParam: Ptr,
     _fWinIni: u32,
 ) -> ApiResult<bool> {
-    spi(cx, uiAction, uiParam, pvParam, false)
+    spi(cx, uiAction, uiParam, pvParam, S::WIDE)
 }
-pub fn SystemParametersInfoW(
-    cx: &mut Ctx,
-    uiAction: u32,
-    uiParam: u32,
-    pvParam: Ptr,
-    _fWinIni: u32,
-) -> ApiResult<bool> {
-    spi(cx, uiAction, uiParam, pvParam, true)
-}
-
 /// Classic Windows colours as 0x00RRGGBB, by COLOR_ index.
 pub const SYS_COLORS: [u32; 31] = [
     0xc0c0c0, 0x008080, 0x000080, 0x808080, 0xc0c0c0, 0xffffff, 0x000000, 0x000000, 0x000000,
@@ -2433,27 +2329,17 @@ pub fn def_window_proc(
     }
 }
 
-pub fn DefWindowProcA(
+pub fn DefWindowProc<S: GuestStr>(
     cx: &mut Ctx,
     hWnd: u32,
     Msg: u32,
     wParam: u32,
     lParam: u32,
 ) -> ApiResult<Outcome> {
-    fin(def_window_proc(cx, hWnd, Msg, wParam, lParam, false))
+    fin(def_window_proc(cx, hWnd, Msg, wParam, lParam, S::WIDE))
 }
 
-pub fn DefWindowProcW(
-    cx: &mut Ctx,
-    hWnd: u32,
-    Msg: u32,
-    wParam: u32,
-    lParam: u32,
-) -> ApiResult<Outcome> {
-    fin(def_window_proc(cx, hWnd, Msg, wParam, lParam, true))
-}
-
-pub fn CallWindowProcA(
+pub fn CallWindowProc<S: GuestStr>(
     cx: &mut Ctx,
     lpPrevWndFunc: u32,
     hWnd: u32,
@@ -2464,32 +2350,12 @@ pub fn CallWindowProcA(
     fin(call_proc(
         cx,
         lpPrevWndFunc,
-        false,
+        S::WIDE,
         hWnd,
         Msg,
         wParam,
         lParam,
-        false,
-    ))
-}
-
-pub fn CallWindowProcW(
-    cx: &mut Ctx,
-    lpPrevWndFunc: u32,
-    hWnd: u32,
-    Msg: u32,
-    wParam: u32,
-    lParam: u32,
-) -> ApiResult<Outcome> {
-    fin(call_proc(
-        cx,
-        lpPrevWndFunc,
-        true,
-        hWnd,
-        Msg,
-        wParam,
-        lParam,
-        true,
+        S::WIDE,
     ))
 }
 
@@ -2503,27 +2369,9 @@ pub fn GetWindowRgn(cx: &mut Ctx, hWnd: u32, _hRgn: u32) -> ApiResult<u32> {
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
         stdcall("EnumDisplayMonitors", EnumDisplayMonitors),
         stdcall("GetWindowRgn", GetWindowRgn),
-        stdcall("RegisterClassA", RegisterClassA),
-        stdcall("RegisterClassW", RegisterClassW),
-        stdcall("RegisterClassExA", RegisterClassExA),
-        stdcall("RegisterClassExW", RegisterClassExW),
-        stdcall("UnregisterClassA", UnregisterClassA),
-        stdcall("UnregisterClassW", UnregisterClassW),
-        stdcall("GetClassInfoA", GetClassInfoA),
-        stdcall("GetClassInfoW", GetClassInfoW),
-        stdcall("GetClassInfoExA", GetClassInfoExA),
-        stdcall("GetClassInfoExW", GetClassInfoExW),
-        stdcall("GetClassLongA", GetClassLongA),
-        stdcall("GetClassLongW", GetClassLongW),
-        stdcall("SetClassLongA", SetClassLongA),
-        stdcall("SetClassLongW", SetClassLongW),
-        stdcall("GetClassNameA", GetClassNameA),
-        stdcall("GetClassNameW", GetClassNameW),
-        stdcall("CreateWindowExA", CreateWindowExA),
-        stdcall("CreateWindowExW", CreateWindowExW),
         stdcall("DestroyWindow", DestroyWindow),
         stdcall("ShowWindow", ShowWindow),
         stdcall("ShowWindowAsync", ShowWindowAsync),
@@ -2549,30 +2397,12 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetTopWindow", GetTopWindow),
         stdcall("GetDesktopWindow", GetDesktopWindow),
         stdcall("GetWindowThreadProcessId", GetWindowThreadProcessId),
-        stdcall("FindWindowA", FindWindowA),
-        stdcall("FindWindowW", FindWindowW),
         stdcall("EnumWindows", EnumWindows),
         stdcall("EnumChildWindows", EnumChildWindows),
         stdcall("EnumThreadWindows", EnumThreadWindows),
-        stdcall("GetWindowLongA", GetWindowLongA),
-        stdcall("GetWindowLongW", GetWindowLongW),
-        stdcall("SetWindowLongA", SetWindowLongA),
         stdcall("IsWindowUnicode", IsWindowUnicode),
-        stdcall("SetWindowLongW", SetWindowLongW),
         stdcall("GetWindowWord", GetWindowWord),
         stdcall("SetWindowWord", SetWindowWord),
-        stdcall("GetWindowTextA", GetWindowTextA),
-        stdcall("GetWindowTextW", GetWindowTextW),
-        stdcall("GetWindowTextLengthA", GetWindowTextLengthA),
-        stdcall("GetWindowTextLengthW", GetWindowTextLengthW),
-        stdcall("SetWindowTextA", SetWindowTextA),
-        stdcall("SetWindowTextW", SetWindowTextW),
-        stdcall("GetPropA", GetPropA),
-        stdcall("GetPropW", GetPropW),
-        stdcall("SetPropA", SetPropA),
-        stdcall("SetPropW", SetPropW),
-        stdcall("RemovePropA", RemovePropA),
-        stdcall("RemovePropW", RemovePropW),
         stdcall("SetFocus", SetFocus),
         stdcall("GetFocus", GetFocus),
         stdcall("SetActiveWindow", SetActiveWindow),
@@ -2585,15 +2415,32 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("MonitorFromRect", MonitorFromRect),
         stdcall("MonitorFromWindow", MonitorFromWindow),
         stdcall("MonitorFromPoint", MonitorFromPoint),
-        stdcall("GetMonitorInfoA", GetMonitorInfoA),
-        stdcall("GetMonitorInfoW", GetMonitorInfoW),
-        stdcall("SystemParametersInfoA", SystemParametersInfoA),
-        stdcall("SystemParametersInfoW", SystemParametersInfoW),
         stdcall("GetSysColor", GetSysColor),
         stdcall("GetSysColorBrush", GetSysColorBrush),
-        stdcall("DefWindowProcA", DefWindowProcA),
-        stdcall("DefWindowProcW", DefWindowProcW),
-        stdcall("CallWindowProcA", CallWindowProcA),
-        stdcall("CallWindowProcW", CallWindowProcW),
-    ]
+    ];
+    v.extend(stdcall_aw![
+        RegisterClass,
+        RegisterClassEx,
+        UnregisterClass,
+        GetClassInfo,
+        GetClassInfoEx,
+        GetClassLong,
+        SetClassLong,
+        GetClassName,
+        CreateWindowEx,
+        FindWindow,
+        GetWindowLong,
+        SetWindowLong,
+        GetWindowText,
+        GetWindowTextLength,
+        SetWindowText,
+        GetProp,
+        SetProp,
+        RemoveProp,
+        GetMonitorInfo,
+        SystemParametersInfo,
+        DefWindowProc,
+        CallWindowProc,
+    ]);
+    v
 }
