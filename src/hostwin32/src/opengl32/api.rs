@@ -116,125 +116,99 @@ fn normal(v: &[f32]) -> Cmd {
     Cmd::Normal([v[0], v[1], v[2]])
 }
 
-/// By-value and by-pointer forms of an attribute function.
+/// The by-value and by-pointer (`v`) forms of an attribute function, one pair per
+/// component type: `attr_forms!(vertex, false, (x, y), 2: glVertex2d glVertex2dv f64,
+/// ...)` defines glVertex2d(x, y) and glVertex2dv(v) for doubles. `$norm`: integer
+/// components are normalised to [-1, 1] / [0, 1] (colours, normals).
+macro_rules! attr_forms {
+    ($build:ident, $norm:expr, $args:tt, $n:literal: $($name:ident $namev:ident $t:ty),+ $(,)?) => {
+        $(
+            attr!($name, $build, $t, $norm, $args);
+            fn $namev(cx: &mut Ctx, v: Ptr) -> ApiResult<()> {
+                let vals = read_comps::<$t>(cx.proc, v.0, $n, $norm)?;
+                submit(cx, $build(&vals))
+            }
+        )+
+    };
+}
 macro_rules! attr {
-    ($name:ident, $build:ident, $t:ty, $norm:expr, $($a:ident),+) => {
+    ($name:ident, $build:ident, $t:ty, $norm:expr, ($($a:ident),+)) => {
         fn $name(cx: &mut Ctx, $($a: $t),+) -> ApiResult<()> {
             let v = [$(<$t as Comp>::to_f32($a, $norm)),+];
             submit(cx, $build(&v))
         }
     };
 }
-macro_rules! attrv {
-    ($name:ident, $build:ident, $t:ty, $norm:expr, $n:literal) => {
-        fn $name(cx: &mut Ctx, v: Ptr) -> ApiResult<()> {
-            let vals = read_comps::<$t>(cx.proc, v.0, $n, $norm)?;
-            submit(cx, $build(&vals))
-        }
-    };
-}
 
-attr!(glVertex2d, vertex, f64, false, x, y);
-attr!(glVertex2f, vertex, f32, false, x, y);
-attr!(glVertex2i, vertex, i32, false, x, y);
-attr!(glVertex2s, vertex, i16, false, x, y);
-attr!(glVertex3d, vertex, f64, false, x, y, z);
-attr!(glVertex3f, vertex, f32, false, x, y, z);
-attr!(glVertex3i, vertex, i32, false, x, y, z);
-attr!(glVertex3s, vertex, i16, false, x, y, z);
-attr!(glVertex4d, vertex, f64, false, x, y, z, w);
-attr!(glVertex4f, vertex, f32, false, x, y, z, w);
-attr!(glVertex4i, vertex, i32, false, x, y, z, w);
-attr!(glVertex4s, vertex, i16, false, x, y, z, w);
-attrv!(glVertex2dv, vertex, f64, false, 2);
-attrv!(glVertex2fv, vertex, f32, false, 2);
-attrv!(glVertex2iv, vertex, i32, false, 2);
-attrv!(glVertex2sv, vertex, i16, false, 2);
-attrv!(glVertex3dv, vertex, f64, false, 3);
-attrv!(glVertex3fv, vertex, f32, false, 3);
-attrv!(glVertex3iv, vertex, i32, false, 3);
-attrv!(glVertex3sv, vertex, i16, false, 3);
-attrv!(glVertex4dv, vertex, f64, false, 4);
-attrv!(glVertex4fv, vertex, f32, false, 4);
-attrv!(glVertex4iv, vertex, i32, false, 4);
-attrv!(glVertex4sv, vertex, i16, false, 4);
-
-attr!(glColor3b, color, i8, true, red, green, blue);
-attr!(glColor3d, color, f64, true, red, green, blue);
-attr!(glColor3f, color, f32, true, red, green, blue);
-attr!(glColor3i, color, i32, true, red, green, blue);
-attr!(glColor3s, color, i16, true, red, green, blue);
-attr!(glColor3ub, color, u8, true, red, green, blue);
-attr!(glColor3ui, color, u32, true, red, green, blue);
-attr!(glColor3us, color, u16, true, red, green, blue);
-attr!(glColor4b, color, i8, true, red, green, blue, alpha);
-attr!(glColor4d, color, f64, true, red, green, blue, alpha);
-attr!(glColor4f, color, f32, true, red, green, blue, alpha);
-attr!(glColor4i, color, i32, true, red, green, blue, alpha);
-attr!(glColor4s, color, i16, true, red, green, blue, alpha);
-attr!(glColor4ub, color, u8, true, red, green, blue, alpha);
-attr!(glColor4ui, color, u32, true, red, green, blue, alpha);
-attr!(glColor4us, color, u16, true, red, green, blue, alpha);
-attrv!(glColor3bv, color, i8, true, 3);
-attrv!(glColor3dv, color, f64, true, 3);
-attrv!(glColor3fv, color, f32, true, 3);
-attrv!(glColor3iv, color, i32, true, 3);
-attrv!(glColor3sv, color, i16, true, 3);
-attrv!(glColor3ubv, color, u8, true, 3);
-attrv!(glColor3uiv, color, u32, true, 3);
-attrv!(glColor3usv, color, u16, true, 3);
-attrv!(glColor4bv, color, i8, true, 4);
-attrv!(glColor4dv, color, f64, true, 4);
-attrv!(glColor4fv, color, f32, true, 4);
-attrv!(glColor4iv, color, i32, true, 4);
-attrv!(glColor4sv, color, i16, true, 4);
-attrv!(glColor4ubv, color, u8, true, 4);
-attrv!(glColor4uiv, color, u32, true, 4);
-attrv!(glColor4usv, color, u16, true, 4);
-
-attr!(glTexCoord1d, texcoord, f64, false, s);
-attr!(glTexCoord1f, texcoord, f32, false, s);
-attr!(glTexCoord1i, texcoord, i32, false, s);
-attr!(glTexCoord1s, texcoord, i16, false, s);
-attr!(glTexCoord2d, texcoord, f64, false, s, t);
-attr!(glTexCoord2f, texcoord, f32, false, s, t);
-attr!(glTexCoord2i, texcoord, i32, false, s, t);
-attr!(glTexCoord2s, texcoord, i16, false, s, t);
-attr!(glTexCoord3d, texcoord, f64, false, s, t, r);
-attr!(glTexCoord3f, texcoord, f32, false, s, t, r);
-attr!(glTexCoord3i, texcoord, i32, false, s, t, r);
-attr!(glTexCoord3s, texcoord, i16, false, s, t, r);
-attr!(glTexCoord4d, texcoord, f64, false, s, t, r, q);
-attr!(glTexCoord4f, texcoord, f32, false, s, t, r, q);
-attr!(glTexCoord4i, texcoord, i32, false, s, t, r, q);
-attr!(glTexCoord4s, texcoord, i16, false, s, t, r, q);
-attrv!(glTexCoord1dv, texcoord, f64, false, 1);
-attrv!(glTexCoord1fv, texcoord, f32, false, 1);
-attrv!(glTexCoord1iv, texcoord, i32, false, 1);
-attrv!(glTexCoord1sv, texcoord, i16, false, 1);
-attrv!(glTexCoord2dv, texcoord, f64, false, 2);
-attrv!(glTexCoord2fv, texcoord, f32, false, 2);
-attrv!(glTexCoord2iv, texcoord, i32, false, 2);
-attrv!(glTexCoord2sv, texcoord, i16, false, 2);
-attrv!(glTexCoord3dv, texcoord, f64, false, 3);
-attrv!(glTexCoord3fv, texcoord, f32, false, 3);
-attrv!(glTexCoord3iv, texcoord, i32, false, 3);
-attrv!(glTexCoord3sv, texcoord, i16, false, 3);
-attrv!(glTexCoord4dv, texcoord, f64, false, 4);
-attrv!(glTexCoord4fv, texcoord, f32, false, 4);
-attrv!(glTexCoord4iv, texcoord, i32, false, 4);
-attrv!(glTexCoord4sv, texcoord, i16, false, 4);
-
-attr!(glNormal3b, normal, i8, true, nx, ny, nz);
-attr!(glNormal3d, normal, f64, true, nx, ny, nz);
-attr!(glNormal3f, normal, f32, true, nx, ny, nz);
-attr!(glNormal3i, normal, i32, true, nx, ny, nz);
-attr!(glNormal3s, normal, i16, true, nx, ny, nz);
-attrv!(glNormal3bv, normal, i8, true, 3);
-attrv!(glNormal3dv, normal, f64, true, 3);
-attrv!(glNormal3fv, normal, f32, true, 3);
-attrv!(glNormal3iv, normal, i32, true, 3);
-attrv!(glNormal3sv, normal, i16, true, 3);
+attr_forms!(vertex, false, (x, y), 2:
+    glVertex2d glVertex2dv f64,
+    glVertex2f glVertex2fv f32,
+    glVertex2i glVertex2iv i32,
+    glVertex2s glVertex2sv i16,
+);
+attr_forms!(vertex, false, (x, y, z), 3:
+    glVertex3d glVertex3dv f64,
+    glVertex3f glVertex3fv f32,
+    glVertex3i glVertex3iv i32,
+    glVertex3s glVertex3sv i16,
+);
+attr_forms!(vertex, false, (x, y, z, w), 4:
+    glVertex4d glVertex4dv f64,
+    glVertex4f glVertex4fv f32,
+    glVertex4i glVertex4iv i32,
+    glVertex4s glVertex4sv i16,
+);
+attr_forms!(color, true, (red, green, blue), 3:
+    glColor3b glColor3bv i8,
+    glColor3d glColor3dv f64,
+    glColor3f glColor3fv f32,
+    glColor3i glColor3iv i32,
+    glColor3s glColor3sv i16,
+    glColor3ub glColor3ubv u8,
+    glColor3ui glColor3uiv u32,
+    glColor3us glColor3usv u16,
+);
+attr_forms!(color, true, (red, green, blue, alpha), 4:
+    glColor4b glColor4bv i8,
+    glColor4d glColor4dv f64,
+    glColor4f glColor4fv f32,
+    glColor4i glColor4iv i32,
+    glColor4s glColor4sv i16,
+    glColor4ub glColor4ubv u8,
+    glColor4ui glColor4uiv u32,
+    glColor4us glColor4usv u16,
+);
+attr_forms!(texcoord, false, (s), 1:
+    glTexCoord1d glTexCoord1dv f64,
+    glTexCoord1f glTexCoord1fv f32,
+    glTexCoord1i glTexCoord1iv i32,
+    glTexCoord1s glTexCoord1sv i16,
+);
+attr_forms!(texcoord, false, (s, t), 2:
+    glTexCoord2d glTexCoord2dv f64,
+    glTexCoord2f glTexCoord2fv f32,
+    glTexCoord2i glTexCoord2iv i32,
+    glTexCoord2s glTexCoord2sv i16,
+);
+attr_forms!(texcoord, false, (s, t, r), 3:
+    glTexCoord3d glTexCoord3dv f64,
+    glTexCoord3f glTexCoord3fv f32,
+    glTexCoord3i glTexCoord3iv i32,
+    glTexCoord3s glTexCoord3sv i16,
+);
+attr_forms!(texcoord, false, (s, t, r, q), 4:
+    glTexCoord4d glTexCoord4dv f64,
+    glTexCoord4f glTexCoord4fv f32,
+    glTexCoord4i glTexCoord4iv i32,
+    glTexCoord4s glTexCoord4sv i16,
+);
+attr_forms!(normal, true, (nx, ny, nz), 3:
+    glNormal3b glNormal3bv i8,
+    glNormal3d glNormal3dv f64,
+    glNormal3f glNormal3fv f32,
+    glNormal3i glNormal3iv i32,
+    glNormal3s glNormal3sv i16,
+);
 
 /// glRect: a polygon of the four corners (GL 1.1 section 2.9).
 fn rect(cx: &mut Ctx, x1: f32, y1: f32, x2: f32, y2: f32) -> ApiResult<()> {
@@ -1889,7 +1863,7 @@ pub fn exports() -> Vec<ApiDef> {
     }
     {
         use super::font::*;
-        exports!(v, wglUseFontOutlinesA, wglUseFontOutlinesW);
+        v.extend(crate::hle::stdcall_aw![wglUseFontOutlines]);
     }
     ext!(
         v,

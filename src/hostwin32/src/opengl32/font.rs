@@ -18,7 +18,7 @@ use super::matrix::Mat4;
 use super::with_current;
 use crate::gdi32::text::{Outline, dc_font, glyph_outline};
 use crate::hle::{ApiError, ApiResult, Ctx, Ptr};
-use crate::kernel32::string::decode_ansi;
+use crate::kernel32::string::{GuestStr, decode_ansi};
 use crate::teb::set_last_error;
 use std::sync::Arc;
 
@@ -245,32 +245,24 @@ fn use_font_outlines(
     Ok(true)
 }
 
-/// wglUseFontOutlinesA: characters `first` .. `first + count` of the ANSI code
-/// page.
-pub fn wglUseFontOutlinesA(
-    cx: &mut Ctx,
-    hdc: u32,
-    first: u32,
-    count: u32,
-    listBase: u32,
-    deviation: f32,
-    extrusion: f32,
-    format: i32,
-    lpgmf: Ptr,
-) -> ApiResult<bool> {
-    let chars = (0..count.min(256))
-        .map(|k| {
-            let b = (first.wrapping_add(k) & 0xff) as u8;
-            decode_ansi(&[b]).chars().next().unwrap_or(' ')
-        })
-        .collect();
-    use_font_outlines(
-        cx, hdc, chars, listBase, deviation, extrusion, format, lpgmf,
-    )
+/// The characters `first` .. `first + count` of wglUseFontOutlines: of the ANSI
+/// code page for the A form (at most 256), Unicode code points for the W form.
+fn font_chars<S: GuestStr>(first: u32, count: u32) -> Vec<char> {
+    if S::WIDE {
+        (0..count.min(0x10000))
+            .map(|k| char::from_u32(first.wrapping_add(k)).unwrap_or('\u{fffd}'))
+            .collect()
+    } else {
+        (0..count.min(256))
+            .map(|k| {
+                let b = (first.wrapping_add(k) & 0xff) as u8;
+                decode_ansi(&[b]).chars().next().unwrap_or(' ')
+            })
+            .collect()
+    }
 }
 
-/// wglUseFontOutlinesW: Unicode characters `first` .. `first + count`.
-pub fn wglUseFontOutlinesW(
+pub fn wglUseFontOutlines<S: GuestStr>(
     cx: &mut Ctx,
     hdc: u32,
     first: u32,
@@ -281,9 +273,7 @@ pub fn wglUseFontOutlinesW(
     format: i32,
     lpgmf: Ptr,
 ) -> ApiResult<bool> {
-    let chars = (0..count.min(0x10000))
-        .map(|k| char::from_u32(first.wrapping_add(k)).unwrap_or('\u{fffd}'))
-        .collect();
+    let chars = font_chars::<S>(first, count);
     use_font_outlines(
         cx, hdc, chars, listBase, deviation, extrusion, format, lpgmf,
     )
