@@ -8,7 +8,8 @@
 // The signatures are UCRT's.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, cdecl};
+use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, cdecl};
+use crate::kernel32::string::GuestStr;
 use crate::msvcrt::printf::{self, GuestArgs};
 use crate::msvcrt::state::{errno, set_errno};
 use crate::msvcrt::{gmem, sprintf, stdio as crt_stdio};
@@ -129,15 +130,17 @@ fn write(cx: &mut Ctx, buf: u32, units: &[u16], terminate: bool, wide: bool) -> 
     Ok(())
 }
 
-fn common_vsprintf(
+/// `__stdio_common_vsprintf` and, for `S` = WStrPtr, `__stdio_common_vswprintf`.
+fn __stdio_common_vsprintf<S: GuestStr>(
     cx: &mut Ctx,
     options: u64,
     buffer: Ptr,
     count: u32,
     fmt: u32,
+    _locale: u32,
     va: u32,
-    wide: bool,
 ) -> ApiResult<i32> {
+    let wide = S::WIDE;
     if fmt == 0 || (buffer.is_null() && count != 0) {
         set_errno(cx, errno::EINVAL)?;
         return Ok(-1);
@@ -150,42 +153,20 @@ fn common_vsprintf(
     Ok(plan.ret)
 }
 
-fn __stdio_common_vsprintf(
-    cx: &mut Ctx,
-    options: u64,
-    buffer: Ptr,
-    count: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsprintf(cx, options, buffer, count, format, arglist, false)
-}
-
-fn __stdio_common_vswprintf(
-    cx: &mut Ctx,
-    options: u64,
-    buffer: Ptr,
-    count: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsprintf(cx, options, buffer, count, format, arglist, true)
-}
-
 /// The `_s` forms: the text and its terminator must fit (`max` limits the text,
 /// `_TRUNCATE` meaning "as much as fits", which returns -1 when it cut).
-fn common_vsnprintf_s(
+/// `__stdio_common_vsnprintf_s` (`__stdio_common_vsnwprintf_s` for `S` = WStrPtr).
+fn __stdio_common_vsnprintf_s<S: GuestStr>(
     cx: &mut Ctx,
     options: u64,
     buffer: Ptr,
     count: u32,
     max: u32,
     fmt: u32,
+    _locale: u32,
     va: u32,
-    wide: bool,
 ) -> ApiResult<i32> {
+    let wide = S::WIDE;
     if fmt == 0 || buffer.is_null() || count == 0 {
         set_errno(cx, errno::EINVAL)?;
         return Ok(-1);
@@ -215,64 +196,30 @@ fn common_vsnprintf_s(
     Ok(ret)
 }
 
-fn __stdio_common_vsprintf_s(
+/// `__stdio_common_vsprintf_s` (`__stdio_common_vswprintf_s`): the `_s` form whose
+/// text may take the whole buffer.
+fn __stdio_common_vsprintf_s<S: GuestStr>(
     cx: &mut Ctx,
     options: u64,
     buffer: Ptr,
     count: u32,
     format: u32,
-    _locale: u32,
+    locale: u32,
     arglist: u32,
 ) -> ApiResult<i32> {
-    common_vsnprintf_s(cx, options, buffer, count, count, format, arglist, false)
+    __stdio_common_vsnprintf_s::<S>(cx, options, buffer, count, count, format, locale, arglist)
 }
 
-fn __stdio_common_vswprintf_s(
-    cx: &mut Ctx,
-    options: u64,
-    buffer: Ptr,
-    count: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsnprintf_s(cx, options, buffer, count, count, format, arglist, true)
-}
-
-fn __stdio_common_vsnprintf_s(
-    cx: &mut Ctx,
-    options: u64,
-    buffer: Ptr,
-    count: u32,
-    max: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsnprintf_s(cx, options, buffer, count, max, format, arglist, false)
-}
-
-fn __stdio_common_vsnwprintf_s(
-    cx: &mut Ctx,
-    options: u64,
-    buffer: Ptr,
-    count: u32,
-    max: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsnprintf_s(cx, options, buffer, count, max, format, arglist, true)
-}
-
-fn common_vfprintf(
+/// `__stdio_common_vfprintf` (`__stdio_common_vfwprintf` for `S` = WStrPtr).
+fn __stdio_common_vfprintf<S: GuestStr>(
     cx: &mut Ctx,
     options: u64,
     stream: Ptr,
     fmt: u32,
+    _locale: u32,
     va: u32,
-    wide: bool,
 ) -> ApiResult<i32> {
+    let wide = S::WIDE;
     if fmt == 0 || stream.is_null() {
         set_errno(cx, errno::EINVAL)?;
         return Ok(-1);
@@ -287,36 +234,17 @@ fn common_vfprintf(
     Ok(if ok { out.len() as i32 } else { -1 })
 }
 
-fn __stdio_common_vfprintf(
+/// `__stdio_common_vsscanf` (`__stdio_common_vswscanf` for `S` = WStrPtr).
+fn __stdio_common_vsscanf<S: GuestStr>(
     cx: &mut Ctx,
-    options: u64,
-    stream: Ptr,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vfprintf(cx, options, stream, format, arglist, false)
-}
-
-fn __stdio_common_vfwprintf(
-    cx: &mut Ctx,
-    options: u64,
-    stream: Ptr,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vfprintf(cx, options, stream, format, arglist, true)
-}
-
-fn common_vsscanf(
-    cx: &mut Ctx,
+    _options: u64,
     buffer: Ptr,
     count: u32,
     fmt: u32,
+    _locale: u32,
     va: u32,
-    wide: bool,
 ) -> ApiResult<i32> {
+    let wide = S::WIDE;
     if buffer.is_null() || fmt == 0 {
         set_errno(cx, errno::EINVAL)?;
         return Ok(-1);
@@ -337,30 +265,6 @@ fn common_vsscanf(
     sprintf::scan_string(cx, input, fmt, va, wide)
 }
 
-fn __stdio_common_vsscanf(
-    cx: &mut Ctx,
-    _options: u64,
-    buffer: Ptr,
-    count: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsscanf(cx, buffer, count, format, arglist, false)
-}
-
-fn __stdio_common_vswscanf(
-    cx: &mut Ctx,
-    _options: u64,
-    buffer: Ptr,
-    count: u32,
-    format: u32,
-    _locale: u32,
-    arglist: u32,
-) -> ApiResult<i32> {
-    common_vsscanf(cx, buffer, count, format, arglist, true)
-}
-
 /// `__acrt_iob_func(n)`: stdin, stdout, stderr for 0, 1, 2 (UCRT's FILE is opaque,
 /// so msvcrt's `_iob` entries serve).
 fn __acrt_iob_func(cx: &mut Ctx, index: u32) -> ApiResult<u32> {
@@ -374,16 +278,40 @@ fn __acrt_iob_func(cx: &mut Ctx, index: u32) -> ApiResult<u32> {
 
 pub fn exports() -> Vec<ApiDef> {
     vec![
-        cdecl("__stdio_common_vsprintf", __stdio_common_vsprintf),
-        cdecl("__stdio_common_vswprintf", __stdio_common_vswprintf),
-        cdecl("__stdio_common_vsprintf_s", __stdio_common_vsprintf_s),
-        cdecl("__stdio_common_vswprintf_s", __stdio_common_vswprintf_s),
-        cdecl("__stdio_common_vsnprintf_s", __stdio_common_vsnprintf_s),
-        cdecl("__stdio_common_vsnwprintf_s", __stdio_common_vsnwprintf_s),
-        cdecl("__stdio_common_vfprintf", __stdio_common_vfprintf),
-        cdecl("__stdio_common_vfwprintf", __stdio_common_vfwprintf),
-        cdecl("__stdio_common_vsscanf", __stdio_common_vsscanf),
-        cdecl("__stdio_common_vswscanf", __stdio_common_vswscanf),
+        cdecl(
+            "__stdio_common_vsprintf",
+            __stdio_common_vsprintf::<CStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vswprintf",
+            __stdio_common_vsprintf::<WStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vsprintf_s",
+            __stdio_common_vsprintf_s::<CStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vswprintf_s",
+            __stdio_common_vsprintf_s::<WStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vsnprintf_s",
+            __stdio_common_vsnprintf_s::<CStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vsnwprintf_s",
+            __stdio_common_vsnprintf_s::<WStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vfprintf",
+            __stdio_common_vfprintf::<CStrPtr>,
+        ),
+        cdecl(
+            "__stdio_common_vfwprintf",
+            __stdio_common_vfprintf::<WStrPtr>,
+        ),
+        cdecl("__stdio_common_vsscanf", __stdio_common_vsscanf::<CStrPtr>),
+        cdecl("__stdio_common_vswscanf", __stdio_common_vsscanf::<WStrPtr>),
         cdecl("__acrt_iob_func", __acrt_iob_func),
     ]
 }
