@@ -207,6 +207,12 @@ pub trait GuestStr: Arg + Copy + Send + Sync + 'static {
     /// A file name at `p` (not NULL): the A forms read it in the file functions'
     /// code page (ANSI, or OEM after SetFileApisToOEM).
     fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String>;
+    /// The UTF-16 units of `n` characters of this kind at `p`, or of the
+    /// NUL-terminated string there (without the NUL) if `n` is negative.
+    fn read_counted(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<u16>>;
+    /// UTF-16 units as guest characters of this kind (1252 bytes, `?` for what
+    /// 1252 lacks; or UTF-16LE).
+    fn encode_units(units: &[u16]) -> Vec<u8>;
     /// The string this points to; `None` for NULL.
     fn read_opt(self, proc: &Process) -> ApiResult<Option<String>> {
         match self.addr() {
@@ -228,6 +234,15 @@ impl GuestStr for CStrPtr {
     fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String> {
         Ok(decode_file_api(proc, &read_cbytes(proc, p)?))
     }
+    fn read_counted(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<u16>> {
+        counted_a(proc, p, n)
+    }
+    fn encode_units(units: &[u16]) -> Vec<u8> {
+        units
+            .iter()
+            .map(|&u| unicode_to_byte(CodePage::Ansi1252, u).unwrap_or(b'?'))
+            .collect()
+    }
 }
 
 impl GuestStr for WStrPtr {
@@ -241,6 +256,12 @@ impl GuestStr for WStrPtr {
     }
     fn read_file_api_at(proc: &Process, p: u32) -> ApiResult<String> {
         read_wstr(proc, p)
+    }
+    fn read_counted(proc: &Process, p: u32, n: i32) -> ApiResult<Vec<u16>> {
+        counted_w(proc, p, n)
+    }
+    fn encode_units(units: &[u16]) -> Vec<u8> {
+        units.iter().flat_map(|u| u.to_le_bytes()).collect()
     }
 }
 
@@ -379,51 +400,26 @@ fn ord_to_i32(o: Ordering) -> i32 {
     }
 }
 
-fn read_opt_a(proc: &Process, p: u32) -> ApiResult<Vec<u16>> {
+/// The UTF-16 units of a string for lstrcmp; NULL reads as empty.
+fn units_or_empty<S: GuestStr>(proc: &Process, p: u32) -> ApiResult<Vec<u16>> {
     if p == 0 {
         return Ok(Vec::new());
     }
-    Ok(read_cbytes(proc, p)?
-        .iter()
-        .map(|&b| byte_to_unicode(CodePage::Ansi1252, b))
-        .collect())
+    S::read_counted(proc, p, -1)
 }
 
-fn read_opt_w(proc: &Process, p: u32) -> ApiResult<Vec<u16>> {
-    if p == 0 {
-        return Ok(Vec::new());
-    }
-    read_wide(proc, p)
-}
-
-pub fn lstrcmpA(cx: &mut Ctx, lpString1: CStrPtr, lpString2: CStrPtr) -> ApiResult<i32> {
+pub fn lstrcmp<S: GuestStr>(cx: &mut Ctx, lpString1: S, lpString2: S) -> ApiResult<i32> {
     let (a, b) = (
-        read_opt_a(cx.proc, lpString1.0)?,
-        read_opt_a(cx.proc, lpString2.0)?,
+        units_or_empty::<S>(cx.proc, lpString1.addr())?,
+        units_or_empty::<S>(cx.proc, lpString2.addr())?,
     );
     Ok(ord_to_i32(collate(&a, &b, 0)))
 }
 
-pub fn lstrcmpW(cx: &mut Ctx, lpString1: WStrPtr, lpString2: WStrPtr) -> ApiResult<i32> {
+pub fn lstrcmpi<S: GuestStr>(cx: &mut Ctx, lpString1: S, lpString2: S) -> ApiResult<i32> {
     let (a, b) = (
-        read_opt_w(cx.proc, lpString1.0)?,
-        read_opt_w(cx.proc, lpString2.0)?,
-    );
-    Ok(ord_to_i32(collate(&a, &b, 0)))
-}
-
-pub fn lstrcmpiA(cx: &mut Ctx, lpString1: CStrPtr, lpString2: CStrPtr) -> ApiResult<i32> {
-    let (a, b) = (
-        read_opt_a(cx.proc, lpString1.0)?,
-        read_opt_a(cx.proc, lpString2.0)?,
-    );
-    Ok(ord_to_i32(collate(&a, &b, NORM_IGNORECASE)))
-}
-
-pub fn lstrcmpiW(cx: &mut Ctx, lpString1: WStrPtr, lpString2: WStrPtr) -> ApiResult<i32> {
-    let (a, b) = (
-        read_opt_w(cx.proc, lpString1.0)?,
-        read_opt_w(cx.proc, lpString2.0)?,
+        units_or_empty::<S>(cx.proc, lpString1.addr())?,
+        units_or_empty::<S>(cx.proc, lpString2.addr())?,
     );
     Ok(ord_to_i32(collate(&a, &b, NORM_IGNORECASE)))
 }
@@ -579,7 +575,7 @@ fn compare_result(cx: &mut Ctx, a: Vec<u16>, b: Vec<u16>, dwCmpFlags: u32) -> Ap
     Ok(ord_to_i32(collate(&cut(a), &cut(b), dwCmpFlags)) + 2)
 }
 
-pub fn CompareStringA(
+pub fn CompareString<S: GuestStr>(
     cx: &mut Ctx,
     _Locale: u32,
     dwCmpFlags: u32,
@@ -592,26 +588,8 @@ pub fn CompareStringA(
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
         return Ok(0);
     }
-    let a = counted_a(cx.proc, lpString1.0, cchCount1)?;
-    let b = counted_a(cx.proc, lpString2.0, cchCount2)?;
-    compare_result(cx, a, b, dwCmpFlags)
-}
-
-pub fn CompareStringW(
-    cx: &mut Ctx,
-    _Locale: u32,
-    dwCmpFlags: u32,
-    lpString1: Ptr,
-    cchCount1: i32,
-    lpString2: Ptr,
-    cchCount2: i32,
-) -> ApiResult<i32> {
-    if lpString1.is_null() || lpString2.is_null() {
-        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
-        return Ok(0);
-    }
-    let a = counted_w(cx.proc, lpString1.0, cchCount1)?;
-    let b = counted_w(cx.proc, lpString2.0, cchCount2)?;
+    let a = S::read_counted(cx.proc, lpString1.0, cchCount1)?;
+    let b = S::read_counted(cx.proc, lpString2.0, cchCount2)?;
     compare_result(cx, a, b, dwCmpFlags)
 }
 
@@ -1150,7 +1128,7 @@ fn lcmap(cx: &mut Ctx, flags: u32, units: Vec<u16>) -> ApiResult<Option<Vec<u16>
     ))
 }
 
-pub fn LCMapStringW(
+pub fn LCMapString<S: GuestStr>(
     cx: &mut Ctx,
     _Locale: u32,
     dwMapFlags: u32,
@@ -1163,13 +1141,14 @@ pub fn LCMapStringW(
         set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
         return Ok(0);
     }
-    let mut units = counted_w(cx.proc, lpSrcStr.0, cchSrc)?;
+    let mut units = S::read_counted(cx.proc, lpSrcStr.0, cchSrc)?;
     if cchSrc < 0 {
         units.push(0);
     }
     let Some(out) = lcmap(cx, dwMapFlags, units)? else {
         return Ok(0);
     };
+    // One 1252 byte or one UTF-16 unit per unit of `out`.
     if cchDest == 0 {
         return Ok(out.len() as i32);
     }
@@ -1177,42 +1156,9 @@ pub fn LCMapStringW(
         set_last_error(cx, err::ERROR_INSUFFICIENT_BUFFER)?;
         return Ok(0);
     }
-    write_wide(cx.proc, lpDestStr.0, &out)?;
-    Ok(out.len() as i32)
-}
-
-pub fn LCMapStringA(
-    cx: &mut Ctx,
-    _Locale: u32,
-    dwMapFlags: u32,
-    lpSrcStr: Ptr,
-    cchSrc: i32,
-    lpDestStr: Ptr,
-    cchDest: i32,
-) -> ApiResult<i32> {
-    if lpSrcStr.is_null() || cchSrc == 0 || cchDest < 0 {
-        set_last_error(cx, err::ERROR_INVALID_PARAMETER)?;
-        return Ok(0);
-    }
-    let mut units = counted_a(cx.proc, lpSrcStr.0, cchSrc)?;
-    if cchSrc < 0 {
-        units.push(0);
-    }
-    let Some(out) = lcmap(cx, dwMapFlags, units)? else {
-        return Ok(0);
-    };
-    let out: Vec<u8> = out
-        .iter()
-        .map(|&u| unicode_to_byte(CodePage::Ansi1252, u).unwrap_or(b'?'))
-        .collect();
-    if cchDest == 0 {
-        return Ok(out.len() as i32);
-    }
-    if out.len() > cchDest as usize {
-        set_last_error(cx, err::ERROR_INSUFFICIENT_BUFFER)?;
-        return Ok(0);
-    }
-    cx.proc.mem.write_bytes(lpDestStr.0, &out)?;
+    cx.proc
+        .mem
+        .write_bytes(lpDestStr.0, &S::encode_units(&out))?;
     Ok(out.len() as i32)
 }
 
@@ -1703,12 +1649,12 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("lstrcpynW", lstrcpynW),
         stdcall("lstrcatA", lstrcatA),
         stdcall("lstrcatW", lstrcatW),
-        stdcall("lstrcmpA", lstrcmpA),
-        stdcall("lstrcmpW", lstrcmpW),
-        stdcall("lstrcmpiA", lstrcmpiA),
-        stdcall("lstrcmpiW", lstrcmpiW),
-        stdcall("CompareStringA", CompareStringA),
-        stdcall("CompareStringW", CompareStringW),
+        stdcall("lstrcmpA", lstrcmp::<CStrPtr>),
+        stdcall("lstrcmpW", lstrcmp::<WStrPtr>),
+        stdcall("lstrcmpiA", lstrcmpi::<CStrPtr>),
+        stdcall("lstrcmpiW", lstrcmpi::<WStrPtr>),
+        stdcall("CompareStringA", CompareString::<CStrPtr>),
+        stdcall("CompareStringW", CompareString::<WStrPtr>),
         stdcall("MultiByteToWideChar", MultiByteToWideChar),
         stdcall("WideCharToMultiByte", WideCharToMultiByte),
         stdcall("GetACP", GetACP),
@@ -1721,8 +1667,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetStringTypeW", GetStringTypeW),
         stdcall("GetStringTypeExA", GetStringTypeExA),
         stdcall("GetStringTypeExW", GetStringTypeExW),
-        stdcall("LCMapStringA", LCMapStringA),
-        stdcall("LCMapStringW", LCMapStringW),
+        stdcall("LCMapStringA", LCMapString::<CStrPtr>),
+        stdcall("LCMapStringW", LCMapString::<WStrPtr>),
     ];
     v.extend(stdcall_aw![FormatMessage,]);
     v
@@ -1911,9 +1857,9 @@ mod tests {
         h.put_cstr(a, x);
         h.put_cstr(a + 0x800, y);
         if insensitive {
-            lstrcmpiA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x800)).unwrap()
+            lstrcmpi::<CStrPtr>(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x800)).unwrap()
         } else {
-            lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x800)).unwrap()
+            lstrcmp::<CStrPtr>(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x800)).unwrap()
         }
     }
 
@@ -1937,17 +1883,17 @@ mod tests {
         h.put_cstr(a, "resume");
         h.proc.mem.write_bytes(a + 0x10, b"r\xe9sum\xe9\0").unwrap();
         assert_eq!(
-            lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
+            lstrcmp::<CStrPtr>(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
             -1
         );
         h.put_cstr(a, "rz");
         assert_eq!(
-            lstrcmpA(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
+            lstrcmp::<CStrPtr>(&mut h.cx(), CStrPtr(a), CStrPtr(a + 0x10)).unwrap(),
             1
         );
         h.put_cstr(a, "ABC");
         h.put_cstr(a + 0x10, "abc");
-        let r = CompareStringA(
+        let r = CompareString::<CStrPtr>(
             &mut h.cx(),
             0x409,
             NORM_IGNORECASE,
@@ -1958,7 +1904,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r, 2);
-        let r = CompareStringA(&mut h.cx(), 0x409, 0, Ptr(a), 2, Ptr(a + 0x10), 3).unwrap();
+        let r =
+            CompareString::<CStrPtr>(&mut h.cx(), 0x409, 0, Ptr(a), 2, Ptr(a + 0x10), 3).unwrap();
         assert_eq!(r, 1);
     }
 
@@ -1988,7 +1935,7 @@ mod tests {
         );
         h.put_wstr(a, "MiXed");
         assert_eq!(
-            LCMapStringW(
+            LCMapString::<WStrPtr>(
                 &mut h.cx(),
                 0x409,
                 LCMAP_UPPERCASE,
