@@ -40,6 +40,7 @@ const PROGRAMS: &[&str] = &[
     "hello",
     "iebrowser",
     "intbench",
+    "keymap",
     "loadsys",
     "lzhuff",
     "playsnd",
@@ -584,6 +585,16 @@ fn intbench_normal() {
 #[test]
 fn intbench_deterministic() {
     guest_program("intbench", Mode::Deterministic);
+}
+
+#[test]
+fn keymap_normal() {
+    guest_program("keymap", Mode::Normal);
+}
+
+#[test]
+fn keymap_deterministic() {
+    guest_program("keymap", Mode::Deterministic);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::objects::{
 };
 use super::raster::{self, Raster, with_raster};
 use super::surface::Rect;
-use crate::hle::{ApiDef, ApiResult, Ctx, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
 use crate::process::Process;
 
 const CLR_INVALID: u32 = 0xffff_ffff;
@@ -760,8 +760,59 @@ pub fn FloodFill(cx: &mut Ctx, hdc: u32, x: i32, y: i32, color: u32) -> ApiResul
     ExtFloodFill(cx, hdc, x, y, color, FLOODFILLBORDER)
 }
 
+/// LineDDA: calls `lpProc(x, y, data)` for every point of the line from
+/// (`xStart`, `yStart`) to (`xEnd`, `yEnd`), the end point excluded, stepping one
+/// unit along the longer axis (the y axis when both are equal) and moving on the
+/// other axis when the error term of the midpoint rule turns positive.
+pub fn LineDDA(
+    cx: &mut Ctx,
+    xStart: i32,
+    yStart: i32,
+    xEnd: i32,
+    yEnd: i32,
+    lpProc: u32,
+    data: u32,
+) -> ApiResult<Outcome> {
+    let (dx, dy) = (
+        (xEnd as i64 - xStart as i64).abs(),
+        (yEnd as i64 - yStart as i64).abs(),
+    );
+    let (sx, sy) = (
+        if xEnd < xStart { -1 } else { 1 },
+        if yEnd < yStart { -1 } else { 1 },
+    );
+    // The major axis advances every step, the minor one when the error is positive.
+    let (major, minor) = if dx > dy { (dx, dy) } else { (dy, dx) };
+    let mut err = 2 * minor - major;
+    let (mut x, mut y) = (xStart, yStart);
+    for _ in 0..major {
+        if let Err(end) = super::text::call_guest(cx, lpProc, &[x as u32, y as u32, data])? {
+            return Ok(end);
+        }
+        let step_minor = err > 0;
+        if step_minor {
+            err += 2 * (minor - major);
+        } else {
+            err += 2 * minor;
+        }
+        if dx > dy {
+            x = x.wrapping_add(sx);
+            if step_minor {
+                y = y.wrapping_add(sy);
+            }
+        } else {
+            y = y.wrapping_add(sy);
+            if step_minor {
+                x = x.wrapping_add(sx);
+            }
+        }
+    }
+    Ok(Outcome::Return(1))
+}
+
 pub fn exports() -> Vec<ApiDef> {
     vec![
+        stdcall("LineDDA", LineDDA),
         stdcall("SetPixel", SetPixel),
         stdcall("SetPixelV", SetPixelV),
         stdcall("GetPixel", GetPixel),

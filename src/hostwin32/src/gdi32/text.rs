@@ -1224,7 +1224,7 @@ pub(crate) fn call_guest(cx: &mut Ctx, f: u32, args: &[u32]) -> ApiResult<Result
         Err(ThreadEnd::ProcessExit(c)) => Ok(Err(Outcome::ExitProcess(c))),
         Err(ThreadEnd::Crashed(report)) => Err(ApiError::Other(report)),
         Err(ThreadEnd::InstructionLimit) => Err(ApiError::Other(format!(
-            "instruction limit reached inside a font enumeration callback at {f:#010x}"
+            "instruction limit reached inside a GDI callback at {f:#010x}"
         ))),
     }
 }

@@ -689,6 +689,13 @@ pub fn HeapCompact(cx: &mut Ctx, hHeap: u32, _dwFlags: u32) -> ApiResult<u32> {
     Ok(heap.largest_free())
 }
 
+/// GlobalCompact and LocalCompact: Win32 has no movable global heap to compact;
+/// Windows NT compacts the process heap (which the Global and Local functions
+/// allocate from) and answers its largest free block, as HeapCompact does.
+pub fn GlobalCompact(cx: &mut Ctx, _dwMinFree: u32) -> ApiResult<u32> {
+    Ok(process_heap(cx.proc)?.largest_free())
+}
+
 pub fn GetProcessHeaps(cx: &mut Ctx, NumberOfHeaps: u32, ProcessHeaps: Ptr) -> ApiResult<u32> {
     process_heap(cx.proc)?;
     let list: Vec<u32> = heaps(cx.proc)
@@ -1019,6 +1026,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("HeapSize", HeapSize),
         stdcall("HeapValidate", HeapValidate),
         stdcall("HeapCompact", HeapCompact),
+        stdcall("GlobalCompact", GlobalCompact),
+        stdcall("LocalCompact", GlobalCompact),
         stdcall("GlobalAlloc", GlobalAlloc),
         stdcall("GlobalFree", GlobalFree),
         stdcall("GlobalLock", GlobalLock),
@@ -1224,6 +1233,17 @@ mod tests {
         for w in spans.windows(2) {
             assert!(w[0].0 + w[0].1 <= w[1].0);
         }
+    }
+
+    #[test]
+    fn global_compact_answers_the_process_heaps_largest_free_block() {
+        let mut h = Harness::new();
+        let a = GlobalAlloc(&mut h.cx(), 0, 0x2_0000).unwrap();
+        let b = GlobalAlloc(&mut h.cx(), 0, 16).unwrap();
+        assert_eq!(GlobalFree(&mut h.cx(), a).unwrap(), 0);
+        // The freed 128 KiB block is free again.
+        assert!(GlobalCompact(&mut h.cx(), 0).unwrap() >= 0x2_0000);
+        assert_eq!(GlobalFree(&mut h.cx(), b).unwrap(), 0);
     }
 
     #[test]

@@ -226,7 +226,7 @@ pub fn GetKeyboardLayout(_cx: &mut Ctx, _idThread: u32) -> u32 {
     0x0409_0409
 }
 
-const HKL_EN_US: u32 = 0x0409_0409;
+pub(crate) const HKL_EN_US: u32 = 0x0409_0409;
 
 /// The one installed layout: with `nBuff` 0 the count, else the handles stored.
 pub fn GetKeyboardLayoutList(cx: &mut Ctx, nBuff: i32, lpList: Ptr) -> ApiResult<i32> {

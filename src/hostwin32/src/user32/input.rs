@@ -8,7 +8,8 @@ use super::wm::{self, Msg};
 use super::{fin, lock_wm};
 use crate::display::{InputEvent, MouseButton};
 use crate::gdi32::Rect;
-use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
+use crate::kernel32::string::{GuestStr, copy_truncated_a, copy_truncated_w, encode_ansi};
 use crate::process::Process;
 use std::sync::Arc;
 
@@ -705,8 +706,98 @@ pub fn TranslateMessage(cx: &mut Ctx, lpMsg: Ptr) -> ApiResult<bool> {
     Ok(translate(cx, &m))
 }
 
+// ---- keyboard layout ----------------------------------------------------------------------
+
+const MAPVK_VK_TO_VSC: u32 = 0;
+const MAPVK_VSC_TO_VK: u32 = 1;
+const MAPVK_VK_TO_CHAR: u32 = 2;
+const MAPVK_VSC_TO_VK_EX: u32 = 3;
+const MAPVK_VK_TO_VSC_EX: u32 = 4;
+
+/// MapVirtualKey's translation in the US layout (crate::keys); 0 where the layout
+/// has none, as Windows answers.
+fn map_virtual_key(uCode: u32, uMapType: u32) -> ApiResult<u32> {
+    let vk = u8::try_from(uCode).ok();
+    Ok(match uMapType {
+        MAPVK_VK_TO_VSC | MAPVK_VK_TO_VSC_EX => match vk.and_then(crate::keys::scancode) {
+            // The _EX form gives extended keys their E0 prefix.
+            Some((scan, true)) if uMapType == MAPVK_VK_TO_VSC_EX => 0xe000 | scan as u32,
+            Some((scan, _)) => scan as u32,
+            None => 0,
+        },
+        MAPVK_VSC_TO_VK | MAPVK_VSC_TO_VK_EX => {
+            // The high byte may carry the E0 or E1 prefix (Windows Vista on).
+            let scan = (uCode & 0xff) as u16;
+            let vk = match uCode >> 8 {
+                0 => crate::keys::layout_vk(scan, false),
+                0xe0 => crate::keys::layout_vk(scan, true),
+                0xe1 if scan == 0x1d => Some(0x13),
+                _ => None,
+            };
+            match (vk, uMapType) {
+                // The plain form does not tell left from right.
+                (Some(0xa0 | 0xa1), MAPVK_VSC_TO_VK) => VK_SHIFT as u32,
+                (Some(0xa2 | 0xa3), MAPVK_VSC_TO_VK) => VK_CONTROL as u32,
+                (Some(0xa4 | 0xa5), MAPVK_VSC_TO_VK) => VK_MENU as u32,
+                (Some(v), _) => v as u32,
+                (None, _) => 0,
+            }
+        }
+        MAPVK_VK_TO_CHAR => vk
+            .and_then(crate::keys::unshifted_char)
+            .map_or(0, |c| c as u32),
+        _ => {
+            return Err(ApiError::UnimplementedCase(format!(
+                "MapVirtualKey: map type {uMapType}"
+            )));
+        }
+    })
+}
+
+/// MapVirtualKeyA and W: the same answers, since every character of the US layout
+/// is ASCII.
+pub fn MapVirtualKey(_cx: &mut Ctx, uCode: u32, uMapType: u32) -> ApiResult<u32> {
+    map_virtual_key(uCode, uMapType)
+}
+
+/// MapVirtualKeyExA and W in the US layout (0 names the current one).
+pub fn MapVirtualKeyEx(_cx: &mut Ctx, uCode: u32, uMapType: u32, dwhkl: u32) -> ApiResult<u32> {
+    if dwhkl != 0 && dwhkl != super::displaysettings::HKL_EN_US {
+        return Err(ApiError::UnimplementedCase(format!(
+            "MapVirtualKeyEx: keyboard layout {dwhkl:#010x} (only US English is installed)"
+        )));
+    }
+    map_virtual_key(uCode, uMapType)
+}
+
+/// GetKeyNameText: the layout's name of the key of a keystroke `lParam`, cut to
+/// `cchSize - 1` characters and NUL-terminated; the characters copied, 0 for a key
+/// without a name (an empty string is stored) or a `cchSize` of 0 (nothing stored).
+pub fn GetKeyNameText<S: GuestStr>(
+    cx: &mut Ctx,
+    lParam: u32,
+    lpString: Ptr,
+    cchSize: i32,
+) -> ApiResult<i32> {
+    if cchSize <= 0 {
+        return Ok(0);
+    }
+    let name = crate::keys::key_name(lParam).unwrap_or_default();
+    let n = if S::WIDE {
+        let units: Vec<u16> = name.encode_utf16().collect();
+        copy_truncated_w(cx.proc, lpString.0, cchSize as u32, &units)?
+    } else {
+        copy_truncated_a(cx.proc, lpString.0, cchSize as u32, &encode_ansi(&name))?
+    };
+    Ok(n as i32)
+}
+
 pub fn exports() -> Vec<ApiDef> {
-    vec![
+    let mut v = vec![
+        stdcall("MapVirtualKeyA", MapVirtualKey),
+        stdcall("MapVirtualKeyW", MapVirtualKey),
+        stdcall("MapVirtualKeyExA", MapVirtualKeyEx),
+        stdcall("MapVirtualKeyExW", MapVirtualKeyEx),
         stdcall("GetAsyncKeyState", GetAsyncKeyState),
         stdcall("GetKeyState", GetKeyState),
         stdcall("GetKeyboardState", GetKeyboardState),
@@ -726,5 +817,29 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetDoubleClickTime", GetDoubleClickTime),
         stdcall("SwapMouseButton", SwapMouseButton),
         stdcall("TranslateMessage", TranslateMessage),
-    ]
+    ];
+    v.extend(stdcall_aw![GetKeyNameText]);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_virtual_key_ex_types_and_prefixes() {
+        // MapVirtualKey's documented map types; the E0/E1 prefixes of the _EX
+        // forms as Windows Vista on reads and writes them.
+        assert_eq!(map_virtual_key(0x25, MAPVK_VK_TO_VSC).unwrap(), 0x4b);
+        assert_eq!(map_virtual_key(0x25, MAPVK_VK_TO_VSC_EX).unwrap(), 0xe04b);
+        assert_eq!(map_virtual_key(0x60, MAPVK_VK_TO_VSC).unwrap(), 0x52);
+        assert_eq!(map_virtual_key(0x1_0041, MAPVK_VK_TO_VSC).unwrap(), 0);
+        assert_eq!(map_virtual_key(0xe01d, MAPVK_VSC_TO_VK_EX).unwrap(), 0xa3);
+        assert_eq!(map_virtual_key(0xe01d, MAPVK_VSC_TO_VK).unwrap(), 0x11);
+        assert_eq!(map_virtual_key(0xe035, MAPVK_VSC_TO_VK).unwrap(), 0x6f);
+        assert_eq!(map_virtual_key(0xe11d, MAPVK_VSC_TO_VK).unwrap(), 0x13);
+        assert_eq!(map_virtual_key(0xf01d, MAPVK_VSC_TO_VK).unwrap(), 0);
+        assert_eq!(map_virtual_key(0x60, MAPVK_VK_TO_CHAR).unwrap(), '0' as u32);
+        assert!(map_virtual_key(0x41, 7).is_err());
+    }
 }
