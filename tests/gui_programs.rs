@@ -81,6 +81,9 @@
 //!   modes.
 //! - `procres`: GetProcessIoCounters, GetGuiResources and Shell_NotifyIconW as
 //!   taskmgr uses them (README: the lines Wine 8 stubs keep Windows' behaviour).
+//! - `popups`: ShowOwnedPopups (WM_SHOWWINDOW with SW_PARENTCLOSING/OPENING, what
+//!   DefWindowProc hides and shows again), GetLastActivePopup across activation and
+//!   destruction, WinHelp's HELP_QUIT; expected output from Wine 8, in both modes.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -107,6 +110,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "minsize",
     "msglog",
     "msgbox",
+    "popups",
     "procres",
     "regsave",
     "rtstart",
@@ -191,6 +195,16 @@ fn comctl_bars_deterministic() {
 #[test]
 fn childid_normal() {
     stdout_program("childid", false);
+}
+
+#[test]
+fn popups_normal() {
+    stdout_program("popups", false);
+}
+
+#[test]
+fn popups_deterministic() {
+    stdout_program("popups", true);
 }
 
 #[test]

@@ -571,3 +571,13 @@ fn a_visible_window_of_no_size_is_not_the_main_window() {
     );
     assert_eq!(lock_wm(&h.proc).main_window(), Some(form));
 }
+
+#[test]
+fn win_help_without_a_help_engine() {
+    // HELP_QUIT closes nothing and succeeds; any other command fails as WinHelp
+    // does when winhlp32.exe cannot be started (ERROR_FILE_NOT_FOUND).
+    let mut h = Harness::new();
+    assert!(window::WinHelp::<CStrPtr>(&mut h.cx(), 0, CStrPtr(0), 2, 0).unwrap());
+    assert!(!window::WinHelp::<WStrPtr>(&mut h.cx(), 0, WStrPtr(0), 3, 0).unwrap());
+    assert_eq!(h.last_error(), 2);
+}

@@ -822,6 +822,10 @@ fn destroy_tree(cx: &mut Ctx, hwnd: u32) -> UR<()> {
         wm.top.retain(|&t| t != hwnd);
     }
     wm.dirty.remove(&hwnd);
+    wm.hidden_with_owner.remove(&hwnd);
+    // An owner tree whose last active window goes answers its owner again.
+    wm.last_active_popup
+        .retain(|&o, &mut p| o != hwnd && p != hwnd);
     wm.timers.retain(|t| t.hwnd != hwnd);
     if wm.main == hwnd {
         wm.main = 0;
@@ -1126,6 +1130,8 @@ pub fn set_active(cx: &mut Ctx, hwnd: u32) -> UR<u32> {
         if hwnd != 0 {
             wm.top.retain(|&t| t != hwnd);
             wm.top.insert(0, hwnd);
+            let root = owner_root(&wm, hwnd);
+            wm.last_active_popup.insert(root, hwnd);
         }
     }
     if hwnd == 0 {
@@ -1140,6 +1146,122 @@ pub fn set_active(cx: &mut Ctx, hwnd: u32) -> UR<u32> {
     send(cx, hwnd, WM_NCACTIVATE, 1, 0, true)?;
     send(cx, hwnd, WM_ACTIVATE, 1, prev, true)?;
     Ok(prev)
+}
+
+/// The unowned window at the top of `hwnd`'s owner chain.
+fn owner_root(wm: &Wm, mut hwnd: u32) -> u32 {
+    // An owner chain has no cycles (an owner exists before what it owns), but a
+    // bound keeps a damaged one from looping.
+    for _ in 0..64 {
+        match wm.win(hwnd).map_or(0, |w| w.owner) {
+            0 => break,
+            o => hwnd = o,
+        }
+    }
+    hwnd
+}
+
+/// GetLastActivePopup: the window of `hWnd`'s owner tree that was active last;
+/// `hWnd` itself if that was it, if none of its pop-ups has been active (or that
+/// one is gone), or if `hWnd` is a child or an owned window.
+pub fn GetLastActivePopup(cx: &mut Ctx, hWnd: u32) -> ApiResult<u32> {
+    let wm = lock_wm(cx.proc);
+    let Some(w) = wm.win(hWnd) else {
+        drop(wm);
+        set_error(cx, ERROR_INVALID_WINDOW_HANDLE)?;
+        return Ok(0);
+    };
+    if w.parent != 0 || w.owner != 0 {
+        return Ok(hWnd);
+    }
+    Ok(match wm.last_active_popup.get(&hWnd) {
+        Some(&p) if wm.win(p).is_some() => p,
+        _ => hWnd,
+    })
+}
+
+/// ShowOwnedPopups: sends each pop-up `hWnd` owns WM_SHOWWINDOW with
+/// SW_PARENTCLOSING (the visible ones, for FALSE) or SW_PARENTOPENING (for TRUE,
+/// the ones an earlier FALSE hid); DefWindowProc then hides or shows the window.
+pub fn ShowOwnedPopups(cx: &mut Ctx, hWnd: u32, fShow: bool) -> ApiResult<Outcome> {
+    const SW_PARENTCLOSING: u32 = 1;
+    const SW_PARENTOPENING: u32 = 3;
+    let targets: Vec<u32> = {
+        let wm = lock_wm(cx.proc);
+        if wm.win(hWnd).is_none() {
+            drop(wm);
+            set_error(cx, ERROR_INVALID_WINDOW_HANDLE)?;
+            return Ok(Outcome::Return(0));
+        }
+        wm.top
+            .iter()
+            .copied()
+            .filter(|&t| {
+                wm.win(t).is_some_and(|w| {
+                    w.owner == hWnd
+                        && if fShow {
+                            wm.hidden_with_owner.contains(&t)
+                        } else {
+                            w.style & wm::WS_VISIBLE != 0
+                        }
+                })
+            })
+            .collect()
+    };
+    fin((|| {
+        for t in targets {
+            if fShow {
+                send(cx, t, WM_SHOWWINDOW, 1, SW_PARENTOPENING, true)?;
+            } else {
+                send(cx, t, WM_SHOWWINDOW, 0, SW_PARENTCLOSING, true)?;
+            }
+        }
+        Ok(true)
+    })())
+}
+
+/// DefWindowProc's WM_SHOWWINDOW from ShowOwnedPopups (`lp` non-zero): an owned
+/// window hides, remembering why, or shows again if that is why it was hidden.
+fn show_with_owner(cx: &mut Ctx, hwnd: u32, show: bool) -> UR<()> {
+    let act = {
+        let mut wm = lock_wm(cx.proc);
+        let Some(w) = wm.win(hwnd) else {
+            return Ok(());
+        };
+        let visible = w.style & wm::WS_VISIBLE != 0;
+        if w.owner == 0 || visible == show {
+            false
+        } else if show {
+            wm.hidden_with_owner.remove(&hwnd)
+        } else {
+            wm.hidden_with_owner.insert(hwnd);
+            true
+        }
+    };
+    if act {
+        // SW_SHOWNOACTIVATE or SW_HIDE.
+        show_window(cx, hwnd, if show { 4 } else { 0 })?;
+    }
+    Ok(())
+}
+
+/// WinHelp: winterp has no help engine (winhlp32.exe is absent, as on Windows
+/// Vista and later without the separate download). HELP_QUIT, which closes the
+/// engine, has nothing to close and succeeds; every other command fails as
+/// WinHelp does when it cannot start winhlp32.exe: FALSE with ERROR_FILE_NOT_FOUND.
+pub fn WinHelp<S: GuestStr>(
+    cx: &mut Ctx,
+    _hWndMain: u32,
+    _lpszHelp: S,
+    uCommand: u32,
+    _dwData: u32,
+) -> ApiResult<bool> {
+    const HELP_QUIT: u32 = 2;
+    if uCommand == HELP_QUIT {
+        return Ok(true);
+    }
+    set_error(cx, crate::kernel32::misc::err::ERROR_FILE_NOT_FOUND)?;
+    Ok(false)
 }
 
 /// SetFocus's work; returns the previous focus.
@@ -2321,6 +2443,10 @@ pub fn def_window_proc(
                 std::mem::replace(&mut w.icon[k], lp)
             }))
         }
+        WM_SHOWWINDOW if lp != 0 => {
+            show_with_owner(cx, hwnd, wp != 0)?;
+            Ok(0)
+        }
         WM_SHOWWINDOW | WM_SETFOCUS | WM_KILLFOCUS | WM_DESTROY | WM_NCDESTROY | WM_CREATE
         | WM_SIZE | WM_MOVE | WM_GETMINMAXINFO | WM_WINDOWPOSCHANGING | WM_ACTIVATEAPP
         | WM_PARENTNOTIFY | WM_TIMER | WM_COMMAND | WM_NCPAINT | WM_ENABLE | WM_SETFONT
@@ -2394,6 +2520,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetAncestor", GetAncestor),
         stdcall("SetParent", SetParent),
         stdcall("GetWindow", GetWindow),
+        stdcall("GetLastActivePopup", GetLastActivePopup),
+        stdcall("ShowOwnedPopups", ShowOwnedPopups),
         stdcall("GetTopWindow", GetTopWindow),
         stdcall("GetDesktopWindow", GetDesktopWindow),
         stdcall("GetWindowThreadProcessId", GetWindowThreadProcessId),
@@ -2419,6 +2547,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetSysColorBrush", GetSysColorBrush),
     ];
     v.extend(stdcall_aw![
+        WinHelp,
         RegisterClass,
         RegisterClassEx,
         UnregisterClass,

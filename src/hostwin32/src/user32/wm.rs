@@ -356,6 +356,12 @@ pub struct Wm {
     pub menubar_dirty: BTreeSet<u32>,
     /// The menu being tracked (a click on a menu bar, TrackPopupMenu).
     pub menu_track: Option<super::menubar::Track>,
+    /// For a top-level unowned window, the window of its owner tree activated last
+    /// (GetLastActivePopup).
+    pub last_active_popup: HashMap<u32, u32>,
+    /// Owned windows that DefWindowProc hid for ShowOwnedPopups(FALSE), which
+    /// ShowOwnedPopups(TRUE) shows again.
+    pub hidden_with_owner: BTreeSet<u32>,
 }
 
 impl Default for Wm {
@@ -388,6 +394,8 @@ impl Default for Wm {
             main: 0,
             menubar_dirty: BTreeSet::new(),
             menu_track: None,
+            last_active_popup: HashMap::new(),
+            hidden_with_owner: BTreeSet::new(),
         };
         w.register_system_classes();
         w
