@@ -448,8 +448,9 @@ fn jit_lines(j: &JitSnapshot) -> (String, String, String) {
     let ms = |ns: u64| ns as f64 / 1e6;
     (
         format!(
-            "{} blocks compiled, {} declined, {} failed; code {} B live, {} B peak",
+            "{} regions ({} blocks) compiled, {} declined, {} failed; code {} B live, {} B peak",
             compact(j.compiled),
+            compact(j.region_blocks),
             compact(j.declined),
             compact(j.failed),
             compact(j.code_bytes_live),
@@ -463,13 +464,14 @@ fn jit_lines(j: &JitSnapshot) -> (String, String, String) {
             ms(j.compile_ns)
         ),
         format!(
-            "{} entries, {} linked, {} insns; exits: {} block, {} fault, {} code write",
+            "{} entries, {} linked, {} insns; exits: {} block, {} fault, {} code write, {} to the interpreter",
             compact(j.entries),
             compact(j.linked),
             compact(j.insns),
             compact(j.exit_block),
             compact(j.exit_fault),
-            compact(j.exit_code_write)
+            compact(j.exit_code_write),
+            compact(j.exit_resume)
         ),
     )
 }
@@ -519,6 +521,7 @@ mod tests {
     fn jit_lines_show_code_compile_time_and_exits() {
         let j = JitSnapshot {
             compiled: 1234,
+            region_blocks: 4321,
             declined: 7,
             code_bytes_live: 2_500_000,
             code_bytes_peak: 3_000_000,
@@ -532,12 +535,13 @@ mod tests {
             exit_block: 40,
             exit_fault: 1,
             exit_code_write: 1,
+            exit_resume: 3,
             ..Default::default()
         };
         let (code, compile, exits) = jit_lines(&j);
         assert_eq!(
             code,
-            "1.2k blocks compiled, 7 declined, 0 failed; code 2.50M B live, 3.00M B peak"
+            "1.2k regions (4.3k blocks) compiled, 7 declined, 0 failed; code 2.50M B live, 3.00M B peak"
         );
         assert_eq!(
             compile,
@@ -545,7 +549,7 @@ mod tests {
         );
         assert_eq!(
             exits,
-            "42 entries, 5.00M linked, 90.00M insns; exits: 40 block, 1 fault, 1 code write"
+            "42 entries, 5.00M linked, 90.00M insns; exits: 40 block, 1 fault, 1 code write, 3 to the interpreter"
         );
     }
 

@@ -369,8 +369,9 @@ fn jit_incoming_carry_after_every_record_matches_the_interpreter() {
     }
 }
 
-/// Reads run off the end of the data region: the fault is raised at the exact
-/// instruction, inside a compiled block, with the state of the interpreter.
+/// Reads run off the end of the data region: compiled code hands the faulting
+/// load to the interpreter (its slow path, one `resume` exit) with the state of the
+/// interpreter before it, and the fault is raised at the exact instruction.
 #[test]
 fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
     let code = assemble(|a| {
@@ -388,7 +389,7 @@ fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
     });
     let (whole, _) = equivalent(&code);
     assert!(whole.blocks() > 2_000, "{whole:?}");
-    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+    assert_eq!(whole.exit_resume, 1, "{whole:?}");
     let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
     assert!(
         matches!(on.stops.last(), Some(StopReason::Exception(_))),
@@ -537,12 +538,13 @@ fn jit_push_into_an_unmapped_stack_page_matches_the_interpreter() {
     });
     let (whole, _) = equivalent(&code);
     assert!(whole.blocks() > 1_000, "{whole:?}");
-    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+    assert_eq!(whole.exit_resume, 1, "{whole:?}");
 }
 
 /// A hot compiled block stores into its own bytes (the immediate of an ADD after
-/// the store, in the same block) at one iteration: the compiled code leaves right
-/// after the store, the block is retired, and the new immediate takes effect at
+/// the store, in the same block) at one iteration: the compiled code hands the
+/// store to the interpreter (a page holding code is a slow path), which leaves
+/// right after it; the block is retired, and the new immediate takes effect at
 /// once, as in the interpreter.
 #[test]
 fn jit_store_into_a_running_compiled_block_matches_the_interpreter() {
@@ -583,7 +585,7 @@ fn jit_store_into_a_running_compiled_block_matches_the_interpreter() {
     assert_eq!(code.len(), probe.len());
     let (whole, sliced) = equivalent(&code);
     assert!(whole.blocks() > 5_000, "{whole:?}");
-    assert_eq!(whole.exit_code_write, 1, "{whole:?}");
+    assert_eq!(whole.exit_resume, 1, "{whole:?}");
     assert!(sliced.blocks() > 2_000, "{sliced:?}");
 }
 
@@ -1055,10 +1057,12 @@ fn jit_cross_thread_code_write_retires_compiled_code() {
         sa.compiled >= 1 && sa.blocks() > 50_000,
         "A ran compiled: {sa:?}"
     );
-    assert_eq!(sb.exit_code_write, 1, "B's compiled store hit code: {sb:?}");
+    // B's compiled store reached code: its slow path handed the store to the
+    // interpreter (the one resume of B's run).
+    assert_eq!(sb.exit_resume, 1, "B's compiled store hit code: {sb:?}");
     // How many times B's loop ran compiled before A reached its 100 000th
     // iteration depends on the threads' relative speed; the store itself being
-    // compiled is what matters, and exit_code_write above shows it was.
+    // compiled is what matters, and exit_resume above shows it was.
     assert!(
         sb.compiled >= 1 && sb.blocks() >= 1,
         "B ran compiled: {sb:?}"

@@ -34,17 +34,87 @@ pub fn decode_block(
     // Mark before reading: a store by another thread after this point is logged and
     // retires what we are about to decode.
     mem.mark_code(eip);
+    loop {
+        let (buf, in_page) = fetch(mem, eip);
+        let b = decode_bytes(eip, &buf, in_page, max_insns, stop, null_segs)?;
+        if confirm_spill(mem, eip, b.end, &buf[in_page as usize..]) {
+            return Ok(b);
+        }
+    }
+}
+
+/// `decode_block` without marking any page as holding code, for discovery that
+/// must leave guest memory as it is: the block is what `decode_block` would give
+/// while the bytes stay as they are, and the caller checks that the pages it lies
+/// in ([`spills`]) are marked already.
+pub fn decode_block_unmarked(
+    mem: &GuestMemory,
+    eip: u32,
+    max_insns: usize,
+    stop: (u32, u32),
+    null_segs: u8,
+) -> Result<Block, Exception> {
+    if mem.perm(eip) & perm::READ == 0 {
+        return Err(Exception {
+            kind: ExceptionKind::AccessViolation(Access::Execute),
+            eip,
+            addr: eip,
+        });
+    }
+    let (buf, in_page) = fetch(mem, eip);
+    decode_bytes(eip, &buf, in_page, max_insns, stop, null_segs)
+}
+
+/// Whether a block `[start, end)` takes bytes of the page after `start`'s.
+pub fn spills(start: u32, end: u32) -> bool {
+    let in_page = (start & !0xfff).wrapping_add(0x1000).wrapping_sub(start);
+    end.wrapping_sub(start) > in_page
+}
+
+/// The bytes a block at `eip` may be decoded from: the rest of its page and, if
+/// the next page is readable, the first bytes of that page an instruction crossing
+/// the edge may take (not yet marked as code: see [`confirm_spill`]). Returns the
+/// bytes and how many lie in `eip`'s page.
+pub(crate) fn fetch(mem: &GuestMemory, eip: u32) -> (Vec<u8>, u32) {
     let page_end = (eip & !0xfff).wrapping_add(0x1000);
     let in_page = page_end.wrapping_sub(eip);
     let mut buf = vec![0u8; in_page as usize];
     mem.read_bytes(eip, &mut buf).expect("readable page");
     if mem.perm(page_end) & perm::READ != 0 {
-        mem.mark_code(page_end);
         let mut tail = [0u8; MAX_INSN as usize - 1];
         mem.read_bytes(page_end, &mut tail).expect("readable page");
         buf.extend_from_slice(&tail);
     }
-    let mut dec = Decoder::with_ip(32, &buf, eip as u64, DecoderOptions::NONE);
+    (buf, in_page)
+}
+
+/// After decoding a block `[eip, end)` from bytes whose part in the next page was
+/// `tail`: if the block takes bytes of the next page, that page is marked as code
+/// (a later store into it is then logged and retires the block) and its bytes are
+/// read again; false if they changed meanwhile (the caller decodes again). A page
+/// is marked only when a block really spills into it: marking the page after every
+/// page holding code made every store into a program's first data page (its
+/// globals, right after `.text`) take the code-write path.
+pub(crate) fn confirm_spill(mem: &GuestMemory, eip: u32, end: u32, tail: &[u8]) -> bool {
+    if !spills(eip, end) || tail.is_empty() {
+        return true;
+    }
+    let page_end = (eip & !0xfff).wrapping_add(0x1000);
+    mem.mark_code(page_end);
+    let mut again = vec![0u8; tail.len()];
+    mem.read_bytes(page_end, &mut again).is_ok() && again == tail
+}
+
+/// Decodes the block at `eip` from `buf` (see [`fetch`]).
+fn decode_bytes(
+    eip: u32,
+    buf: &[u8],
+    in_page: u32,
+    max_insns: usize,
+    stop: (u32, u32),
+    null_segs: u8,
+) -> Result<Block, Exception> {
+    let mut dec = Decoder::with_ip(32, buf, eip as u64, DecoderOptions::NONE);
     let mut ops: Vec<Op> = Vec::with_capacity(16);
     let mut ins = Instruction::default();
     let mut end = eip;

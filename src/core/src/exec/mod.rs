@@ -308,33 +308,45 @@ impl Executor {
             let decodes = &mut self.counters.decodes;
             let tiers = &*self.tiers;
             let regions = &mut self.regions;
-            let block: &Block = match self.cache.get_or_decode(eip, || {
-                *decodes += 1;
-                let mut b = crate::decode::decode_block(mem, eip, max, stop, null)?;
-                // The tiers compute addresses themselves: a block with an access
-                // through a null segment (which must fault) runs plain.
-                let null_access = b
-                    .ops
-                    .iter()
-                    .any(|o| std::ptr::fn_addr_eq(o.h, crate::ops::far::null_segment as Handler));
-                if null_access {
-                    return Ok(b);
-                }
-                b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
-                crate::tiers::span::attach(mem, &mut b, tiers, stop);
-                if b.fold.is_none() && !PROF {
-                    b.region = crate::tiers::region::match_region(mem, &b, tiers, max, stop, null);
-                    if let Some(r) = &b.region {
-                        regions.add(b.start, &r.spans);
+            // A shared borrow of the cache for the block (the `jit` tier reads other
+            // blocks while it runs this one); decoding inserts under a mutable one.
+            let block: &Block = match self.cache.lookup(eip) {
+                Some(b) => b,
+                None => {
+                    let decoded = (|| {
+                        *decodes += 1;
+                        let mut b = crate::decode::decode_block(mem, eip, max, stop, null)?;
+                        // The tiers compute addresses themselves: a block with an access
+                        // through a null segment (which must fault) runs plain.
+                        let null_access = b.ops.iter().any(|o| {
+                            std::ptr::fn_addr_eq(o.h, crate::ops::far::null_segment as Handler)
+                        });
+                        if null_access {
+                            return Ok(b);
+                        }
+                        b.fold = crate::tiers::fold::match_block(mem, &b, tiers);
+                        crate::tiers::span::attach(mem, &mut b, tiers, stop);
+                        if b.fold.is_none() && !PROF {
+                            b.region =
+                                crate::tiers::region::match_region(mem, &b, tiers, max, stop, null);
+                            if let Some(r) = &b.region {
+                                regions.add(b.start, &r.spans);
+                            }
+                        }
+                        if !PROF {
+                            crate::tiers::x87_fuse::attach(&mut b, tiers);
+                        }
+                        Ok(b)
+                    })();
+                    match decoded {
+                        Ok(b) => {
+                            let start = b.start;
+                            self.cache.insert(b);
+                            self.cache.lookup(start).expect("inserted above")
+                        }
+                        Err(e) => return StopReason::Exception(e),
                     }
                 }
-                if !PROF {
-                    crate::tiers::x87_fuse::attach(&mut b, tiers);
-                }
-                Ok(b)
-            }) {
-                Ok(b) => b,
-                Err(e) => return StopReason::Exception(e),
             };
             block.entries.set(block.entries.get() + 1);
             // A folded self-loop runs whole iterations natively (tiers/fold.rs). It
@@ -472,6 +484,8 @@ impl Executor {
                     };
                     self.jit.code(
                         block,
+                        &self.cache,
+                        (self.stop_lo, self.stop_len),
                         &cpu.mem,
                         &env,
                         self.tiers.jit_background(),
@@ -494,6 +508,45 @@ impl Executor {
                             .pending
                             .take()
                             .expect("compiled code that faults records its exception");
+                        cpu.eip = e.eip;
+                        return StopReason::Exception(e);
+                    }
+                    if kind & 0xff != crate::jit::EXIT_RESUME {
+                        continue;
+                    }
+                    // A memory access's slow path: compiled code ran the block at
+                    // EIP up to instruction `k` (charging nothing for it) and the
+                    // interpreter runs the rest of the same decoded block, charged
+                    // below as its plain run is. The block is live: nothing retires
+                    // blocks while compiled code runs, and a retired member retires
+                    // its region's head (`JitState::regions`).
+                    let k = (kind >> 8) as usize;
+                    let Some(b) = self.cache.lookup(cpu.eip).filter(|b| k < b.ops.len()) else {
+                        unreachable!("compiled code resumes in a live block");
+                    };
+                    let ch = &mut cpu.chain;
+                    ch.blocks += 1;
+                    ch.cur_ninsn = b.ninsn;
+                    ch.cur_len = b.ops.len() as u32;
+                    ch.left = chain_max;
+                    ch.seen_epoch = self.seen_epoch;
+                    let exit = run_block_from(cpu, &b.ops, k);
+                    let ch = &mut cpu.chain;
+                    let (done, disp) = match exit {
+                        Exit::Block => (ch.cur_ninsn as u64, ch.cur_len as u64),
+                        Exit::Fault => (cpu.exit_at as u64, cpu.exit_at as u64 + 1),
+                        Exit::CodeWrite => (cpu.exit_at as u64 + 1, cpu.exit_at as u64 + 1),
+                        #[cfg(feature = "dispatch-loop")]
+                        Exit::Next => unreachable!("run_block_from consumes Next"),
+                    };
+                    cpu.retired += done;
+                    // The first k ops of the block were compiled code's.
+                    ch.dispatches += disp.saturating_sub(k as u64);
+                    if exit == Exit::Fault {
+                        let e = cpu
+                            .pending
+                            .take()
+                            .expect("a faulting handler records its exception");
                         cpu.eip = e.eip;
                         return StopReason::Exception(e);
                     }
@@ -561,6 +614,8 @@ impl Executor {
                     self.uop.invalidate(a, l);
                     // A write into a region's interior retires the region's head.
                     self.regions.take_hits(a, l, &mut self.hits);
+                    // Likewise a write into a compiled region's other blocks.
+                    self.jit.regions.take_hits(a, l, &mut self.hits);
                     for h in self.hits.drain(..) {
                         self.counters.invalidations += self.cache.invalidate(h, 1) as u64;
                     }
@@ -575,17 +630,23 @@ impl Executor {
 }
 
 /// Enters a block: its first handler tail-calls the rest.
-#[cfg(not(feature = "dispatch-loop"))]
 #[inline(always)]
 fn run_block(cpu: &mut Cpu, ops: &[Op]) -> Exit {
-    (ops[0].h)(cpu, ops, 0)
+    run_block_from(cpu, ops, 0)
+}
+
+/// Runs a block's ops from op `k` to its end.
+#[cfg(not(feature = "dispatch-loop"))]
+#[inline(always)]
+fn run_block_from(cpu: &mut Cpu, ops: &[Op], k: usize) -> Exit {
+    (ops[k].h)(cpu, ops, k)
 }
 
 /// The per-block loop of the `dispatch-loop` alternative.
 #[cfg(feature = "dispatch-loop")]
 #[inline(always)]
-fn run_block(cpu: &mut Cpu, ops: &[Op]) -> Exit {
-    let mut i = 0;
+fn run_block_from(cpu: &mut Cpu, ops: &[Op], k: usize) -> Exit {
+    let mut i = k;
     loop {
         match (ops[i].h)(cpu, ops, i) {
             Exit::Next => i += 1,

@@ -38,7 +38,7 @@ mod worker;
 
 use crate::cpu::Cpu;
 use crate::cpu::flags::{AF, CF, FlagOp, LazyFlags, OF, PF, SF, ZF};
-use crate::exec::cache::Block;
+use crate::exec::cache::{Block, BlockCache};
 use crate::exec::op::{Handler, Op};
 use crate::mem::GuestMemory;
 use crate::ops::alu::{ADC, ADD, AND, CMP, DEC, INC, NEG, NOT, OR, SBB, SUB, TEST, XOR};
@@ -55,6 +55,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Entries of a block before it is compiled.
 pub const HOT: u64 = 16;
+/// Bounds of a region: blocks and guest instructions.
+pub const REGION_BLOCKS: usize = 8;
+pub const REGION_INSNS: u32 = 128;
 /// Host code bytes per executor before it drops all decoded code (and its code).
 pub const CODE_CAP: usize = 32 << 20;
 
@@ -62,6 +65,9 @@ pub const CODE_CAP: usize = 32 << 20;
 pub const EXIT_BLOCK: u32 = 0;
 pub const EXIT_FAULT: u32 = 1;
 pub const EXIT_CODE_WRITE: u32 = 2;
+/// Compiled code handed the rest of a block to the interpreter at the instruction
+/// index above the kind, EIP holding the block's start (see `Gen::side_exit`).
+pub const EXIT_RESUME: u32 = 3;
 
 /// What a block's compiled code is (set at most once per block lifetime).
 #[derive(Clone, Copy, Default)]
@@ -83,6 +89,9 @@ pub struct Compiled {
 #[derive(Default)]
 pub struct JitStats {
     pub compiled: AtomicU64,
+    /// Blocks in the compiled units (a unit is a region: its head and the blocks
+    /// its static jumps reach, see `JitState::region`).
+    pub region_blocks: AtomicU64,
     pub code_bytes: AtomicU64,
     pub declined: AtomicU64,
     /// Cranelift refused a function (reported; the block runs plain).
@@ -94,6 +103,8 @@ pub struct JitStats {
     pub exit_block: AtomicU64,
     pub exit_fault: AtomicU64,
     pub exit_code_write: AtomicU64,
+    /// Slow paths of memory accesses: the rest of the block ran on the interpreter.
+    pub exit_resume: AtomicU64,
     /// Instructions retired inside compiled code.
     pub insns: AtomicU64,
     pub compile_ns: AtomicU64,
@@ -142,6 +153,7 @@ impl JitStats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JitSnapshot {
     pub compiled: u64,
+    pub region_blocks: u64,
     pub code_bytes: u64,
     pub declined: u64,
     pub failed: u64,
@@ -150,6 +162,7 @@ pub struct JitSnapshot {
     pub exit_block: u64,
     pub exit_fault: u64,
     pub exit_code_write: u64,
+    pub exit_resume: u64,
     pub insns: u64,
     pub compile_ns: u64,
     pub compile_ns_max: u64,
@@ -165,6 +178,7 @@ impl JitStats {
         let r = |a: &AtomicU64| a.load(Ordering::Relaxed);
         JitSnapshot {
             compiled: r(&self.compiled),
+            region_blocks: r(&self.region_blocks),
             code_bytes: r(&self.code_bytes),
             declined: r(&self.declined),
             failed: r(&self.failed),
@@ -173,6 +187,7 @@ impl JitStats {
             exit_block: r(&self.exit_block),
             exit_fault: r(&self.exit_fault),
             exit_code_write: r(&self.exit_code_write),
+            exit_resume: r(&self.exit_resume),
             insns: r(&self.insns),
             compile_ns: r(&self.compile_ns),
             compile_ns_max: r(&self.compile_ns_max),
@@ -192,11 +207,12 @@ impl JitSnapshot {
 
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"compiled\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
-             \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{}}},\"insns\":{},\
+            "{{\"compiled\":{},\"region_blocks\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
+             \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{},\"resume\":{}}},\"insns\":{},\
              \"compile_ns\":{},\"compile_ns_max\":{},\"compile_ns_p50\":{},\
              \"compile_ns_p99\":{},\"code_bytes_live\":{},\"code_bytes_peak\":{}}}",
             self.compiled,
+            self.region_blocks,
             self.code_bytes,
             self.declined,
             self.failed,
@@ -205,6 +221,7 @@ impl JitSnapshot {
             self.exit_block,
             self.exit_fault,
             self.exit_code_write,
+            self.exit_resume,
             self.insns,
             self.compile_ns,
             self.compile_ns_max,
@@ -270,6 +287,7 @@ struct Local {
     exit_block: u64,
     exit_fault: u64,
     exit_code_write: u64,
+    exit_resume: u64,
     insns: u64,
 }
 
@@ -297,6 +315,9 @@ pub struct JitState {
     // the vector grows.
     #[allow(clippy::vec_box)]
     keep: Vec<Box<[Op; 2]>>,
+    /// Compiled regions by head, for code-write invalidation (a write into a
+    /// region's other blocks must retire its head, which holds the code).
+    pub regions: crate::tiers::region::RegionIndex,
 }
 
 impl Default for JitState {
@@ -316,6 +337,7 @@ impl Default for JitState {
             next_job: 0,
             pending: 0,
             keep: Vec::new(),
+            regions: Default::default(),
         }
     }
 }
@@ -328,6 +350,7 @@ impl JitState {
         self.mem.clear();
         // No code names them any more.
         self.keep.clear();
+        self.regions.clear();
         st.code_bytes_live
             .fetch_sub(self.bytes as u64, Ordering::Relaxed);
         self.bytes = 0;
@@ -374,9 +397,10 @@ impl JitState {
     pub fn note_exit(&mut self, kind: u32, insns: u64, blocks: u64) {
         let l = &mut self.local;
         l.linked += blocks.saturating_sub(1);
-        match kind {
+        match kind & 0xff {
             EXIT_BLOCK => l.exit_block += 1,
             EXIT_CODE_WRITE => l.exit_code_write += 1,
+            EXIT_RESUME => l.exit_resume += 1,
             _ => l.exit_fault += 1,
         }
         l.insns += insns;
@@ -394,6 +418,7 @@ impl JitState {
         st.exit_fault.fetch_add(l.exit_fault, Ordering::Relaxed);
         st.exit_code_write
             .fetch_add(l.exit_code_write, Ordering::Relaxed);
+        st.exit_resume.fetch_add(l.exit_resume, Ordering::Relaxed);
         st.insns.fetch_add(l.insns, Ordering::Relaxed);
         ts.runs.fetch_add(l.entries, Ordering::Relaxed);
         ts.elements.fetch_add(l.insns, Ordering::Relaxed);
@@ -401,10 +426,14 @@ impl JitState {
 
     /// The compiled code of `block`, compiling it at the first ask: on this thread,
     /// or, with `background`, queued to the background compiler (the block runs
-    /// plain until [`JitState::poll`] maps its code).
+    /// plain until [`JitState::poll`] maps its code). The unit is the region
+    /// `block` heads ([`JitState::region`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn code(
         &mut self,
         block: &Block,
+        cache: &BlockCache,
+        stop: (u32, u32),
         mem: &GuestMemory,
         env: &Env,
         background: bool,
@@ -428,18 +457,33 @@ impl JitState {
                     }
                 };
                 self.keep.append(&mut plan.keep);
-                let plan = if background {
-                    match self.queue(plan, block, env) {
+                let mut ms = vec![Member {
+                    plan,
+                    start: block.start,
+                    ninsn: block.ninsn,
+                }];
+                self.region(&mut ms, block, cache, stop, mem);
+                if ms.len() > 1 {
+                    // A write into any of its blocks retires the head (and so the
+                    // region) before the code runs again.
+                    let spans: Vec<(u32, u32)> = ms[1..]
+                        .iter()
+                        .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
+                        .collect();
+                    self.regions.add(block.start, &spans);
+                }
+                let ms = if background {
+                    match self.queue(ms, block, env) {
                         Ok(()) => return None,
-                        Err(p) => p,
+                        Err(ms) => ms,
                     }
                 } else {
-                    plan
+                    ms
                 };
-                match self.build(&plan, block, env) {
+                match self.build(&ms, block, env) {
                     Ok(c) => {
                         let ns = t0.elapsed().as_nanos() as u64;
-                        self.note_compiled(env.base, c.bytes, ns, st, ts);
+                        self.note_compiled(env.base, c.bytes, ms.len(), ns, st, ts);
                         block.jit.set(Slot::Code(c.code));
                         Some(c.code)
                     }
@@ -454,10 +498,60 @@ impl JitState {
         }
     }
 
+    /// Grows the region headed by `ms[0]` (`head`) with the blocks its static
+    /// jumps reach, breadth first: blocks the cache holds live, entered at least
+    /// an eighth and at most 32 times as often as the head (a hub many paths
+    /// share, like a dispatcher, is linked to rather than copied into every
+    /// region that reaches it), outside the stop range and all in the
+    /// vocabulary, up to [`REGION_BLOCKS`] blocks and [`REGION_INSNS`]
+    /// instructions. A block left out is reached through a link as before.
+    fn region(
+        &mut self,
+        ms: &mut Vec<Member>,
+        head: &Block,
+        cache: &BlockCache,
+        stop: (u32, u32),
+        mem: &GuestMemory,
+    ) {
+        let min_entries = (head.entries.get() / 8).max(1);
+        let max_entries = head.entries.get().saturating_mul(32);
+        let mut insns = head.ninsn;
+        let mut next = 0;
+        while next < ms.len() {
+            for t in region_targets(&ms[next].plan.term) {
+                if ms.len() >= REGION_BLOCKS || ms.iter().any(|m| m.start == t) {
+                    continue;
+                }
+                if t.wrapping_sub(stop.0) < stop.1 {
+                    continue;
+                }
+                let Some(b) = cache.lookup(t) else { continue };
+                if !b.live
+                    || b.entries.get() < min_entries
+                    || b.entries.get() > max_entries
+                    || matches!(b.jit.get(), Slot::Declined)
+                    || insns + b.ninsn > REGION_INSNS
+                {
+                    continue;
+                }
+                let Ok(mut p) = plan(mem, b) else { continue };
+                self.keep.append(&mut p.keep);
+                insns += b.ninsn;
+                ms.push(Member {
+                    plan: p,
+                    start: b.start,
+                    ninsn: b.ninsn,
+                });
+            }
+            next += 1;
+        }
+    }
+
     fn note_compiled(
         &mut self,
         base: usize,
         bytes: usize,
+        members: usize,
         ns: u64,
         st: &JitStats,
         ts: &crate::tiers::TierStats,
@@ -465,6 +559,8 @@ impl JitState {
         self.bytes += bytes;
         self.mem_base = base;
         st.compiled.fetch_add(1, Ordering::Relaxed);
+        st.region_blocks
+            .fetch_add(members as u64, Ordering::Relaxed);
         ts.matches.fetch_add(1, Ordering::Relaxed);
         st.code_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         st.compile_ns.fetch_add(ns, Ordering::Relaxed);
@@ -477,25 +573,26 @@ impl JitState {
         st.code_bytes_peak.fetch_max(live, Ordering::Relaxed);
     }
 
-    /// Sends `block` to the background compiler; gives the plan back if there is
-    /// none (it could not be started, or ended), and the caller compiles here.
-    fn queue(&mut self, plan: Plan, block: &Block, env: &Env) -> Result<(), Plan> {
+    /// Sends the region `ms` headed by `block` to the background compiler; gives
+    /// it back if there is none (it could not be started, or ended), and the
+    /// caller compiles here.
+    fn queue(&mut self, ms: Vec<Member>, block: &Block, env: &Env) -> Result<(), Vec<Member>> {
         if self.worker.is_none() {
             match worker::Worker::spawn() {
                 Ok(w) => self.worker = Some(w),
                 Err(e) => {
                     log_failure(&e);
-                    return Err(plan);
+                    return Err(ms);
                 }
             }
         }
         let id = self.next_job;
         let unit = self.unit(block, env);
         let w = self.worker.as_ref().expect("started above");
-        if let Err(job) = w.send(Box::new(worker::Job { id, plan, unit })) {
+        if let Err(job) = w.send(Box::new(worker::Job { id, ms, unit })) {
             self.worker = None;
             self.pending = 0;
-            return Err(job.plan);
+            return Err(job.ms);
         }
         self.next_job += 1;
         self.pending += 1;
@@ -555,7 +652,11 @@ impl JitState {
         match self.mem.install(&funcs) {
             Ok(codes) => {
                 for (&(d, bytes, _), code) in ok.iter().zip(codes) {
-                    self.note_compiled(base, bytes.len(), d.ns, st, ts);
+                    if let Some(path) = worker::dump_file() {
+                        let line = format!("unit 0x{:08x} at 0x{:x}\n", d.start, code.addr());
+                        worker::append(&path, &line);
+                    }
+                    self.note_compiled(base, bytes.len(), d.members, d.ns, st, ts);
                     if let Some(b) = waiting(d) {
                         b.jit.set(Slot::Code(code));
                     }
@@ -574,13 +675,13 @@ impl JitState {
     }
 
     /// Compiles on this thread, as the background compiler would, and maps it.
-    fn build(&mut self, p: &Plan, block: &Block, env: &Env) -> Result<Compiled, String> {
+    fn build(&mut self, ms: &[Member], block: &Block, env: &Env) -> Result<Compiled, String> {
         if self.isas.is_none() {
             self.isas = Some(worker::Isas::new()?);
         }
         let u = self.unit(block, env);
         let isas = self.isas.as_ref().expect("made above");
-        let (bytes, align) = worker::compile(isas, p, &u)?;
+        let (bytes, align) = worker::compile(isas, ms, &u)?;
         let code = self.mem.install(&[(&bytes, align)])?;
         Ok(Compiled {
             code: code[0],
@@ -611,9 +712,9 @@ struct Unit {
     table: usize,
 }
 
-/// Builds the function of the block `u` with plan `p` into `ctx` (`tail` calling
-/// convention, `(cpu) -> exit word`); helpers use `cc`.
-fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc: CallConv) {
+/// Builds the function of the region `ms` (its head first; `u` the head's unit)
+/// into `ctx` (`tail` calling convention, `(cpu) -> exit word`); helpers use `cc`.
+fn fill(ctx: &mut cranelift_codegen::Context, ms: &[Member], u: &Unit, ptr: Type, cc: CallConv) {
     {
         let (links, table, env) = (u.links, u.table, &u.env);
         ctx.func.signature.call_conv = CallConv::Tail;
@@ -633,8 +734,6 @@ fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc:
             tail.params.push(AbiParam::new(ptr));
             tail.returns.push(AbiParam::new(i32));
             let sigs = Sigs {
-                load: b.import_signature(sig(&[ptr, i32, i32, i32, i32], types::I64)),
-                store: b.import_signature(sig(&[ptr, i32, i32, i32, i32], i32)),
                 cond: b.import_signature(sig(&[ptr, i32], i32)),
                 bits: b.import_signature(sig(&[ptr], i32)),
                 interp: b.import_signature(sig(&[ptr, ptr], i32)),
@@ -645,11 +744,22 @@ fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc:
             b.switch_to_block(entry);
             let cpu = b.block_params(entry)[0];
             let regs: [Variable; 8] = std::array::from_fn(|_| b.declare_var(i32));
-            let self_loop = p.term.targets().contains(&u.start);
-            let (read, written) = p.regs();
-            // Only the registers the block reads (and, in a self-loop, those it
-            // writes back at every exit) are loaded: Cranelift keeps unused loads.
-            let load = read | if self_loop { written } else { 0 };
+            let info = region_info(ms);
+            // A region of more than one block, or a block that branches to its own
+            // start, keeps the guest registers in host registers across its internal
+            // edges: every register some block assigns is written back at every
+            // exit, so it is loaded at entry too.
+            let whole = ms.len() > 1 || info[0].preds > 1;
+            let (mut read, mut written) = (0u8, 0u8);
+            for m in ms {
+                let (r, w) = m.plan.regs();
+                read |= r;
+                written |= w;
+            }
+            // Only the registers the region reads (and, where it keeps registers
+            // across edges, those it writes back at every exit) are loaded:
+            // Cranelift keeps unused loads.
+            let load = read | if whole { written } else { 0 };
             // Read only in the body: registers are stored back only on the way out.
             let rf = MemFlags::trusted().with_readonly();
             for (r, &v) in regs.iter().enumerate() {
@@ -668,22 +778,14 @@ fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc:
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
             b.def_var(vret, r0);
             b.def_var(vblk, b0);
-            let head = if self_loop {
-                let h = b.create_block();
-                b.ins().jump(h, &[]);
-                b.switch_to_block(h);
-                Some(h)
-            } else {
-                None
-            };
+            let blocks: Vec<Cblock> = ms.iter().map(|_| b.create_block()).collect();
+            b.ins().jump(blocks[0], &[]);
             let mut g = Gen {
                 b,
                 cpu,
                 ptr,
                 regs,
-                // In a self-loop a register the body assigns is changed at every
-                // exit of a later iteration, whatever the exit's position.
-                dirty: if head.is_some() { written } else { 0 },
+                dirty: if whole { written } else { 0 },
                 rec: None,
                 rec_stored: true,
                 sigs,
@@ -694,20 +796,117 @@ fn fill(ctx: &mut cranelift_codegen::Context, p: &Plan, u: &Unit, ptr: Type, cc:
                 ninsn: u.ninsn,
                 vret,
                 vblk,
-                head,
-                store_at_back: reads_incoming_flags(p),
                 flags_live: true,
+                info,
+                blocks,
+                cur: 0,
+                queue: std::collections::VecDeque::from([0]),
             };
-            let live = p.flags_live_after();
-            for (k, s) in p.steps.iter().enumerate() {
-                g.flags_live = live[k];
-                g.step(s, k as u32);
+            g.info[0].queued = true;
+            while let Some(m) = g.queue.pop_front() {
+                g.b.switch_to_block(g.blocks[m]);
+                // A block with one predecessor edge in the region continues with
+                // the flag record its predecessor left in SSA values; a join (and
+                // the head) finds the flags in `cpu.flags`.
+                (g.rec, g.rec_stored) = g.info[m].state.take().unwrap_or((None, true));
+                g.cur = m;
+                g.start = ms[m].start;
+                g.ninsn = ms[m].ninsn;
+                let p = &ms[m].plan;
+                let live = p.flags_live_after();
+                for (k, s) in p.steps.iter().enumerate() {
+                    g.flags_live = live[k];
+                    g.step(s, k as u32);
+                }
+                g.term(p);
             }
-            g.term(p);
             g.b.seal_all_blocks();
             g.b.finalize();
         }
     }
+}
+
+/// One block of a compiled region: its plan, start and instruction count.
+pub(crate) struct Member {
+    plan: Plan,
+    start: u32,
+    ninsn: u32,
+}
+
+/// What code generation needs to know of a region's block besides its plan.
+struct MemberInfo {
+    start: u32,
+    ninsn: u32,
+    /// Edges into the block: internal edges of the region, plus one for the head
+    /// (entered from outside).
+    preds: u32,
+    /// The block can observe the flags it is entered with (`reads_incoming_flags`).
+    reads_in: bool,
+    /// The flag record an only predecessor leaves it (set at that edge).
+    state: Option<(Option<Rec>, bool)>,
+    queued: bool,
+}
+
+/// The successors a region follows inside itself: a block's static jump targets
+/// (calls leave the region: their callee's RET is dynamic).
+fn region_targets(t: &Term) -> Vec<u32> {
+    match *t {
+        Term::Goto(t) => vec![t],
+        Term::Jcc { taken, next, .. } => vec![taken, next],
+        _ => vec![],
+    }
+}
+
+fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
+    let mut info: Vec<MemberInfo> = ms
+        .iter()
+        .map(|m| MemberInfo {
+            start: m.start,
+            ninsn: m.ninsn,
+            preds: 0,
+            reads_in: reads_incoming_flags(&m.plan),
+            state: None,
+            queued: false,
+        })
+        .collect();
+    info[0].preds = 1;
+    for m in ms {
+        for t in region_targets(&m.plan.term) {
+            if let Some(i) = ms.iter().position(|x| x.start == t) {
+                info[i].preds += 1;
+            }
+        }
+    }
+    info
+}
+
+/// Whether the region has a cycle (a block that reaches itself through internal
+/// edges): only then does its code run its body more than once per entry, which is
+/// what pays for Cranelift's optimizer (see docs/tiers.md).
+fn looped(ms: &[Member]) -> bool {
+    let n = ms.len();
+    let succ: Vec<Vec<usize>> = ms
+        .iter()
+        .map(|m| {
+            region_targets(&m.plan.term)
+                .iter()
+                .filter_map(|&t| ms.iter().position(|x| x.start == t))
+                .collect()
+        })
+        .collect();
+    (0..n).any(|s| {
+        let mut seen = vec![false; n];
+        let mut stack = succ[s].clone();
+        while let Some(v) = stack.pop() {
+            if v == s {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[v], true) {
+                stack.extend_from_slice(&succ[v]);
+            }
+        }
+        false
+    })
 }
 
 #[cold]
@@ -824,7 +1023,6 @@ enum Ins {
 struct Step {
     ins: Ins,
     eip: u32,
-    next: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -849,18 +1047,6 @@ enum Term {
         s: Opnd,
         ret: u32,
     },
-}
-
-impl Term {
-    /// The static successors (a RET's is dynamic).
-    fn targets(&self) -> Vec<u32> {
-        match *self {
-            Term::Goto(t) => vec![t],
-            Term::Jcc { taken, next, .. } => vec![taken, next],
-            Term::Call { target, .. } => vec![target],
-            Term::Ret { .. } | Term::Jind(_) | Term::CallInd { .. } => vec![],
-        }
-    }
 }
 
 /// Whether the block can observe the flags it was entered with before its first
@@ -897,8 +1083,7 @@ fn reads_incoming_flags(p: &Plan) -> bool {
 struct Plan {
     steps: Vec<Step>,
     term: Term,
-    /// EIP of the terminating instruction (for its fault), and its index.
-    term_eip: u32,
+    /// Index of the terminating instruction (for its side exit).
     term_k: u32,
     /// The op pairs the `Interp` steps name (moved into [`JitState`] before the
     /// plan is compiled, and kept as long as the code memory).
@@ -1110,7 +1295,6 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
     let mut steps = Vec::with_capacity(n);
     let mut keep = Vec::new();
     let mut term = None;
-    let mut term_eip = 0;
     for k in 0..n {
         let o = &b.ops[k];
         if !dec.can_decode() {
@@ -1130,7 +1314,6 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
                 return Err(why());
             }
             term = Some(terminator(&ins, o).ok_or_else(why)?);
-            term_eip = o.eip;
             break;
         }
         let i = match (prefixed, instruction(&ins, o)) {
@@ -1153,11 +1336,7 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
                 Ins::Interp { ops }
             }
         };
-        steps.push(Step {
-            ins: i,
-            eip: o.eip,
-            next: o.next,
-        });
+        steps.push(Step { ins: i, eip: o.eip });
     }
     let term = match term {
         Some(t) => t,
@@ -1171,7 +1350,6 @@ fn plan(mem: &GuestMemory, b: &Block) -> Result<Plan, String> {
         term_k: steps.len() as u32,
         steps,
         term,
-        term_eip,
         keep,
     })
 }
@@ -1423,8 +1601,6 @@ const _: () = assert!(
 );
 
 struct Sigs {
-    load: SigRef,
-    store: SigRef,
     cond: SigRef,
     bits: SigRef,
     interp: SigRef,
@@ -1466,12 +1642,12 @@ struct Gen<'a> {
     /// before the current iteration of the block; stored at every exit.
     vret: Variable,
     vblk: Variable,
-    /// The loop head of a block that branches to its own start (a self-link stays
-    /// inside the function, with the guest registers in host registers).
-    head: Option<Cblock>,
-    /// The self-loop stores its flag record at the back edge (the body can observe
-    /// its incoming flags).
-    store_at_back: bool,
+    /// The region's blocks (`info[0]` the head), their Cranelift blocks, the one
+    /// being generated and those still to generate.
+    info: Vec<MemberInfo>,
+    blocks: Vec<Cblock>,
+    cur: usize,
+    queue: std::collections::VecDeque<usize>,
     /// Whether the flags the current instruction leaves can be observed (see
     /// [`Plan::flags_live_after`]); a dead IMUL record skips reading the flags it
     /// would keep.
@@ -1590,19 +1766,6 @@ impl Gen<'_> {
         self.b.ins().store(f, blocks, self.cpu, OFF_BLOCKS as i32);
     }
 
-    /// A fault at instruction `k`: the flags the instruction saw are in `cpu.flags`
-    /// (stored on the slow path before the access), registers are as before `k`.
-    fn fault_branch(&mut self, failed: Value, k: u32) {
-        let fb = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(fb);
-        self.b.ins().brif(failed, fb, &[], cont, &[]);
-        self.b.switch_to_block(fb);
-        self.write_back();
-        self.finish(EXIT_FAULT, k);
-        self.b.switch_to_block(cont);
-    }
-
     fn call(&mut self, sig: SigRef, f: usize, args: &[Value]) -> Value {
         let callee = self.b.ins().iconst(self.ptr, f as i64);
         let mut a = vec![self.cpu];
@@ -1615,27 +1778,32 @@ impl Gen<'_> {
         self.b.ins().iconst(self.ptr, a as i64)
     }
 
-    /// Whether the inline path may do a `bits` access at `addr`: the page's
-    /// permission bits under `mask` are `want` (the accessors' own test) and the
-    /// access stays inside the page.
-    fn fast_ok(&mut self, addr: Value, bits: u32, mask: u8, want: u8) -> Value {
+    /// Branches to `slow` unless the inline path may do a `bits` access at
+    /// `addr`: the access stays inside the page and the page's permission bits
+    /// under `mask` are `want` (the accessors' own test). Two branches, each
+    /// predicted, cost fewer instructions than one on the two conditions combined.
+    fn fast_or(&mut self, addr: Value, bits: u32, mask: u8, want: u8, slow: Cblock) {
+        if bits > 8 {
+            let off = self.b.ins().band_imm(addr, 0xfff);
+            let crosses = self.b.ins().icmp_imm(
+                IntCC::UnsignedGreaterThan,
+                off,
+                (crate::mem::PAGE_SIZE - bits / 8) as i64,
+            );
+            let c = self.b.create_block();
+            self.b.ins().brif(crosses, slow, &[], c, &[]);
+            self.b.switch_to_block(c);
+        }
         let page = self.b.ins().ushr_imm(addr, crate::mem::PAGE_SHIFT as i64);
         let page = self.b.ins().uextend(self.ptr, page);
         let perms = self.konst(self.env.perms);
         let pa = self.b.ins().iadd(perms, page);
         let p = self.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0);
         let pm = self.b.ins().band_imm(p, mask as i64);
-        let ok = self.b.ins().icmp_imm(IntCC::Equal, pm, want as i64);
-        if bits == 8 {
-            return ok;
-        }
-        let off = self.b.ins().band_imm(addr, 0xfff);
-        let inside = self.b.ins().icmp_imm(
-            IntCC::UnsignedLessThanOrEqual,
-            off,
-            (crate::mem::PAGE_SIZE - bits / 8) as i64,
-        );
-        self.b.ins().band(ok, inside)
+        let bad = self.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
+        let c = self.b.create_block();
+        self.b.ins().brif(bad, slow, &[], c, &[]);
+        self.b.switch_to_block(c);
     }
 
     /// The host address of guest `addr`.
@@ -1662,64 +1830,71 @@ impl Gen<'_> {
         }
     }
 
-    fn load(&mut self, addr: Value, bits: u32, eip: u32, as_write: bool, k: u32) -> Value {
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+    /// The slow path of an access by instruction `k` (a fault, a guard page, a
+    /// page holding code, a page-crossing access): compiled code hands the rest of
+    /// the block to the interpreter at `k`, with the state the interpreter would
+    /// hold before `k` (registers, flags; instructions retired and blocks entered
+    /// as before the block: the run loop charges the block as its plain run
+    /// does). No helper is called, so the fast paths keep the guest registers in
+    /// host registers.
+    fn side_exit(&mut self, k: u32) {
+        self.store_rec_for_slow_path();
+        self.write_back();
+        let r = self.b.use_var(self.vret);
+        let bk = self.b.use_var(self.vblk);
+        self.store_counts(r, bk);
+        let s = self.k32(self.start);
+        self.b
+            .ins()
+            .store(MemFlags::trusted(), s, self.cpu, OFF_EIP as i32);
+        let w = self.k32(EXIT_RESUME | k << 8);
+        self.b.ins().return_(&[w]);
+    }
+
+    fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {
+        let slow = self.b.create_block();
         self.b.set_cold_block(slow);
-        self.b.append_block_param(join, types::I32);
-        let ok = self.fast_ok(
+        self.fast_or(
             addr,
             bits,
             crate::mem::perm::READ | crate::mem::perm::GUARD,
             crate::mem::perm::READ,
+            slow,
         );
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let fast = self
+            .b
+            .current_block()
+            .expect("fast_or leaves the fast path current");
+        self.b.switch_to_block(slow);
+        self.side_exit(k);
         self.b.switch_to_block(fast);
         let h = self.host(addr);
         let gf = Self::guest_flags();
-        let v = match bits {
+        match bits {
             8 => self.b.ins().uload8(types::I32, gf, h, 0),
             16 => self.b.ins().uload16(types::I32, gf, h, 0),
             _ => self.b.ins().load(types::I32, gf, h, 0),
-        };
-        self.b.ins().jump(join, &[v.into()]);
-        self.b.switch_to_block(slow);
-        self.store_rec_for_slow_path();
-        let (s, e, w) = (self.k32(bits), self.k32(eip), self.k32(as_write as u32));
-        let r = self.call(
-            self.sigs.load,
-            native::load as *const () as usize,
-            &[addr, s, e, w],
-        );
-        let hi = self.b.ins().ushr_imm(r, 32);
-        let failed = self.b.ins().icmp_imm(IntCC::NotEqual, hi, 0);
-        self.fault_branch(failed, k);
-        let v = self.b.ins().ireduce(types::I32, r);
-        self.b.ins().jump(join, &[v.into()]);
-        self.b.switch_to_block(join);
-        self.b.block_params(join)[0]
+        }
     }
 
-    /// Stores; returns the status, for [`Gen::code_write_check`] once the
-    /// instruction's other effects are done.
-    fn store(&mut self, addr: Value, v: Value, bits: u32, eip: u32, k: u32) -> Value {
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+    /// Stores (the slow path, stores into pages holding code included, is the
+    /// interpreter's: [`Gen::side_exit`]).
+    fn store(&mut self, addr: Value, v: Value, bits: u32, k: u32) {
+        let slow = self.b.create_block();
         self.b.set_cold_block(slow);
-        self.b.append_block_param(join, types::I32);
-        let ok = self.fast_ok(
+        self.fast_or(
             addr,
             bits,
             crate::mem::perm::WRITE | crate::mem::perm::CODE | crate::mem::perm::GUARD,
             crate::mem::perm::WRITE,
+            slow,
         );
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let fast = self
+            .b
+            .current_block()
+            .expect("fast_or leaves the fast path current");
+        self.b.switch_to_block(slow);
+        self.side_exit(k);
         self.b.switch_to_block(fast);
         let h = self.host(addr);
         let gf = Self::guest_flags();
@@ -1728,48 +1903,6 @@ impl Gen<'_> {
             16 => self.b.ins().istore16(gf, v, h, 0),
             _ => self.b.ins().store(gf, v, h, 0),
         };
-        let stored = self.k32(native::STORED);
-        self.b.ins().jump(join, &[stored.into()]);
-        self.b.switch_to_block(slow);
-        self.store_rec_for_slow_path();
-        let (s, e) = (self.k32(bits), self.k32(eip));
-        let st = self.call(
-            self.sigs.store,
-            native::store as *const () as usize,
-            &[addr, v, s, e],
-        );
-        let failed = self
-            .b
-            .ins()
-            .icmp_imm(IntCC::Equal, st, native::STORE_FAULT as i64);
-        self.fault_branch(failed, k);
-        self.b.ins().jump(join, &[st.into()]);
-        self.b.switch_to_block(join);
-        self.b.block_params(join)[0]
-    }
-
-    /// After instruction `k` stored with status `st`: a store into code leaves here
-    /// with EIP at the next instruction.
-    fn code_write_check(&mut self, st: Value, k: u32, next: u32) {
-        let cw = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(cw);
-        let hit = self
-            .b
-            .ins()
-            .icmp_imm(IntCC::Equal, st, native::STORED_CODE as i64);
-        self.b.ins().brif(hit, cw, &[], cont, &[]);
-        self.b.switch_to_block(cw);
-        if let (Some(r), false) = (self.rec, self.rec_stored) {
-            self.store_rec(r);
-        }
-        self.write_back();
-        let n = self.k32(next);
-        self.b
-            .ins()
-            .store(MemFlags::trusted(), n, self.cpu, OFF_EIP as i32);
-        self.finish(EXIT_CODE_WRITE, k + 1);
-        self.b.switch_to_block(cont);
     }
 
     fn set_rec(&mut self, r: Rec) {
@@ -2028,26 +2161,26 @@ impl Gen<'_> {
     }
 
     /// An 8-bit source operand, zero-extended.
-    fn value8(&mut self, o: Opnd, eip: u32, k: u32) -> Value {
+    fn value8(&mut self, o: Opnd, k: u32) -> Value {
         match o {
             Opnd::R8(r) => self.get8(r),
             Opnd::I(i) => self.k32(i & 0xff),
             Opnd::M(m) => {
                 let a = self.ea(m);
-                self.load(a, 8, eip, false, k)
+                self.load(a, 8, k)
             }
             Opnd::R(_) => unreachable!("plan gives 8-bit forms 8-bit operands"),
         }
     }
 
-    fn value(&mut self, o: Opnd, eip: u32, k: u32) -> Value {
+    fn value(&mut self, o: Opnd, k: u32) -> Value {
         match o {
             Opnd::R8(_) => unreachable!("plan gives 32-bit forms 32-bit operands"),
             Opnd::R(r) => self.reg(r),
             Opnd::I(i) => self.k32(i),
             Opnd::M(m) => {
                 let a = self.ea(m);
-                self.load(a, 32, eip, false, k)
+                self.load(a, 32, k)
             }
         }
     }
@@ -2152,14 +2285,13 @@ impl Gen<'_> {
             }
             Ins::Mov { d, s: src } => match d {
                 Opnd::R(r) => {
-                    let v = self.value(src, s.eip, k);
+                    let v = self.value(src, k);
                     self.set(r, v);
                 }
                 Opnd::M(m) => {
                     let a = self.ea(m);
-                    let v = self.value(src, s.eip, k);
-                    let st = self.store(a, v, 32, s.eip, k);
-                    self.code_write_check(st, k, s.next);
+                    let v = self.value(src, k);
+                    self.store(a, v, 32, k);
                 }
                 Opnd::I(_) | Opnd::R8(_) => {
                     unreachable!("plan gives 32-bit forms r/m32 destinations")
@@ -2168,7 +2300,7 @@ impl Gen<'_> {
             Ins::Alu { op, d, s: src } => match d {
                 Opnd::R(r) => {
                     let a = self.reg(r);
-                    let b = self.value(src, s.eip, k);
+                    let b = self.value(src, k);
                     let (res, rec) = self.alu(op, a, b);
                     self.set_rec(rec);
                     if writes_back(op) {
@@ -2177,13 +2309,12 @@ impl Gen<'_> {
                 }
                 Opnd::M(m) => {
                     let ea = self.ea(m);
-                    let b = self.value(src, s.eip, k);
-                    let a = self.load(ea, 32, s.eip, writes_back(op), k);
+                    let b = self.value(src, k);
+                    let a = self.load(ea, 32, k);
                     let (res, rec) = self.alu(op, a, b);
                     if writes_back(op) {
-                        let st = self.store(ea, res, 32, s.eip, k);
+                        self.store(ea, res, 32, k);
                         self.set_rec(rec);
-                        self.code_write_check(st, k, s.next);
                     } else {
                         self.set_rec(rec);
                     }
@@ -2259,7 +2390,7 @@ impl Gen<'_> {
                     }
                     Opnd::M(m) => {
                         let a = self.ea(m);
-                        self.load(a, bits, s.eip, false, k)
+                        self.load(a, bits, k)
                     }
                     Opnd::I(_) | Opnd::R8(_) => unreachable!("plan takes registers and memory"),
                 };
@@ -2281,20 +2412,18 @@ impl Gen<'_> {
                 let sp = self.b.ins().iadd_imm(esp, -4);
                 let ss = self.seg_base(crate::cpu::seg::SS);
                 let a = self.b.ins().iadd(sp, ss);
-                let st = self.store(a, v, 32, s.eip, k);
+                self.store(a, v, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
-                self.code_write_check(st, k, s.next);
             }
             Ins::Mov8 { d, s: src } => match d {
                 Opnd::R8(r) => {
-                    let v = self.value8(src, s.eip, k);
+                    let v = self.value8(src, k);
                     self.set8(r, v);
                 }
                 Opnd::M(m) => {
                     let a = self.ea(m);
-                    let v = self.value8(src, s.eip, k);
-                    let st = self.store(a, v, 8, s.eip, k);
-                    self.code_write_check(st, k, s.next);
+                    let v = self.value8(src, k);
+                    self.store(a, v, 8, k);
                 }
                 _ => unreachable!("plan gives MOV r/m8 destinations"),
             },
@@ -2310,7 +2439,7 @@ impl Gen<'_> {
                 match d {
                     Opnd::R8(r) => {
                         let a = self.get8(r);
-                        let b = self.value8(src, s.eip, k);
+                        let b = self.value8(src, k);
                         let (res, rec) = alu8(self, a, b);
                         self.set_rec(rec);
                         if writes_back(op) {
@@ -2319,13 +2448,12 @@ impl Gen<'_> {
                     }
                     Opnd::M(m) => {
                         let ea = self.ea(m);
-                        let b = self.value8(src, s.eip, k);
-                        let a = self.load(ea, 8, s.eip, writes_back(op), k);
+                        let b = self.value8(src, k);
+                        let a = self.load(ea, 8, k);
                         let (res, rec) = alu8(self, a, b);
                         if writes_back(op) {
-                            let st = self.store(ea, res, 8, s.eip, k);
+                            self.store(ea, res, 8, k);
                             self.set_rec(rec);
-                            self.code_write_check(st, k, s.next);
                         } else {
                             self.set_rec(rec);
                         }
@@ -2340,8 +2468,7 @@ impl Gen<'_> {
                     Opnd::R8(r) => self.set8(r, v),
                     Opnd::M(m) => {
                         let a = self.ea(m);
-                        let st = self.store(a, v, 8, s.eip, k);
-                        self.code_write_check(st, k, s.next);
+                        self.store(a, v, 8, k);
                     }
                     _ => unreachable!("plan gives SETcc r/m8 destinations"),
                 }
@@ -2388,7 +2515,7 @@ impl Gen<'_> {
             Ins::Imul { d, s: src, imm } => {
                 // `ops::muldiv::imul_n`: CF = OF = the product does not fit, SF ZF
                 // AF PF kept.
-                let b = self.value(src, s.eip, k);
+                let b = self.value(src, k);
                 let a = match imm {
                     Some(i) => self.k32(i),
                     None => self.reg(d),
@@ -2420,7 +2547,7 @@ impl Gen<'_> {
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let ss = self.seg_base(crate::cpu::seg::SS);
                 let a = self.b.ins().iadd(esp, ss);
-                let v = self.load(a, 32, s.eip, false, k);
+                let v = self.load(a, 32, k);
                 let sp = self.b.ins().iadd_imm(esp, 4);
                 self.set(crate::cpu::ESP as u8, sp);
                 self.set(r, v);
@@ -2567,37 +2694,79 @@ impl Gen<'_> {
             .return_call_indirect(self.sigs.tail, code, &[cpu]);
     }
 
-    /// The self-link of a block that branches to its own start: charge the
-    /// iteration, do the per-block checks and run the body again in this function.
-    fn back_edge(&mut self, head: Cblock) {
-        if self.store_at_back {
-            self.flush_flags();
-        }
+    /// An internal edge of the region to its block `m`: charges the current block,
+    /// makes the per-block checks (all four on a backward edge, which every cycle
+    /// has; the budget alone on a forward one, see docs/tiers.md) and jumps to
+    /// `m`'s code with the guest registers in host registers. A failed check leaves
+    /// for the run loop with EIP at `m`, as a link that is not taken.
+    fn internal(&mut self, m: usize) {
+        let cur = &self.info[self.cur];
+        let (ninsn, from) = (cur.ninsn, cur.start);
+        let to = self.info[m].start;
         let r = self.b.use_var(self.vret);
-        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
+        let r = self.b.ins().iadd_imm(r, ninsn as i64);
         let k = self.b.use_var(self.vblk);
         let k = self.b.ins().iadd_imm(k, 1);
         self.b.def_var(self.vret, r);
         self.b.def_var(self.vblk, k);
         let fail = self.b.create_block();
-        self.checks(r, fail);
-        self.b.ins().jump(head, &[]);
+        self.b.set_cold_block(fail);
+        let state = (self.rec, self.rec_stored);
+        if to <= from {
+            self.checks(r, fail);
+        } else {
+            self.budget_check(r, fail);
+        }
+        if m != 0 && self.info[m].preds == 1 {
+            self.info[m].state = Some(state);
+        } else if self.info[m].reads_in {
+            self.flush_flags();
+        }
+        let target = self.blocks[m];
+        self.b.ins().jump(target, &[]);
+        if !self.info[m].queued {
+            self.info[m].queued = true;
+            self.queue.push_back(m);
+        }
         self.b.switch_to_block(fail);
+        (self.rec, self.rec_stored) = state;
         self.flush_flags();
         self.write_back();
         self.store_counts(r, k);
-        let s = self.k32(self.start);
+        let s = self.k32(to);
         self.b
             .ins()
             .store(MemFlags::trusted(), s, self.cpu, OFF_EIP as i32);
         let w = self.k32(EXIT_BLOCK);
         self.b.ins().return_(&[w]);
+        (self.rec, self.rec_stored) = state;
     }
 
-    /// Control goes to the block at the static address `t`.
-    fn exit_to(&mut self, t: u32) {
-        match self.head {
-            Some(h) if t == self.start => self.back_edge(h),
+    /// The run loop's budget check alone (see [`Gen::checks`]).
+    fn budget_check(&mut self, retired: Value, fail: Cblock) {
+        let end = self
+            .b
+            .ins()
+            .load(types::I64, MemFlags::trusted(), self.cpu, OFF_BUDGET as i32);
+        let spent = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, end);
+        let c = self.b.create_block();
+        self.b.ins().brif(spent, fail, &[], c, &[]);
+        self.b.switch_to_block(c);
+    }
+
+    /// The region's block starting at `t`, if any.
+    fn member(&self, t: u32) -> Option<usize> {
+        self.info.iter().position(|i| i.start == t)
+    }
+
+    /// Control goes to the block at the static address `t`: inside the region if
+    /// it is a member and `inside` (a jump, not a call), else out through a link.
+    fn exit_to(&mut self, t: u32, inside: bool) {
+        match self.member(t) {
+            Some(m) if inside => self.internal(m),
             _ => {
                 let v = self.k32(t);
                 self.leave(v, Some(t));
@@ -2606,14 +2775,14 @@ impl Gen<'_> {
     }
 
     fn term(&mut self, p: &Plan) {
-        let (eip, k) = (p.term_eip, p.term_k);
+        let k = p.term_k;
         match p.term {
-            Term::Goto(t) => self.exit_to(t),
+            Term::Goto(t) => self.exit_to(t, true),
             // Two exits rather than one after a `select`: each has a constant link
             // table slot, and the branch is predicted where the selected EIP would
             // make the table load wait for the condition (call_ret 2.1x vs 1.5x).
             Term::Jcc { cc, taken, next }
-                if self.head.is_none() || (taken != self.start && next != self.start) =>
+                if self.member(taken).is_none() && self.member(next).is_none() =>
             {
                 let c = self.cond(cc);
                 self.leave2(c, taken, next);
@@ -2624,10 +2793,10 @@ impl Gen<'_> {
                 self.b.ins().brif(c, tb, &[], nb, &[]);
                 let (rec, stored) = (self.rec, self.rec_stored);
                 self.b.switch_to_block(tb);
-                self.exit_to(taken);
+                self.exit_to(taken, true);
                 (self.rec, self.rec_stored) = (rec, stored);
                 self.b.switch_to_block(nb);
-                self.exit_to(next);
+                self.exit_to(next, true);
             }
             Term::Call { target, ret } => {
                 // As `call_to`: the return address is pushed (a store into code
@@ -2637,22 +2806,22 @@ impl Gen<'_> {
                 let ss = self.seg_base(crate::cpu::seg::SS);
                 let a = self.b.ins().iadd(sp, ss);
                 let r = self.k32(ret);
-                self.store(a, r, 32, eip, k);
+                self.store(a, r, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
-                self.exit_to(target);
+                self.exit_to(target, false);
             }
             Term::Jind(src) => {
-                let t = self.value(src, eip, k);
+                let t = self.value(src, k);
                 self.leave(t, None);
             }
             Term::CallInd { s: src, ret } => {
-                let t = self.value(src, eip, k);
+                let t = self.value(src, k);
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
                 let ss = self.seg_base(crate::cpu::seg::SS);
                 let a = self.b.ins().iadd(sp, ss);
                 let r = self.k32(ret);
-                self.store(a, r, 32, eip, k);
+                self.store(a, r, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
                 self.leave(t, None);
             }
@@ -2660,7 +2829,7 @@ impl Gen<'_> {
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let ss = self.seg_base(crate::cpu::seg::SS);
                 let a = self.b.ins().iadd(esp, ss);
-                let t = self.load(a, 32, eip, false, k);
+                let t = self.load(a, 32, k);
                 let sp = self.b.ins().iadd_imm(esp, 4 + imm as i64);
                 self.set(crate::cpu::ESP as u8, sp);
                 self.leave(t, None);

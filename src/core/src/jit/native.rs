@@ -1,7 +1,7 @@
 //! Everything `unsafe` the `jit` tier needs, in one place: the code memory
 //! (a Cranelift `JITModule` per executor), the call into compiled code, and the
-//! `extern "C"` helpers compiled code calls back (guest memory through the
-//! interpreter's own access functions, the lazy-flag readers).
+//! `extern "C"` helpers compiled code calls back (an instruction through its
+//! interpreter handler, the lazy-flag readers).
 //!
 //! A compiled block is a function `(cpu: *mut Cpu) -> u32` in Cranelift's `tail`
 //! calling convention, entered from the run loop through a per-module C-convention
@@ -11,8 +11,7 @@
 //! layout, guest bytes through the permission table (`super::Env`), and calls the
 //! helpers below with the same pointer. It never keeps the pointer past its return.
 
-use crate::cpu::{Cpu, Exception, ExceptionKind};
-use crate::mem::{Access, Fault, Wrote};
+use crate::cpu::Cpu;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
@@ -194,85 +193,18 @@ pub(super) fn new_isa(opt_level: &str) -> Result<cranelift_codegen::isa::OwnedTa
         .map_err(|e| e.to_string())
 }
 
-/// Records a memory fault as the interpreter's handler would (`exec::op::fault`):
-/// the exception at the instruction's EIP.
-#[cold]
-fn record_fault(cpu: &mut Cpu, eip: u32, f: Fault) {
-    let kind = if f.guard {
-        ExceptionKind::GuardPage(f.access)
-    } else {
-        ExceptionKind::AccessViolation(f.access)
-    };
-    cpu.pending = Some(Exception {
-        kind,
-        eip,
-        addr: f.addr,
-    });
-}
-
-/// `FAULT` in the high half: the access faulted (exception recorded).
-pub const READ_FAULT: u64 = 1 << 32;
-
-/// Guest load of `size` bits at `addr` for the instruction at `eip`; a read-modify-
-/// write's load reports a fault as a write (`ops::alu::as_write`) when `as_write`.
-///
-/// # Safety
-/// Called only by compiled code, with the `*mut Cpu` it was called with (the same
-/// holds for every helper here).
-pub(super) unsafe extern "C" fn load(
-    cpu: *mut Cpu,
-    addr: u32,
-    size: u32,
-    eip: u32,
-    as_write: u32,
-) -> u64 {
-    // SAFETY: compiled code passes the `*mut Cpu` it was called with (see
-    // `Code::run`); no other reference to it is live during the call.
-    let cpu = unsafe { &mut *cpu };
-    match cpu.load(size, addr) {
-        Ok(v) => v as u64,
-        Err(mut f) => {
-            if as_write != 0 {
-                f.access = Access::Write;
-            }
-            record_fault(cpu, eip, f);
-            READ_FAULT
-        }
-    }
-}
-
-/// Store results.
-pub const STORED: u32 = 0;
-pub const STORED_CODE: u32 = 1;
-pub const STORE_FAULT: u32 = 2;
-
-/// Guest store of `size` bits; 0 data, 1 into a page holding code, 2 faulted.
-pub(super) unsafe extern "C" fn store(
-    cpu: *mut Cpu,
-    addr: u32,
-    v: u32,
-    size: u32,
-    eip: u32,
-) -> u32 {
-    // SAFETY: as in `load`.
-    let cpu = unsafe { &mut *cpu };
-    match cpu.store(size, addr, v) {
-        Ok(Wrote::Data) => STORED,
-        Ok(Wrote::Code) => STORED_CODE,
-        Err(f) => {
-            record_fault(cpu, eip, f);
-            STORE_FAULT
-        }
-    }
-}
-
 /// Runs one instruction through its interpreter handler: `ops` is a pair [the
 /// instruction's op, an op that returns `Exit::Block`] kept by the executor's
 /// `JitState` while the code that names it lives. Returns 0 (retired, continue),
 /// `super::EXIT_FAULT` (not retired, exception recorded by the handler) or
 /// `super::EXIT_CODE_WRITE` (retired into code or ending the block; EIP set).
+///
+/// # Safety
+/// Called only by compiled code, with the `*mut Cpu` it was called with (the same
+/// holds for every helper here).
 pub(super) unsafe extern "C" fn interp(cpu: *mut Cpu, ops: *const crate::exec::op::Op) -> u32 {
-    // SAFETY: as in `load`.
+    // SAFETY: compiled code passes the `*mut Cpu` it was called with (see
+    // `Code::run`); no other reference to it is live during the call.
     let cpu = unsafe { &mut *cpu };
     // SAFETY: compiled code passes the address of a live `Box<[Op; 2]>` from
     // `JitState::keep` (freed only with the code memory, see `JitState::clear`).
@@ -288,14 +220,14 @@ pub(super) unsafe extern "C" fn interp(cpu: *mut Cpu, ops: *const crate::exec::o
 
 /// Condition `cc` (x86 nibble) of the lazy flags as they stand.
 pub(super) unsafe extern "C" fn cond(cpu: *mut Cpu, cc: u32) -> u32 {
-    // SAFETY: as in `load`; read only.
+    // SAFETY: as in `interp`; read only.
     let cpu = unsafe { &*cpu };
     cpu.flags.cond(cc as u8) as u32
 }
 
 /// The six arithmetic flags as they stand, as EFLAGS bits (`LazyFlags::bits`).
 pub(super) unsafe extern "C" fn bits(cpu: *mut Cpu) -> u32 {
-    // SAFETY: as in `load`; read only.
+    // SAFETY: as in `interp`; read only.
     let cpu = unsafe { &*cpu };
     cpu.flags.bits()
 }

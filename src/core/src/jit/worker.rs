@@ -7,7 +7,7 @@
 //! the block's start and length, the addresses its code embeds), and its result is
 //! bytes.
 
-use super::{Plan, Unit, fill};
+use super::{Member, Unit, fill, looped};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -17,7 +17,8 @@ use std::time::Instant;
 pub(super) struct Job {
     /// The id the block's slot holds while it waits (`Slot::Pending`).
     pub id: u64,
-    pub plan: Plan,
+    /// The region's blocks, its head first.
+    pub ms: Vec<Member>,
     pub unit: Unit,
 }
 
@@ -28,6 +29,8 @@ pub(super) struct Done {
     pub code: Result<(Vec<u8>, u64), String>,
     /// Compile time (building the function and Cranelift), on the worker.
     pub ns: u64,
+    /// Blocks in the region.
+    pub members: usize,
 }
 
 pub(super) struct Worker {
@@ -47,13 +50,14 @@ impl Worker {
                 // Ends when the executor drops its sender.
                 while let Ok(job) = jobs.recv() {
                     let t0 = Instant::now();
-                    let code = compile(&isas, &job.plan, &job.unit);
+                    let code = compile(&isas, &job.ms, &job.unit);
                     let ns = t0.elapsed().as_nanos() as u64;
                     let d = Done {
                         id: job.id,
                         start: job.unit.start,
                         code,
                         ns,
+                        members: job.ms.len(),
                     };
                     if done.send(d).is_err() {
                         break;
@@ -105,23 +109,70 @@ impl Isas {
     }
 }
 
+/// `WINTERP_JIT_DUMP=FILE`: every compiled unit's plan and machine code (as
+/// Cranelift prints it) is appended to FILE, for looking at what hot code became.
+pub(super) fn dump_file() -> Option<String> {
+    static DUMP: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    DUMP.get_or_init(|| std::env::var("WINTERP_JIT_DUMP").ok())
+        .clone()
+}
+
+pub(super) fn append(path: &str, text: &str) {
+    use std::io::Write;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut f) = f {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
 /// Builds and compiles one block to machine code and its alignment (on the worker,
 /// or on the guest thread for synchronous compiles); the code must be position-
 /// independent (the function embeds absolute addresses as constants and calls
 /// helpers through registers, so Cranelift emits no relocations; anything else is
 /// refused).
-pub(super) fn compile(isas: &Isas, plan: &Plan, unit: &Unit) -> Result<(Vec<u8>, u64), String> {
-    let isa = if plan.term.targets().contains(&unit.start) {
+pub(super) fn compile(isas: &Isas, ms: &[Member], unit: &Unit) -> Result<(Vec<u8>, u64), String> {
+    let isa = if looped(ms) {
         &isas.looped
     } else {
         &isas.straight
     };
     let mut ctx = cranelift_codegen::Context::new();
     let ptr = isa.pointer_type();
-    fill(&mut ctx, plan, unit, ptr, isa.default_call_conv());
+    fill(&mut ctx, ms, unit, ptr, isa.default_call_conv());
+    let dump = dump_file();
+    ctx.set_disasm(dump.is_some());
     let c = ctx
         .compile(&**isa, &mut ControlPlane::default())
         .map_err(|e| format!("{:?}", e.inner))?;
+    if let Some(path) = dump {
+        let text = format!(
+            "== unit 0x{:08x} ({} blocks)\n{}\n{}\n",
+            unit.start,
+            ms.len(),
+            ms.iter()
+                .map(|m| {
+                    let steps: Vec<String> = m
+                        .plan
+                        .steps
+                        .iter()
+                        .map(|s| format!("  {:x}: {:?}", s.eip, s.ins))
+                        .collect();
+                    format!(
+                        "block 0x{:08x}:\n{}\n  {:?}",
+                        m.start,
+                        steps.join("\n"),
+                        m.plan.term
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            c.vcode.as_deref().unwrap_or("")
+        );
+        append(&path, &text);
+    }
     if !c.buffer.relocs().is_empty() {
         return Err("relocations in background-compiled code".into());
     }

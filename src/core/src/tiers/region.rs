@@ -157,26 +157,42 @@ fn build(mem: &GuestMemory, g: shape::Graph, stop: (u32, u32)) -> Option<Region>
 #[derive(Default)]
 pub struct RegionIndex {
     heads: Vec<(u32, Box<[(u32, u32)]>)>,
+    /// Guest pages some region's blocks lie in (kept until `clear`): a write
+    /// outside them is no region's, and most code writes are into pages that hold
+    /// code but not a region (the `jit` tier has a region for every hot head, and
+    /// a program can store into its code pages millions of times).
+    pages: std::collections::HashSet<u32>,
 }
 
 impl RegionIndex {
     pub fn add(&mut self, head: u32, spans: &[(u32, u32)]) {
         self.heads.retain(|(h, _)| *h != head);
         self.heads.push((head, spans.into()));
+        for &(s, e) in spans {
+            let last = e.wrapping_sub(1).max(s) >> 12;
+            for pn in s >> 12..=last {
+                self.pages.insert(pn);
+            }
+        }
     }
 
     pub fn clear(&mut self) {
         self.heads.clear();
+        self.pages.clear();
     }
 
     /// Heads of regions with a block intersecting `[addr, addr+len)`; they are
     /// forgotten (the caller retires their head blocks).
     pub fn take_hits(&mut self, addr: u32, len: u32, out: &mut Vec<u32>) {
-        if self.heads.is_empty() {
+        if self.heads.is_empty() || len == 0 {
             return;
         }
         let lo = addr as u64;
         let hi = lo + len as u64;
+        let (first, last) = ((lo >> 12) as u32, ((hi - 1) >> 12) as u32);
+        if !(first..=last.max(first)).any(|pn| self.pages.contains(&pn)) {
+            return;
+        }
         self.heads.retain(|(h, spans)| {
             let hit = spans.iter().any(|&(s, e)| {
                 let e = if e < s {

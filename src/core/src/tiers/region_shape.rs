@@ -81,15 +81,28 @@ pub struct Graph {
     pub exits: Vec<u32>,
 }
 
-/// Whether `decode_block(eip)` would mark only pages that are marked already.
+/// Whether the page of `eip` is marked as holding code (a block decoded there
+/// must then also not spill into an unmarked page: [`decoded`]).
 fn pages_marked(mem: &GuestMemory, eip: u32) -> bool {
-    let page_end = (eip & !0xfff).wrapping_add(0x1000);
     let p0 = mem.perm(eip);
-    if p0 & perm::READ == 0 || p0 & perm::CODE == 0 {
-        return false;
+    p0 & perm::READ != 0 && p0 & perm::CODE != 0
+}
+
+/// The block `decode_block` would decode at `eip`, decoded without marking
+/// anything, if every page it lies in is marked already.
+fn decoded(
+    mem: &GuestMemory,
+    eip: u32,
+    max_insns: usize,
+    stop: (u32, u32),
+    null_segs: u8,
+) -> Option<Block> {
+    let b = crate::decode::decode_block_unmarked(mem, eip, max_insns, stop, null_segs).ok()?;
+    let page_end = (eip & !0xfff).wrapping_add(0x1000);
+    if crate::decode::spills(b.start, b.end) && mem.perm(page_end) & perm::CODE == 0 {
+        return None;
     }
-    let p1 = mem.perm(page_end);
-    p1 & perm::READ == 0 || p1 & perm::CODE != 0
+    Some(b)
 }
 
 /// Finds the region headed by `head`, or why there is none.
@@ -107,7 +120,7 @@ pub fn discover(
     let mut succ: Vec<[Option<usize>; 2]> = Vec::with_capacity(8);
     let mut calls = false;
     let mut overflow = false;
-    let Ok(h) = crate::decode::decode_block(mem, head.start, max_insns, stop, null_segs) else {
+    let Some(h) = decoded(mem, head.start, max_insns, stop, null_segs) else {
         return Err(Decline::Op);
     };
     if h.end != head.end || h.ninsn != head.ninsn {
@@ -137,7 +150,7 @@ pub fn discover(
                 overflow = true;
                 continue;
             }
-            if let Ok(b) = crate::decode::decode_block(mem, target, max_insns, stop, null_segs) {
+            if let Some(b) = decoded(mem, target, max_insns, stop, null_segs) {
                 terms.push(term_of(&b));
                 blocks.push(b);
                 s[j] = Some(blocks.len() - 1);

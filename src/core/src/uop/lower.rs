@@ -120,18 +120,19 @@ fn decode(mem: &GuestMemory, eip: u32, env: &Env) -> Result<Raw, Reason> {
     // Marked like the decoder marks: a later store into these bytes is then logged,
     // and that log is what retires the program.
     mem.mark_code(eip);
-    let page_end = (eip & !0xfff).wrapping_add(0x1000);
-    let in_page = page_end.wrapping_sub(eip);
-    let mut buf = vec![0u8; in_page as usize];
-    mem.read_bytes(eip, &mut buf).map_err(|_| Reason::Fetch)?;
-    if mem.perm(page_end) & perm::READ != 0 {
-        mem.mark_code(page_end);
-        let mut tail = [0u8; 14];
-        mem.read_bytes(page_end, &mut tail)
-            .map_err(|_| Reason::Fetch)?;
-        buf.extend_from_slice(&tail);
+    loop {
+        let (buf, in_page) = crate::decode::fetch(mem, eip);
+        let raw = decode_bytes(eip, &buf, in_page, env)?;
+        let end = raw.insns.last().map_or(eip, |i| i.next_ip32());
+        if crate::decode::confirm_spill(mem, eip, end, &buf[in_page as usize..]) {
+            return Ok(raw);
+        }
     }
-    let mut dec = Decoder::with_ip(32, &buf, eip as u64, DecoderOptions::NONE);
+}
+
+/// Decodes the block at `eip` from `buf` (`crate::decode::fetch`).
+fn decode_bytes(eip: u32, buf: &[u8], in_page: u32, env: &Env) -> Result<Raw, Reason> {
+    let mut dec = Decoder::with_ip(32, buf, eip as u64, DecoderOptions::NONE);
     let mut insns = Vec::new();
     let mut end = eip;
     while (dec.position() as u32) < in_page && insns.len() < env.max_insns {
