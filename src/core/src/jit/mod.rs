@@ -502,7 +502,8 @@ impl JitState {
     /// jumps reach, breadth first: blocks the cache holds live, entered at least
     /// an eighth and at most 32 times as often as the head (a hub many paths
     /// share, like a dispatcher, is linked to rather than copied into every
-    /// region that reaches it), outside the stop range and all in the
+    /// region that reaches it), not owned by a loop-idiom fold (which runs its
+    /// loop whole when the run loop enters it), outside the stop range and all in the
     /// vocabulary, up to [`REGION_BLOCKS`] blocks and [`REGION_INSNS`]
     /// instructions. A block left out is reached through a link as before.
     fn region(
@@ -527,6 +528,7 @@ impl JitState {
                 }
                 let Some(b) = cache.lookup(t) else { continue };
                 if !b.live
+                    || b.fold.is_some()
                     || b.entries.get() < min_entries
                     || b.entries.get() > max_entries
                     || matches!(b.jit.get(), Slot::Declined)
