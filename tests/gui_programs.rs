@@ -84,6 +84,9 @@
 //! - `popups`: ShowOwnedPopups (WM_SHOWWINDOW with SW_PARENTCLOSING/OPENING, what
 //!   DefWindowProc hides and shows again), GetLastActivePopup across activation and
 //!   destruction, WinHelp's HELP_QUIT; expected output from Wine 8, in both modes.
+//! - `scrollwin`: ScrollWindow of the whole client area (children move along), of a
+//!   part and with a clipping rectangle: where a drawn square goes (GetPixel), the
+//!   child's position and the update rectangle left; expected output from Wine 8.
 //! - `input_log`: a scripted input (`expected/input_log.script`) at a 320x240 client
 //!   area and, with every coordinate doubled, at 640x480; the logged keyboard
 //!   lParams and client/child coordinates must equal the expected logs.
@@ -115,6 +118,7 @@ const GUI_PROGRAMS: &[&str] = &[
     "regsave",
     "rtstart",
     "scrollbar",
+    "scrollwin",
     "shellbrowse",
     "timer",
     "treeview",
@@ -195,6 +199,16 @@ fn comctl_bars_deterministic() {
 #[test]
 fn childid_normal() {
     stdout_program("childid", false);
+}
+
+#[test]
+fn scrollwin_normal() {
+    stdout_program("scrollwin", false);
+}
+
+#[test]
+fn scrollwin_deterministic() {
+    stdout_program("scrollwin", true);
 }
 
 #[test]

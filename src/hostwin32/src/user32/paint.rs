@@ -5,6 +5,8 @@
 use super::msg::*;
 use super::window::{put_rect, read_rect};
 use super::{UR, fin, lock_wm};
+
+const ERROR_INVALID_WINDOW_HANDLE: u32 = 1400;
 use crate::gdi32::{self, Rect, paint as gp};
 use crate::hle::{ApiDef, ApiResult, Ctx, Outcome, Ptr, stdcall};
 
@@ -283,6 +285,137 @@ pub fn RedrawWindow(
     Ok(Outcome::Return(1))
 }
 
+/// The bounding box of `outer` less `inner` (the part of a scrolled area no bits
+/// were scrolled into): a band when `inner` spans `outer` across, else all of
+/// `outer` (the update area is one rectangle).
+fn uncovered(outer: Rect, inner: Rect) -> Rect {
+    let inner = inner.intersect(&outer);
+    if inner.is_empty() {
+        return outer;
+    }
+    let across = inner.left <= outer.left && inner.right >= outer.right;
+    let down = inner.top <= outer.top && inner.bottom >= outer.bottom;
+    let mut r = outer;
+    if across {
+        if inner.top <= outer.top {
+            r.top = inner.bottom;
+        } else if inner.bottom >= outer.bottom {
+            r.bottom = inner.top;
+        }
+    } else if down {
+        if inner.left <= outer.left {
+            r.left = inner.right;
+        } else if inner.right >= outer.right {
+            r.right = inner.left;
+        }
+    }
+    if r.is_empty() { Rect::default() } else { r }
+}
+
+/// ScrollWindow's work: moves the bits of `rect` (default the client area) by
+/// (`dx`, `dy`), changing only those inside `clip` (bits scrolled out of it are
+/// dropped; what would scroll in from outside it is painted instead: it joins the
+/// update area, to be erased, with the rest of the uncovered part). Without `rect` the child windows move too, and so
+/// does the pending update area.
+fn scroll_window(
+    cx: &mut Ctx,
+    hwnd: u32,
+    dx: i32,
+    dy: i32,
+    rect: Option<Rect>,
+    clip: Option<Rect>,
+) -> UR<bool> {
+    let (target, client, children) = {
+        let wm = lock_wm(cx.proc);
+        let Some(w) = wm.win(hwnd) else {
+            drop(wm);
+            crate::teb::set_last_error(cx, ERROR_INVALID_WINDOW_HANDLE)?;
+            return Ok(false);
+        };
+        let client = Rect::new(0, 0, w.client.width(), w.client.height());
+        (wm.dc_target(hwnd, false), client, w.children.clone())
+    };
+    // Only bits inside the clipping rectangle move, and only to places inside it;
+    // what would come from outside it is left to be painted (the update area).
+    let clip = clip.map_or(client, |c| c.intersect(&client));
+    let area = rect.unwrap_or(client).intersect(&clip);
+    let dst = area.offset(dx, dy).intersect(&clip);
+    if let Some(t) = target
+        && !dst.is_empty()
+    {
+        let mut s = t.surface.lock().unwrap_or_else(|e| e.into_inner());
+        let bounds = Rect::new(0, 0, s.width as i32, s.height as i32);
+        let d = dst
+            .offset(t.origin.0, t.origin.1)
+            .intersect(&t.clip)
+            .intersect(&bounds);
+        let src = d.offset(-dx, -dy).intersect(&bounds);
+        // Copy out first: source and destination overlap.
+        let d = src.offset(dx, dy);
+        let block = s.crop(src);
+        let width = s.width as usize;
+        for y in 0..block.height as usize {
+            let at = (d.top as usize + y) * width + d.left as usize;
+            let row = y * block.width as usize;
+            s.pixels[at..at + block.width as usize]
+                .copy_from_slice(&block.pixels[row..row + block.width as usize]);
+        }
+    }
+    if rect.is_none() {
+        let mut wm = lock_wm(cx.proc);
+        if let Some(w) = wm.win_mut(hwnd)
+            && let Some(u) = w.update
+        {
+            let moved = u.offset(dx, dy).intersect(&client);
+            w.update = (!moved.is_empty()).then_some(moved);
+        }
+    }
+    let exposed = uncovered(area, dst);
+    if !exposed.is_empty() {
+        invalidate(cx, hwnd, Some(exposed), true);
+    }
+    if rect.is_none() {
+        use super::window::{SWP_NOACTIVATE, SWP_NOREDRAW, SWP_NOSIZE, SWP_NOZORDER};
+        for c in children {
+            let Some(r) = lock_wm(cx.proc).win(c).map(|w| w.rect) else {
+                continue;
+            };
+            super::window::set_window_pos(
+                cx,
+                c,
+                0,
+                r.left + dx,
+                r.top + dy,
+                0,
+                0,
+                SWP_NOZORDER | SWP_NOSIZE | SWP_NOACTIVATE | SWP_NOREDRAW,
+            )?;
+        }
+    }
+    Ok(true)
+}
+
+pub fn ScrollWindow(
+    cx: &mut Ctx,
+    hWnd: u32,
+    XAmount: i32,
+    YAmount: i32,
+    lpRect: Ptr,
+    lpClipRect: Ptr,
+) -> ApiResult<Outcome> {
+    let rect = if lpRect.is_null() {
+        None
+    } else {
+        Some(read_rect(cx, lpRect.0)?)
+    };
+    let clip = if lpClipRect.is_null() {
+        None
+    } else {
+        Some(read_rect(cx, lpClipRect.0)?)
+    };
+    fin(scroll_window(cx, hWnd, XAmount, YAmount, rect, clip))
+}
+
 pub fn GetDC(cx: &mut Ctx, hWnd: u32) -> u32 {
     dc_for(cx, hWnd, false, None)
 }
@@ -470,6 +603,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("GetUpdateRect", GetUpdateRect),
         stdcall("UpdateWindow", UpdateWindow),
         stdcall("RedrawWindow", RedrawWindow),
+        stdcall("ScrollWindow", ScrollWindow),
         stdcall("GetDC", GetDC),
         stdcall("GetWindowDC", GetWindowDC),
         stdcall("GetDCEx", GetDCEx),
