@@ -736,7 +736,13 @@ fn jit_shape_once_with_stats() {
         .expect("a standard shape");
     // `JIT_BG=1`: compile in the background, as the bench and the app do.
     let bg = std::env::var("JIT_BG").is_ok_and(|v| v == "1");
-    for on in [false, true] {
+    // `JIT_ONLY_ON=1`: the on arm alone (for a profile of compiled runs).
+    let arms: &[bool] = if std::env::var("JIT_ONLY_ON").is_ok_and(|v| v == "1") {
+        &[true]
+    } else {
+        &[false, true]
+    };
+    for &on in arms {
         let t = gates(on);
         t.set_jit_background(bg);
         let (_, _, _, c) = bench::end_state(&shape, t.clone()).unwrap();

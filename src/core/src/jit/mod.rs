@@ -682,7 +682,7 @@ impl JitState {
             self.isas = Some(worker::Isas::new()?);
         }
         let u = self.unit(block, env);
-        let isas = self.isas.as_ref().expect("made above");
+        let isas = self.isas.as_mut().expect("made above");
         let (bytes, align) = worker::compile(isas, ms, &u)?;
         let code = self.mem.install(&[(&bytes, align)])?;
         Ok(Compiled {
@@ -716,15 +716,21 @@ struct Unit {
 
 /// Builds the function of the region `ms` (its head first; `u` the head's unit)
 /// into `ctx` (`tail` calling convention, `(cpu) -> exit word`); helpers use `cc`.
-fn fill(ctx: &mut cranelift_codegen::Context, ms: &[Member], u: &Unit, ptr: Type, cc: CallConv) {
+fn fill(
+    ctx: &mut cranelift_codegen::Context,
+    fbc: &mut FunctionBuilderContext,
+    ms: &[Member],
+    u: &Unit,
+    ptr: Type,
+    cc: CallConv,
+) {
     {
         let (links, table, env) = (u.links, u.table, &u.env);
         ctx.func.signature.call_conv = CallConv::Tail;
         ctx.func.signature.params.push(AbiParam::new(ptr));
         ctx.func.signature.returns.push(AbiParam::new(types::I32));
-        let mut fbc = FunctionBuilderContext::new();
         {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let mut b = FunctionBuilder::new(&mut ctx.func, fbc);
             let sig = |params: &[Type], ret: Type| {
                 let mut s = Signature::new(cc);
                 s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
@@ -1241,9 +1247,13 @@ impl Plan {
                 Ins::Alu { op, d, s } | Ins::Alu8 { op, d, s } => {
                     (d.is_mem() || s.is_mem(), op == ADC || op == SBB, true)
                 }
-                Ins::Unary { op, .. } => (false, op == INC || op == DEC, op == NEG),
+                // INC/DEC keep CF and IMUL keeps SF ZF AF PF: what they read of
+                // the flags before them is observed exactly where the flags they
+                // leave are (`!writes_all && after` below), so they read nothing
+                // more themselves.
+                Ins::Unary { op, .. } => (false, false, op == NEG),
                 Ins::Shift { .. } => (false, false, true),
-                Ins::Imul { s, .. } => (s.is_mem(), true, false),
+                Ins::Imul { s, .. } => (s.is_mem(), false, false),
                 Ins::Setcc { d, .. } => (d.is_mem(), true, false),
                 Ins::Cmov { .. } => (false, true, false),
                 Ins::Mov { d, s } | Ins::Mov8 { d, s } => (d.is_mem() || s.is_mem(), false, false),
@@ -1618,6 +1628,9 @@ struct Rec {
     a: Value,
     b: Value,
     /// Set for ADC/SBB (carry-in) and INC/DEC (kept CF); others leave `aux` alone.
+    /// None on INC/DEC whose CF is the incoming flags': `cpu.flags` holds that
+    /// record (or, once stored, this one, whose CF is the same), so the CF is read
+    /// from there only where it is used (`Gen::carry`, `Gen::store_rec`).
     aux: Option<Value>,
     /// Sign bit: 31, or 7 for the 8-bit forms (`res`, `a`, `b` truncated to 8 bits).
     sb: u8,
@@ -1709,6 +1722,12 @@ impl Gen<'_> {
     }
 
     fn store_rec(&mut self, r: Rec) {
+        // A deferred kept CF is read before the record is overwritten.
+        let aux = match (r.op, r.aux) {
+            (FlagOp::Inc | FlagOp::Dec, None) => Some(self.incoming_carry()),
+            (_, a) => a,
+        };
+        let r = Rec { aux, ..r };
         let (c, f) = (self.cpu, MemFlags::trusted());
         let op = self.b.ins().iconst(types::I8, r.op as u8 as i64);
         self.b.ins().store(f, op, c, OFF_F_OP as i32);
@@ -1934,7 +1953,12 @@ impl Gen<'_> {
                 let e = b.ins().band(eq, cin);
                 b.ins().bor(lt, e)
             }
-            FlagOp::Inc | FlagOp::Dec => return r.aux.expect("INC/DEC record CF"),
+            FlagOp::Inc | FlagOp::Dec => {
+                return match r.aux {
+                    Some(c) => c,
+                    None => self.incoming_carry(),
+                };
+            }
             FlagOp::Eager => {
                 let x = r.aux.expect("an eager record has its bits");
                 return self.b.ins().band_imm(x, CF as i64);
@@ -2329,7 +2353,16 @@ impl Gen<'_> {
                 let a = self.reg(r);
                 match op {
                     INC | DEC => {
-                        let c = self.carry();
+                        // The kept CF is read only where the record is observed;
+                        // the CF of the flags the block was entered with is read
+                        // from `cpu.flags` only where it is used (`Rec::aux`).
+                        let c = if !self.flags_live {
+                            Some(self.k32(0))
+                        } else if self.rec.is_none() {
+                            None
+                        } else {
+                            Some(self.carry())
+                        };
                         let one = self.k32(1);
                         let res = if op == INC {
                             self.b.ins().iadd(a, one)
@@ -2342,7 +2375,7 @@ impl Gen<'_> {
                             res,
                             a,
                             b: one,
-                            aux: Some(c),
+                            aux: c,
                             sb: 31,
                         });
                         self.set(r, res);
@@ -2563,37 +2596,51 @@ impl Gen<'_> {
     /// code writes. Branches to `fail` otherwise; continues in a new block.
     fn checks(&mut self, retired: Value, fail: Cblock) {
         let f = MemFlags::trusted();
-        let end = self
-            .b
-            .ins()
-            .load(types::I64, f, self.cpu, OFF_BUDGET as i32);
-        let spent = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, end);
+        self.budget_check(retired, fail);
         // Aligned loads of at most 8 bytes are single-copy atomic on the hosts
-        // Cranelift targets: these read the atomics as `Relaxed` loads would.
+        // Cranelift targets: these read the atomics as `Relaxed` loads would. One
+        // predicted branch each (all rare) costs fewer instructions than one
+        // branch on the four conditions combined.
         let h = self.konst(self.env.halt);
         let halt = self.b.ins().uload8(types::I32, f, h, 0);
-        let halt = self.b.ins().icmp_imm(IntCC::NotEqual, halt, 0);
+        self.fail_if(halt, fail);
         let t = self.konst(self.env.tier_epoch);
         let te = self.b.ins().load(types::I64, f, t, 0);
         let switched = self
             .b
             .ins()
             .icmp_imm(IntCC::NotEqual, te, self.env.tier_seen as i64);
+        self.fail_if(switched, fail);
         let c = self.konst(self.env.code_epoch);
         let ce = self.b.ins().load(types::I64, f, c, 0);
         let l = self.konst(self.links);
         let seen = self.b.ins().load(types::I64, f, l, OFF_SEEN_CODE as i32);
         let wrote = self.b.ins().icmp(IntCC::NotEqual, ce, seen);
-        // One branch for the four (all rare).
-        let x = self.b.ins().bor(spent, halt);
-        let y = self.b.ins().bor(switched, wrote);
-        let bad = self.b.ins().bor(x, y);
-        let c = self.b.create_block();
-        self.b.ins().brif(bad, fail, &[], c, &[]);
-        self.b.switch_to_block(c);
+        self.fail_if(wrote, fail);
+    }
+
+    /// Branches to `fail` if `c` is non-zero; continues in a new block.
+    fn fail_if(&mut self, c: Value, fail: Cblock) {
+        let next = self.b.create_block();
+        self.b.ins().brif(c, fail, &[], next, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// The checks a link from the current block to `targets` makes: all four when
+    /// some target may close a cycle (a dynamic one, or one at or below the
+    /// block's start: every cycle of links has such an edge, as every cycle inside
+    /// a region has a backward internal edge); the budget alone when all go
+    /// forward. Halts, gate switches and other threads' code writes are then seen
+    /// at the latest after a forward run of links, which is finite.
+    fn link_checks(&mut self, retired: Value, fail: Cblock, targets: &[Option<u32>]) {
+        let forward = targets
+            .iter()
+            .all(|t| matches!(t, Some(t) if *t > self.start));
+        if forward {
+            self.budget_check(retired, fail);
+        } else {
+            self.checks(retired, fail);
+        }
     }
 
     /// Leaves the block for the block at `t`: charges this one, then enters the
@@ -2610,7 +2657,7 @@ impl Gen<'_> {
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
-        self.checks(r, fail);
+        self.link_checks(r, fail, &[tc]);
         self.link(t, tc, back);
         self.b.switch_to_block(fail);
         self.b.ins().jump(back, &[t.into()]);
@@ -2636,7 +2683,7 @@ impl Gen<'_> {
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
-        self.checks(r, fail);
+        self.link_checks(r, fail, &[Some(taken), Some(next)]);
         let (tb, nb) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(c, tb, &[], nb, &[]);
         for (blk, t) in [(tb, taken), (nb, next)] {

@@ -41,7 +41,7 @@ pub(super) struct Worker {
 
 impl Worker {
     pub fn spawn() -> Result<Worker, String> {
-        let isas = Isas::new()?;
+        let mut isas = Isas::new()?;
         let (tx, jobs) = channel::<Box<Job>>();
         let (done, rx) = channel::<Done>();
         let handle = std::thread::Builder::new()
@@ -50,7 +50,7 @@ impl Worker {
                 // Ends when the executor drops its sender.
                 while let Ok(job) = jobs.recv() {
                     let t0 = Instant::now();
-                    let code = compile(&isas, &job.ms, &job.unit);
+                    let code = compile(&mut isas, &job.ms, &job.unit);
                     let ns = t0.elapsed().as_nanos() as u64;
                     let d = Done {
                         id: job.id,
@@ -98,6 +98,10 @@ impl Drop for Worker {
 pub(super) struct Isas {
     looped: OwnedTargetIsa,
     straight: OwnedTargetIsa,
+    /// Cranelift's contexts, cleared and reused: their allocations stay warm
+    /// across compiles.
+    ctx: cranelift_codegen::Context,
+    fbc: cranelift_frontend::FunctionBuilderContext,
 }
 
 impl Isas {
@@ -105,6 +109,8 @@ impl Isas {
         Ok(Isas {
             looped: super::native::new_isa("speed")?,
             straight: super::native::new_isa("none")?,
+            ctx: cranelift_codegen::Context::new(),
+            fbc: cranelift_frontend::FunctionBuilderContext::new(),
         })
     }
 }
@@ -133,15 +139,20 @@ pub(super) fn append(path: &str, text: &str) {
 /// independent (the function embeds absolute addresses as constants and calls
 /// helpers through registers, so Cranelift emits no relocations; anything else is
 /// refused).
-pub(super) fn compile(isas: &Isas, ms: &[Member], unit: &Unit) -> Result<(Vec<u8>, u64), String> {
+pub(super) fn compile(
+    isas: &mut Isas,
+    ms: &[Member],
+    unit: &Unit,
+) -> Result<(Vec<u8>, u64), String> {
     let isa = if looped(ms) {
         &isas.looped
     } else {
         &isas.straight
     };
-    let mut ctx = cranelift_codegen::Context::new();
+    let ctx = &mut isas.ctx;
+    ctx.clear();
     let ptr = isa.pointer_type();
-    fill(&mut ctx, ms, unit, ptr, isa.default_call_conv());
+    fill(ctx, &mut isas.fbc, ms, unit, ptr, isa.default_call_conv());
     let dump = dump_file();
     ctx.set_disasm(dump.is_some());
     let c = ctx
