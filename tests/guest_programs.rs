@@ -36,6 +36,7 @@ const PROGRAMS: &[&str] = &[
     "farxfer",
     "files",
     "fpu",
+    "framectl",
     "heap",
     "hello",
     "iebrowser",
@@ -585,6 +586,16 @@ fn intbench_normal() {
 #[test]
 fn intbench_deterministic() {
     guest_program("intbench", Mode::Deterministic);
+}
+
+#[test]
+fn framectl_normal() {
+    guest_program("framectl", Mode::Normal);
+}
+
+#[test]
+fn framectl_deterministic() {
+    guest_program("framectl", Mode::Deterministic);
 }
 
 #[test]

@@ -39,7 +39,7 @@ console_libs() {
     case "$1" in
         comdplay) echo "-lole32 -ldplayx -lwinmm -ldxguid -luuid" ;;
         verinfo) echo "-lversion" ;;
-        keymap) echo "-luser32 -lgdi32" ;;
+        keymap|framectl) echo "-luser32 -lgdi32" ;;
         playsnd) echo "-lwinmm" ;;
         shellfolders) echo "-lshell32 -lole32" ;;
         iebrowser) echo "-lole32 -loleaut32 -luser32" ;;

@@ -474,6 +474,308 @@ pub fn DrawFocusRect(cx: &mut Ctx, hDC: u32, lprc: Ptr) -> ApiResult<bool> {
     Ok(true)
 }
 
+// ---- DrawFrameControl ----------------------------------------------------------------
+
+const DFC_CAPTION: u32 = 1;
+const DFC_MENU: u32 = 2;
+const DFC_SCROLL: u32 = 3;
+const DFC_BUTTON: u32 = 4;
+const DFCS_INACTIVE: u32 = 0x100;
+const DFCS_PUSHED: u32 = 0x200;
+const DFCS_CHECKED: u32 = 0x400;
+const DFCS_ADJUSTRECT: u32 = 0x2000;
+const DFCS_FLAT: u32 = 0x4000;
+const DFCS_MONO: u32 = 0x8000;
+
+/// The glyphs DrawFrameControl draws inside its frames.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Glyph {
+    /// A solid triangle pointing up, down, left or right (0..=3).
+    Arrow(u32),
+    Check,
+    Bullet,
+    Close,
+    Minimize,
+    Maximize,
+    Restore,
+    Help,
+}
+
+/// Fills the pixels of a disk of radius `r` around (`cx`, `cy`) row by row.
+fn disk(
+    proc: &crate::process::Process,
+    hdc: u32,
+    c: (i32, i32),
+    r: i32,
+    rgb: u32,
+) -> ApiResult<()> {
+    for dy in -r..=r {
+        let w = (((r * r - dy * dy) as f64).sqrt()).round() as i32;
+        gp::fill_rect(
+            proc,
+            hdc,
+            Rect::new(c.0 - w, c.1 + dy, c.0 + w + 1, c.1 + dy + 1),
+            rgb,
+        )?;
+    }
+    Ok(())
+}
+
+/// Draws `g` centred in `b` in colour `rgb`.
+fn glyph(proc: &crate::process::Process, hdc: u32, b: Rect, g: Glyph, rgb: u32) -> ApiResult<()> {
+    let (cx, cy) = ((b.left + b.right) / 2, (b.top + b.bottom) / 2);
+    let side = b.width().min(b.height());
+    let fill = |r: Rect| gp::fill_rect(proc, hdc, r, rgb).map(|_| ());
+    match g {
+        Glyph::Arrow(dir) => {
+            // Row k from the tip is 2k + 1 pixels wide; the middle row crosses the centre.
+            let n = (side / 4).max(2);
+            for k in 0..=n {
+                let off = k - n / 2;
+                let seg = match dir {
+                    0 => Rect::new(cx - k, cy + off, cx + k + 1, cy + off + 1),
+                    1 => Rect::new(cx - k, cy - off, cx + k + 1, cy - off + 1),
+                    2 => Rect::new(cx + off, cy - k, cx + off + 1, cy + k + 1),
+                    _ => Rect::new(cx - off, cy - k, cx - off + 1, cy + k + 1),
+                };
+                fill(seg)?;
+            }
+        }
+        Glyph::Check => {
+            // A tick: down from the left to a vertex below the centre, then up to
+            // the top right, `t` pixels thick in each column.
+            let s = side as f64;
+            let (x0, x1, x2) = (
+                cx as f64 - 0.3 * s,
+                cx as f64 - 0.1 * s,
+                cx as f64 + 0.3 * s,
+            );
+            let (y0, y1, y2) = (cy as f64, cy as f64 + 0.2 * s, cy as f64 - 0.2 * s);
+            let t = (side / 10).max(1);
+            for x in x0.round() as i32..=x2.round() as i32 {
+                let xf = x as f64;
+                let y = if xf <= x1 {
+                    y0 + (y1 - y0) * (xf - x0) / (x1 - x0)
+                } else {
+                    y1 + (y2 - y1) * (xf - x1) / (x2 - x1)
+                };
+                let y = y.round() as i32;
+                fill(Rect::new(x, y - t, x + 1, y + t + 1))?;
+            }
+        }
+        Glyph::Bullet => disk(proc, hdc, (cx, cy), (side / 6).max(1), rgb)?,
+        Glyph::Close => {
+            let n = side / 4;
+            for k in -n..=n {
+                fill(Rect::new(cx + k - 1, cy + k, cx + k + 1, cy + k + 1))?;
+                fill(Rect::new(cx - k - 1, cy + k, cx - k + 1, cy + k + 1))?;
+            }
+        }
+        Glyph::Minimize => {
+            let n = side / 4;
+            fill(Rect::new(cx - n, cy + n - 1, cx + n, cy + n + 1))?;
+        }
+        Glyph::Maximize | Glyph::Restore => {
+            let n = side / 4;
+            let frame = |r: Rect| -> ApiResult<()> {
+                fill(Rect::new(r.left, r.top, r.right, r.top + 2))?;
+                fill(Rect::new(r.left, r.bottom - 1, r.right, r.bottom))?;
+                fill(Rect::new(r.left, r.top, r.left + 1, r.bottom))?;
+                fill(Rect::new(r.right - 1, r.top, r.right, r.bottom))
+            };
+            if g == Glyph::Maximize {
+                frame(Rect::new(cx - n, cy - n, cx + n + 1, cy + n + 1))?;
+            } else {
+                let m = (n * 2 / 3).max(2);
+                frame(Rect::new(
+                    cx - n + m / 2,
+                    cy - n,
+                    cx + n + 1,
+                    cy + n - m / 2,
+                ))?;
+                frame(Rect::new(cx - n, cy - n + m, cx + n + 1 - m, cy + n + 1))?;
+            }
+        }
+        Glyph::Help => {
+            gp::draw_text(
+                proc,
+                hdc,
+                "?",
+                b,
+                gp::DT_CENTER | gp::DT_VCENTER | gp::DT_SINGLELINE,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// DrawFrameControl's work; `None` for a type or state it does not know (FALSE),
+/// else the rectangle DFCS_ADJUSTRECT writes back.
+fn draw_frame_control(
+    proc: &crate::process::Process,
+    hdc: u32,
+    r: Rect,
+    uType: u32,
+    uState: u32,
+) -> ApiResult<Option<Rect>> {
+    use gp::{
+        BF_ADJUST, BF_FLAT, BF_MONO, BF_RECT, BF_SOFT, COLOR_BTNFACE, COLOR_BTNSHADOW,
+        COLOR_BTNTEXT, COLOR_WINDOW, EDGE_RAISED, EDGE_SUNKEN, sys_color,
+    };
+    let kind = uState & 0xff;
+    let pushed = uState & DFCS_PUSHED != 0;
+    let inactive = uState & DFCS_INACTIVE != 0;
+    let look = if uState & DFCS_MONO != 0 {
+        BF_MONO
+    } else if uState & DFCS_FLAT != 0 {
+        BF_FLAT
+    } else {
+        0
+    };
+    // A button face with a raised (sunken when pushed) edge two pixels wide.
+    let frame = |soft_raised: bool, sunken: bool| -> ApiResult<Rect> {
+        gp::fill_rect(proc, hdc, r, sys_color(COLOR_BTNFACE))?;
+        let (edge, soft) = match (sunken, soft_raised) {
+            (true, _) => (EDGE_SUNKEN, BF_SOFT),
+            (false, true) => (EDGE_RAISED, BF_SOFT),
+            (false, false) => (EDGE_RAISED, 0),
+        };
+        let flags = BF_RECT | BF_ADJUST | soft | look;
+        Ok(gp::draw_edge_ex(proc, hdc, r, edge, flags)?.unwrap_or(r))
+    };
+    let adjusted = |inner: Rect| {
+        if uState & DFCS_ADJUSTRECT != 0 {
+            inner
+        } else {
+            r
+        }
+    };
+    match uType {
+        DFC_BUTTON => match kind {
+            // DFCS_BUTTONPUSH
+            0x10 => {
+                let inner = frame(true, pushed || uState & DFCS_CHECKED != 0)?;
+                Ok(Some(adjusted(inner)))
+            }
+            // DFCS_BUTTONCHECK, RADIOIMAGE, RADIOMASK, RADIO, 3STATE: a square box
+            // as large as the rectangle allows, centred; the rectangle stays.
+            0 | 1 | 2 | 4 | 8 => {
+                let side = r.width().min(r.height());
+                let (x, y) = (
+                    r.left + (r.width() - side) / 2,
+                    r.top + (r.height() - side) / 2,
+                );
+                let b = Rect::new(x, y, x + side, y + side);
+                let back = sys_color(if inactive || pushed {
+                    COLOR_BTNFACE
+                } else {
+                    COLOR_WINDOW
+                });
+                let mark = sys_color(if inactive || kind == 8 {
+                    COLOR_BTNSHADOW
+                } else {
+                    COLOR_BTNTEXT
+                });
+                let c = ((b.left + b.right) / 2, (b.top + b.bottom) / 2);
+                if matches!(kind, 1 | 2 | 4) {
+                    disk(proc, hdc, c, side / 2 - 1, sys_color(COLOR_BTNSHADOW))?;
+                    disk(proc, hdc, c, side / 2 - 3, back)?;
+                    if uState & DFCS_CHECKED != 0 {
+                        disk(proc, hdc, c, (side / 6).max(1), mark)?;
+                    }
+                } else {
+                    gp::fill_rect(proc, hdc, b, back)?;
+                    gp::draw_edge_ex(proc, hdc, b, EDGE_SUNKEN, BF_RECT | look)?;
+                    if uState & DFCS_CHECKED != 0 {
+                        glyph(proc, hdc, b, Glyph::Check, mark)?;
+                    }
+                }
+                Ok(Some(r))
+            }
+            _ => Ok(None),
+        },
+        DFC_SCROLL => {
+            let dir = match kind {
+                0..=3 => kind,
+                // DFCS_SCROLLCOMBOBOX: the combo box's down arrow.
+                5 => 1,
+                8 | 0x10 => {
+                    return Err(crate::hle::ApiError::UnimplementedCase(
+                        "DrawFrameControl: DFCS_SCROLLSIZEGRIP".into(),
+                    ));
+                }
+                _ => return Ok(None),
+            };
+            // Pushed: sunken; inactive: raised with the soft edge, as Wine draws them.
+            let inner = frame(inactive, pushed)?;
+            let b = if pushed { inner.offset(1, 1) } else { inner };
+            let colour = sys_color(if inactive {
+                COLOR_BTNSHADOW
+            } else {
+                COLOR_BTNTEXT
+            });
+            glyph(proc, hdc, b, Glyph::Arrow(dir), colour)?;
+            Ok(Some(adjusted(inner)))
+        }
+        DFC_CAPTION => {
+            let g = match kind {
+                0 => Glyph::Close,
+                1 => Glyph::Minimize,
+                2 => Glyph::Maximize,
+                3 => Glyph::Restore,
+                4 => Glyph::Help,
+                _ => return Ok(None),
+            };
+            let inner = frame(true, pushed)?;
+            let b = if pushed { inner.offset(1, 1) } else { inner };
+            let colour = sys_color(if inactive {
+                COLOR_BTNSHADOW
+            } else {
+                COLOR_BTNTEXT
+            });
+            glyph(proc, hdc, b, g, colour)?;
+            Ok(Some(adjusted(inner)))
+        }
+        DFC_MENU => {
+            // A black glyph on white, for use as a mask.
+            let g = match kind {
+                0 | 4 => Glyph::Arrow(3),
+                1 => Glyph::Check,
+                2 => Glyph::Bullet,
+                _ => return Ok(None),
+            };
+            gp::fill_rect(proc, hdc, r, crate::gdi32::objects::rgb(255, 255, 255))?;
+            glyph(proc, hdc, r, g, crate::gdi32::objects::rgb(0, 0, 0))?;
+            Ok(Some(r))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// DrawFrameControl: the frame controls of buttons, scroll bars, captions and menus
+/// in the system colours; FALSE for a type or state it does not define.
+pub fn DrawFrameControl(
+    cx: &mut Ctx,
+    hdc: u32,
+    lprc: Ptr,
+    uType: u32,
+    uState: u32,
+) -> ApiResult<bool> {
+    if crate::gdi32::dc::resolve(cx.proc, hdc).is_none() {
+        return Ok(false);
+    }
+    let r = read_rect(cx, lprc.0)?;
+    match draw_frame_control(cx.proc, hdc, r, uType, uState)? {
+        Some(adj) => {
+            if uState & DFCS_ADJUSTRECT != 0 {
+                put_rect(cx, lprc.0, adj)?;
+            }
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
 pub fn DrawEdge(cx: &mut Ctx, hdc: u32, qrc: Ptr, edge: u32, grfFlags: u32) -> ApiResult<bool> {
     let r = read_rect(cx, qrc.0)?;
     match gp::draw_edge_ex(cx.proc, hdc, r, edge, grfFlags)? {
@@ -604,6 +906,7 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("UpdateWindow", UpdateWindow),
         stdcall("RedrawWindow", RedrawWindow),
         stdcall("ScrollWindow", ScrollWindow),
+        stdcall("DrawFrameControl", DrawFrameControl),
         stdcall("GetDC", GetDC),
         stdcall("GetWindowDC", GetWindowDC),
         stdcall("GetDCEx", GetDCEx),
