@@ -1011,6 +1011,13 @@ enum Ins {
         r: u8,
         c: u32,
     },
+    /// SHL/SHR/SAR r32 by CL: a count of 0 (nothing changes, flags included) is
+    /// left to the interpreter (`Gen::side_exit`), so the code that goes on has
+    /// the eager record of a real shift.
+    ShiftCl {
+        op: u8,
+        r: u8,
+    },
     /// IMUL r32, r/m32 (`imm` None: the register itself is the other factor) or
     /// IMUL r32, r/m32, imm.
     Imul {
@@ -1079,6 +1086,8 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             Ins::Setcc { .. } | Ins::Cmov { .. } => return true,
             Ins::Push(_) | Ins::Pop(_) => return true,
             Ins::Shift { .. } => return false,
+            // Its count-0 side exit leaves the incoming flags as they are.
+            Ins::ShiftCl { .. } => return true,
             // IMUL keeps SF ZF AF PF.
             Ins::Imul { .. } => return true,
             Ins::Interp { .. } => return true,
@@ -1178,6 +1187,10 @@ impl Plan {
                     rd |= bit(r);
                     wr |= bit(r);
                 }
+                Ins::ShiftCl { r, .. } => {
+                    rd |= bit(r) | bit(crate::cpu::ECX as u8);
+                    wr |= bit(r);
+                }
                 Ins::Lea { d, m } => {
                     rd |= m.regs();
                     wr |= bit(d);
@@ -1253,6 +1266,9 @@ impl Plan {
                 // more themselves.
                 Ins::Unary { op, .. } => (false, false, op == NEG),
                 Ins::Shift { .. } => (false, false, true),
+                // Where its flags are observed, its count-0 side exit observes
+                // the flags before it; elsewhere it is one branchless shift.
+                Ins::ShiftCl { .. } => (after, false, true),
                 Ins::Imul { s, .. } => (s.is_mem(), false, false),
                 Ins::Setcc { d, .. } => (d.is_mem(), true, false),
                 Ins::Cmov { .. } => (false, true, false),
@@ -1552,6 +1568,14 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
         },
         Mnemonic::Shl | Mnemonic::Sal | Mnemonic::Shr | Mnemonic::Sar => {
             let r = gpr32(ins, 0)?;
+            let op = match m {
+                Mnemonic::Shr => crate::ops::shift::SHR,
+                Mnemonic::Sar => crate::ops::shift::SAR,
+                _ => crate::ops::shift::SHL,
+            };
+            if ins.op_kind(1) == OpKind::Register && ins.op_register(1) == iced_x86::Register::CL {
+                return Some(Ins::ShiftCl { op, r });
+            }
             if !crate::ops::is_imm(ins, 1) {
                 return None;
             }
@@ -1559,11 +1583,6 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             if c == 0 {
                 return Some(Ins::Nop);
             }
-            let op = match m {
-                Mnemonic::Shr => crate::ops::shift::SHR,
-                Mnemonic::Sar => crate::ops::shift::SAR,
-                _ => crate::ops::shift::SHL,
-            };
             Some(Ins::Shift { op, r, c })
         }
         Mnemonic::Imul => match ins.code() {
@@ -2532,6 +2551,64 @@ impl Gen<'_> {
                     let res = b.ins().ushr_imm(v, c as i64);
                     let cf = b.ins().ushr_imm(v, (c - 1) as i64);
                     let cf = b.ins().band_imm(cf, 1);
+                    let x = b.ins().ushr_imm(res, 30);
+                    let y = b.ins().ushr_imm(x, 1);
+                    let o = b.ins().bxor(x, y);
+                    (res, cf, Some(b.ins().band_imm(o, 1)))
+                };
+                let szp = self.szp(res);
+                let mut bits = self.b.ins().bor(szp, cf);
+                bits = self.b.ins().bor_imm(bits, AF as i64);
+                if let Some(of) = of {
+                    let of = self.b.ins().ishl_imm(of, 11);
+                    bits = self.b.ins().bor(bits, of);
+                }
+                self.set_eager(bits);
+                self.set(r, res);
+            }
+            Ins::ShiftCl { op, r } => {
+                // `ops::shift::sh_rc` for a count of 1..=31 (`shift`'s formulas
+                // with the count in a register); 0 goes to the interpreter.
+                use crate::ops::shift::{SAR, SHL};
+                let ecx = self.reg(crate::cpu::ECX as u8);
+                let c = self.b.ins().band_imm(ecx, 31);
+                let v = self.reg(r);
+                if !self.flags_live {
+                    // Nothing observes the flags it leaves (nor, then, those
+                    // before it): a count of 0 shifts by 0, leaving the register.
+                    let res = match op {
+                        SHL => self.b.ins().ishl(v, c),
+                        SAR => self.b.ins().sshr(v, c),
+                        _ => self.b.ins().ushr(v, c),
+                    };
+                    let dead = self.k32(0);
+                    self.set_eager(dead);
+                    self.set(r, res);
+                    return;
+                }
+                let (zero, go) = (self.b.create_block(), self.b.create_block());
+                self.b.set_cold_block(zero);
+                self.b.ins().brif(c, go, &[], zero, &[]);
+                self.b.switch_to_block(zero);
+                self.side_exit(k);
+                self.b.switch_to_block(go);
+                let b = &mut self.b;
+                let c1 = b.ins().iadd_imm(c, -1);
+                let (res, cf, of) = if op == SHL {
+                    let res = b.ins().ishl(v, c);
+                    // The last bit out: bit 31 of v << (c - 1).
+                    let t = b.ins().ishl(v, c1);
+                    let cf = b.ins().ushr_imm(t, 31);
+                    let m = b.ins().ushr_imm(res, 31);
+                    (res, cf, Some(b.ins().bxor(m, cf)))
+                } else if op == SAR {
+                    let res = b.ins().sshr(v, c);
+                    let t = b.ins().sshr(v, c1);
+                    (res, b.ins().band_imm(t, 1), None)
+                } else {
+                    let res = b.ins().ushr(v, c);
+                    let t = b.ins().ushr(v, c1);
+                    let cf = b.ins().band_imm(t, 1);
                     let x = b.ins().ushr_imm(res, 30);
                     let y = b.ins().ushr_imm(x, 1);
                     let o = b.ins().bxor(x, y);
