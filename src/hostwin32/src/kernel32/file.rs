@@ -1130,19 +1130,9 @@ pub fn temp_path(proc: &Process) -> ApiResult<String> {
     Ok(p)
 }
 
-pub fn GetTempPathA(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
+pub fn GetTempPath<S: GuestStr>(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
     let p = temp_path(cx.proc)?;
-    copy_out_a(
-        cx.proc,
-        lpBuffer.0,
-        nBufferLength,
-        &encode_file_api(cx.proc, &p),
-    )
-}
-
-pub fn GetTempPathW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
-    let p: Vec<u16> = temp_path(cx.proc)?.encode_utf16().collect();
-    copy_out_w(cx.proc, lpBuffer.0, nBufferLength, &p)
+    S::copy_out_file_api(cx.proc, lpBuffer.0, nBufferLength, &p)
 }
 
 /// `PATH\PREuuuu.TMP`. With uUnique 0 a number is chosen and the file created
@@ -1236,19 +1226,13 @@ pub fn GetTempFileNameW(
     Ok(u)
 }
 
-pub fn GetCurrentDirectoryA(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
+pub fn GetCurrentDirectory<S: GuestStr>(
+    cx: &mut Ctx,
+    nBufferLength: u32,
+    lpBuffer: Ptr,
+) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.current_dir();
-    copy_out_a(
-        cx.proc,
-        lpBuffer.0,
-        nBufferLength,
-        &encode_file_api(cx.proc, &d),
-    )
-}
-
-pub fn GetCurrentDirectoryW(cx: &mut Ctx, nBufferLength: u32, lpBuffer: Ptr) -> ApiResult<u32> {
-    let d: Vec<u16> = vfs(cx.proc)?.current_dir().encode_utf16().collect();
-    copy_out_w(cx.proc, lpBuffer.0, nBufferLength, &d)
+    S::copy_out_file_api(cx.proc, lpBuffer.0, nBufferLength, &d)
 }
 
 pub fn SetCurrentDirectory<S: GuestStr>(cx: &mut Ctx, lpPathName: Ptr) -> ApiResult<bool> {
@@ -1257,24 +1241,14 @@ pub fn SetCurrentDirectory<S: GuestStr>(cx: &mut Ctx, lpPathName: Ptr) -> ApiRes
     vfs_bool(cx, r)
 }
 
-pub fn GetWindowsDirectoryA(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
+pub fn GetWindowsDirectory<S: GuestStr>(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.windows_dir();
-    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_file_api(cx.proc, &d))
+    S::copy_out_file_api(cx.proc, lpBuffer.0, uSize, &d)
 }
 
-pub fn GetWindowsDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
-    let d: Vec<u16> = vfs(cx.proc)?.windows_dir().encode_utf16().collect();
-    copy_out_w(cx.proc, lpBuffer.0, uSize, &d)
-}
-
-pub fn GetSystemDirectoryA(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
+pub fn GetSystemDirectory<S: GuestStr>(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
     let d = vfs(cx.proc)?.system_dir();
-    copy_out_a(cx.proc, lpBuffer.0, uSize, &encode_file_api(cx.proc, &d))
-}
-
-pub fn GetSystemDirectoryW(cx: &mut Ctx, lpBuffer: Ptr, uSize: u32) -> ApiResult<u32> {
-    let d: Vec<u16> = vfs(cx.proc)?.system_dir().encode_utf16().collect();
-    copy_out_w(cx.proc, lpBuffer.0, uSize, &d)
+    S::copy_out_file_api(cx.proc, lpBuffer.0, uSize, &d)
 }
 
 // ---- drives -------------------------------------------------------------------------------
@@ -1961,16 +1935,8 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("FindClose", FindClose),
         stdcall("GetFullPathNameA", GetFullPathNameA),
         stdcall("GetFullPathNameW", GetFullPathNameW),
-        stdcall("GetTempPathA", GetTempPathA),
-        stdcall("GetTempPathW", GetTempPathW),
         stdcall("GetTempFileNameA", GetTempFileNameA),
         stdcall("GetTempFileNameW", GetTempFileNameW),
-        stdcall("GetCurrentDirectoryA", GetCurrentDirectoryA),
-        stdcall("GetCurrentDirectoryW", GetCurrentDirectoryW),
-        stdcall("GetWindowsDirectoryA", GetWindowsDirectoryA),
-        stdcall("GetWindowsDirectoryW", GetWindowsDirectoryW),
-        stdcall("GetSystemDirectoryA", GetSystemDirectoryA),
-        stdcall("GetSystemDirectoryW", GetSystemDirectoryW),
         stdcall("DeviceIoControl", DeviceIoControl),
         stdcall("GetLogicalDriveStringsW", GetLogicalDriveStringsW),
         stdcall("GetLogicalDrives", GetLogicalDrives),
@@ -1981,6 +1947,10 @@ pub fn exports() -> Vec<ApiDef> {
         stdcall("FlushViewOfFile", FlushViewOfFile),
     ];
     v.extend(stdcall_aw![
+        GetTempPath,
+        GetCurrentDirectory,
+        GetWindowsDirectory,
+        GetSystemDirectory,
         CreateFile,
         GetFileAttributes,
         GetFileAttributesEx,
@@ -2196,13 +2166,13 @@ mod tests {
         assert!(SetCurrentDirectory::<CStrPtr>(&mut f.h.cx(), Ptr(f.buf)).unwrap());
         let out = f.buf + 0x2000;
         assert_eq!(
-            GetCurrentDirectoryA(&mut f.h.cx(), 260, Ptr(out)).unwrap(),
+            GetCurrentDirectory::<CStrPtr>(&mut f.h.cx(), 260, Ptr(out)).unwrap(),
             15
         );
         assert_eq!(f.h.cstr(out), r"C:\GAMES\NEWDIR");
         // Too small: the size needed, with the NUL.
         assert_eq!(
-            GetCurrentDirectoryA(&mut f.h.cx(), 5, Ptr(out)).unwrap(),
+            GetCurrentDirectory::<CStrPtr>(&mut f.h.cx(), 5, Ptr(out)).unwrap(),
             16
         );
         f.h.put_cstr(f.buf, r"..\DATA\LEVEL1.DAT");
@@ -2387,7 +2357,10 @@ mod tests {
     fn temp_names_drives_and_mappings() {
         let mut f = files();
         let out = f.buf + 0x1000;
-        assert_eq!(GetTempPathA(&mut f.h.cx(), 260, Ptr(out)).unwrap(), 16);
+        assert_eq!(
+            GetTempPath::<CStrPtr>(&mut f.h.cx(), 260, Ptr(out)).unwrap(),
+            16
+        );
         assert_eq!(f.h.cstr(out), r"C:\WINDOWS\TEMP\");
         f.h.put_cstr(f.buf + 0x100, "abcdef");
         let u = GetTempFileNameA(

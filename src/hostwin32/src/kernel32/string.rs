@@ -213,6 +213,9 @@ pub trait GuestStr: Arg + Copy + Send + Sync + 'static {
     /// UTF-16 units as guest characters of this kind (1252 bytes, `?` for what
     /// 1252 lacks; or UTF-16LE).
     fn encode_units(units: &[u16]) -> Vec<u8>;
+    /// [`copy_out_a`] / [`copy_out_w`] of a file name (the A forms write it in the
+    /// file functions' code page); `cap` in characters of this kind.
+    fn copy_out_file_api(proc: &Process, buf: u32, cap: u32, s: &str) -> ApiResult<u32>;
     /// The string this points to; `None` for NULL.
     fn read_opt(self, proc: &Process) -> ApiResult<Option<String>> {
         match self.addr() {
@@ -243,6 +246,9 @@ impl GuestStr for CStrPtr {
             .map(|&u| unicode_to_byte(CodePage::Ansi1252, u).unwrap_or(b'?'))
             .collect()
     }
+    fn copy_out_file_api(proc: &Process, buf: u32, cap: u32, s: &str) -> ApiResult<u32> {
+        copy_out_a(proc, buf, cap, &encode_file_api(proc, s))
+    }
 }
 
 impl GuestStr for WStrPtr {
@@ -262,6 +268,10 @@ impl GuestStr for WStrPtr {
     }
     fn encode_units(units: &[u16]) -> Vec<u8> {
         units.iter().flat_map(|u| u.to_le_bytes()).collect()
+    }
+    fn copy_out_file_api(proc: &Process, buf: u32, cap: u32, s: &str) -> ApiResult<u32> {
+        let units: Vec<u16> = s.encode_utf16().collect();
+        copy_out_w(proc, buf, cap, &units)
     }
 }
 
