@@ -91,3 +91,20 @@ pub fn hle_dlls() -> Vec<hle::HleDll> {
     dlls
 }
 pub mod teb;
+
+#[cfg(test)]
+mod tests {
+    /// No HLE DLL declares a name twice: the pseudo-module's export directory and
+    /// `Process::resolve_hle` would then name different thunks for it (an explicit
+    /// `stdcall("XA", ...)` left beside `stdcall_aw![X]` did, for CreateFileA and
+    /// four more).
+    #[test]
+    fn every_hle_dll_declares_each_name_once() {
+        for d in super::hle_dlls() {
+            let mut seen = std::collections::HashSet::new();
+            for e in (d.exports)() {
+                assert!(seen.insert(e.name), "{} declares {} twice", d.name, e.name);
+            }
+        }
+    }
+}

@@ -46,7 +46,7 @@
 
 use super::hive::{self, Hive, NodeId, PathError, REG_DWORD, REG_SZ, Root, Value};
 use super::regfile;
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, stdcall, stdcall_aw};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall, stdcall_aw};
 use crate::kernel32::file::vfs;
 use crate::kernel32::misc::err::{
     ERROR_ACCESS_DENIED, ERROR_BAD_PATHNAME, ERROR_FILE_NOT_FOUND, ERROR_INVALID_HANDLE,
@@ -1527,7 +1527,6 @@ pub fn RegNotifyChangeKeyValue(
 
 pub fn exports() -> Vec<ApiDef> {
     let mut v = vec![
-        stdcall("RegOpenKeyA", RegOpenKey::<CStrPtr>),
         stdcall("RegCloseKey", RegCloseKey),
         stdcall("RegFlushKey", RegFlushKey),
         stdcall("RegNotifyChangeKeyValue", RegNotifyChangeKeyValue),

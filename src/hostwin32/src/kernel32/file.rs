@@ -1919,7 +1919,6 @@ pub fn flush_all_views(proc: &Process) {
 
 pub fn exports() -> Vec<ApiDef> {
     let mut v = vec![
-        stdcall("CreateFileA", CreateFile::<CStrPtr>),
         stdcall("ReadFile", ReadFile),
         stdcall("WriteFile", WriteFile),
         stdcall("SetFilePointer", SetFilePointer),

@@ -39,7 +39,7 @@
 // Win32 signatures are fixed by the API, however many parameters they take.
 #![allow(clippy::too_many_arguments)]
 
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Ptr, stdcall, stdcall_aw};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Ptr, stdcall_aw};
 use crate::process::Process;
 use crate::teb::set_last_error;
 use crate::vfs::{CreationDisposition, OpenOptions, Opened, Vfs, VfsError};
@@ -1018,11 +1018,7 @@ pub fn WritePrivateProfileStruct<S: GuestStr>(
 }
 
 pub fn exports() -> Vec<ApiDef> {
-    let mut v = vec![stdcall(
-        "GetPrivateProfileStringA",
-        GetPrivateProfileString::<CStrPtr>,
-    )];
-    v.extend(stdcall_aw![
+    stdcall_aw![
         GetPrivateProfileString,
         GetProfileString,
         GetPrivateProfileInt,
@@ -1036,8 +1032,7 @@ pub fn exports() -> Vec<ApiDef> {
         GetPrivateProfileSectionNames,
         GetPrivateProfileStruct,
         WritePrivateProfileStruct,
-    ]);
-    v
+    ]
 }
 
 #[cfg(test)]
@@ -1045,7 +1040,7 @@ mod tests {
     //! Expected values are Windows' documented behaviour and the results Wine's
     //! conformance tests (dlls/kernel32/tests/profile.c) record on real Windows.
     use super::*;
-    use crate::hle::WStrPtr;
+    use crate::hle::{CStrPtr, WStrPtr};
     use crate::kernel32::misc::test_support::Harness;
     use crate::vfs::VfsConfig;
     use std::sync::Arc;

@@ -6,7 +6,7 @@ use super::msg::*;
 use super::window::{self, Create, set_focus, show_window};
 use super::wm::{self, DlgState, Msg};
 use super::{Flow, NameOrId, UR, fin, lock_wm};
-use crate::hle::{ApiDef, ApiError, ApiResult, CStrPtr, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
+use crate::hle::{ApiDef, ApiError, ApiResult, Ctx, Outcome, Ptr, stdcall, stdcall_aw};
 use crate::kernel32::string::GuestStr;
 
 const RT_DIALOG: u16 = 5;
@@ -926,7 +926,6 @@ pub fn GetDialogBaseUnits(_cx: &mut Ctx) -> u32 {
 
 pub fn exports() -> Vec<ApiDef> {
     let mut v = vec![
-        stdcall("DialogBoxParamA", DialogBoxParam::<CStrPtr>),
         stdcall("EndDialog", EndDialog),
         stdcall("IsDialogMessageA", IsDialogMessageA),
         stdcall("IsDialogMessageW", IsDialogMessageW),

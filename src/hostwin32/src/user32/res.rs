@@ -1045,7 +1045,6 @@ pub fn wvsprintf<S: GuestStr>(
 }
 pub fn exports() -> Vec<ApiDef> {
     let mut v = vec![
-        stdcall("LoadStringA", LoadString::<CStrPtr>),
         stdcall("LoadMenuIndirectA", LoadMenuIndirectA),
         stdcall("LoadMenuIndirectW", LoadMenuIndirectW),
         stdcall("CreateMenu", CreateMenu),
