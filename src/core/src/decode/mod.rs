@@ -24,13 +24,7 @@ pub fn decode_block(
     stop: (u32, u32),
     null_segs: u8,
 ) -> Result<Block, Exception> {
-    if mem.perm(eip) & perm::READ == 0 {
-        return Err(Exception {
-            kind: ExceptionKind::AccessViolation(Access::Execute),
-            eip,
-            addr: eip,
-        });
-    }
+    fetchable(mem, eip)?;
     // Mark before reading: a store by another thread after this point is logged and
     // retires what we are about to decode.
     mem.mark_code(eip);
@@ -41,6 +35,18 @@ pub fn decode_block(
             return Ok(b);
         }
     }
+}
+
+/// A block may start at `eip`: its byte is readable, else the fetch faults there.
+fn fetchable(mem: &GuestMemory, eip: u32) -> Result<(), Exception> {
+    if mem.perm(eip) & perm::READ == 0 {
+        return Err(Exception {
+            kind: ExceptionKind::AccessViolation(Access::Execute),
+            eip,
+            addr: eip,
+        });
+    }
+    Ok(())
 }
 
 /// `decode_block` without marking any page as holding code, for discovery that
@@ -54,13 +60,7 @@ pub fn decode_block_unmarked(
     stop: (u32, u32),
     null_segs: u8,
 ) -> Result<Block, Exception> {
-    if mem.perm(eip) & perm::READ == 0 {
-        return Err(Exception {
-            kind: ExceptionKind::AccessViolation(Access::Execute),
-            eip,
-            addr: eip,
-        });
-    }
+    fetchable(mem, eip)?;
     let (buf, in_page) = fetch(mem, eip);
     decode_bytes(eip, &buf, in_page, max_insns, stop, null_segs)
 }

@@ -531,17 +531,9 @@ impl Executor {
                     ch.left = chain_max;
                     ch.seen_epoch = self.seen_epoch;
                     let exit = run_block_from(cpu, &b.ops, k);
-                    let ch = &mut cpu.chain;
-                    let (done, disp) = match exit {
-                        Exit::Block => (ch.cur_ninsn as u64, ch.cur_len as u64),
-                        Exit::Fault => (cpu.exit_at as u64, cpu.exit_at as u64 + 1),
-                        Exit::CodeWrite => (cpu.exit_at as u64 + 1, cpu.exit_at as u64 + 1),
-                        #[cfg(feature = "dispatch-loop")]
-                        Exit::Next => unreachable!("run_block_from consumes Next"),
-                    };
-                    cpu.retired += done;
                     // The first k ops of the block were compiled code's.
-                    ch.dispatches += disp.saturating_sub(k as u64);
+                    let disp = charge(cpu, exit);
+                    cpu.chain.dispatches += disp.saturating_sub(k as u64);
                     if exit == Exit::Fault {
                         let e = cpu
                             .pending
@@ -561,16 +553,8 @@ impl Executor {
             ch.seen_epoch = self.seen_epoch;
             let exit = run_block(cpu, &block.ops);
             // Account the block that ended the chain (the first one if none chained).
-            let ch = &mut cpu.chain;
-            let (done, disp) = match exit {
-                Exit::Block => (ch.cur_ninsn as u64, ch.cur_len as u64),
-                Exit::Fault => (cpu.exit_at as u64, cpu.exit_at as u64 + 1),
-                Exit::CodeWrite => (cpu.exit_at as u64 + 1, cpu.exit_at as u64 + 1),
-                #[cfg(feature = "dispatch-loop")]
-                Exit::Next => unreachable!("run_block consumes Next"),
-            };
-            cpu.retired += done;
-            ch.dispatches += disp;
+            let disp = charge(cpu, exit);
+            cpu.chain.dispatches += disp;
             if PROF {
                 // Profiling disables chaining, so the block entered is the one that ran.
                 let ops = &block.ops[..(disp as usize).min(block.ops.len())];
@@ -627,6 +611,22 @@ impl Executor {
             }
         }
     }
+}
+
+/// Charges the instructions the block that ended a run of ops retired (up to a
+/// fault, through a store into code); returns the ops it dispatched.
+#[inline(always)]
+fn charge(cpu: &mut Cpu, exit: Exit) -> u64 {
+    let ch = &cpu.chain;
+    let (done, disp) = match exit {
+        Exit::Block => (ch.cur_ninsn as u64, ch.cur_len as u64),
+        Exit::Fault => (cpu.exit_at as u64, cpu.exit_at as u64 + 1),
+        Exit::CodeWrite => (cpu.exit_at as u64 + 1, cpu.exit_at as u64 + 1),
+        #[cfg(feature = "dispatch-loop")]
+        Exit::Next => unreachable!("run_block_from consumes Next"),
+    };
+    cpu.retired += done;
+    disp
 }
 
 /// Enters a block: its first handler tail-calls the rest.

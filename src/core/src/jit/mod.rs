@@ -2720,10 +2720,10 @@ impl Gen<'_> {
         }
     }
 
-    /// Leaves the block for the block at `t`: charges this one, then enters the
-    /// successor's compiled code with a tail call when the per-block checks pass and
-    /// the link table holds it; otherwise returns to the run loop with EIP at `t`.
-    fn leave(&mut self, t: Value, tc: Option<u32>) {
+    /// Before a link out of the function: `cpu` gets the flags, the registers
+    /// assigned and the counters with this block charged; returns the retired
+    /// count the checks compare.
+    fn store_leaving(&mut self) -> Value {
         self.flush_flags();
         self.write_back();
         let r = self.b.use_var(self.vret);
@@ -2731,6 +2731,14 @@ impl Gen<'_> {
         let k = self.b.use_var(self.vblk);
         let k = self.b.ins().iadd_imm(k, 1);
         self.store_counts(r, k);
+        r
+    }
+
+    /// Leaves the block for the block at `t`: charges this one, then enters the
+    /// successor's compiled code with a tail call when the per-block checks pass and
+    /// the link table holds it; otherwise returns to the run loop with EIP at `t`.
+    fn leave(&mut self, t: Value, tc: Option<u32>) {
+        let r = self.store_leaving();
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
@@ -2750,13 +2758,7 @@ impl Gen<'_> {
     /// stores and the per-block checks made once before the branch (half the code
     /// to compile), and a table lookup with a constant slot on each side.
     fn leave2(&mut self, c: Value, taken: u32, next: u32) {
-        self.flush_flags();
-        self.write_back();
-        let r = self.b.use_var(self.vret);
-        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
-        let k = self.b.use_var(self.vblk);
-        let k = self.b.ins().iadd_imm(k, 1);
-        self.store_counts(r, k);
+        let r = self.store_leaving();
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
