@@ -35,6 +35,8 @@ log() { echo "fetch-corpus: $*"; }
 
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+# shellcheck source=lib/apt.sh
+source "$(dirname "$0")/lib/apt.sh"
 
 need() {
   command -v "$1" >/dev/null 2>&1 || die "$1 not found ($2)"
@@ -79,16 +81,20 @@ else
   if ! dpkg --print-foreign-architectures | grep -qx i386; then
     log "enabling the i386 architecture"
     $SUDO dpkg --add-architecture i386 || die "dpkg --add-architecture i386 failed"
-    $SUDO apt-get update -qq || die "apt-get update failed"
+    apt_update
   fi
   log "downloading libwine:i386"
   # apt's sandbox user must be able to write the download folder.
   chmod 0777 "$WORK"
   if ! (cd "$WORK" && apt-get download -q libwine:i386 >/dev/null 2>&1); then
     log "apt-get download failed; refreshing package lists and retrying"
-    $SUDO apt-get update -qq || die "apt-get update failed"
-    (cd "$WORK" && apt-get download -q libwine:i386 >/dev/null) ||
-      die "apt-get download libwine:i386 failed"
+    got=0
+    for ((try = 1; try <= APT_TRIES; try++)); do
+      apt_update
+      if (cd "$WORK" && apt-get download -q libwine:i386 >/dev/null); then got=1; break; fi
+      sleep $((try * 20))
+    done
+    ((got)) || die "apt-get download libwine:i386 failed"
   fi
   debs=("$WORK"/libwine_*_i386.deb)
   deb="${debs[0]}"
@@ -111,11 +117,7 @@ if dpkg -s p7zip-full >/dev/null 2>&1 && command -v 7z >/dev/null 2>&1; then
   log "p7zip-full installed"
 else
   log "installing p7zip-full"
-  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends p7zip-full >/dev/null; then
-    $SUDO apt-get update -qq || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends p7zip-full >/dev/null ||
-      die "apt-get install p7zip-full failed"
-  fi
+  apt_install p7zip-full >/dev/null || die "apt-get install p7zip-full failed"
   command -v 7z >/dev/null 2>&1 || die "p7zip-full installed but 7z is not on PATH"
 fi
 

@@ -2,6 +2,8 @@
 # Installs the system packages winterp's build and tests need on Debian/Ubuntu.
 # Safe to re-run: packages already present are skipped. Uses sudo when not root.
 set -euo pipefail
+# shellcheck source=lib/apt.sh
+source "$(dirname "$0")/lib/apt.sh"
 
 PKGS=(
   pkg-config          # -sys crates find their libraries through it
@@ -36,8 +38,8 @@ if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   echo "setup: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt_update
+  apt_install "${missing[@]}"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then
