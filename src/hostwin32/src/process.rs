@@ -127,7 +127,7 @@ pub struct Process {
     pub detaching: std::sync::atomic::AtomicBool,
     pub counters: ProcessCounters,
     /// The last API calls (for crash reports).
-    pub recent_calls: Mutex<VecDeque<String>>,
+    pub recent_calls: Mutex<VecDeque<RecentCall>>,
     pub handles: crate::objects::Handles,
     /// Executor counters of threads that have ended, for `--stats`.
     pub thread_stats: Mutex<Vec<(u32, winterp_core::stats::ExecCounters)>>,
@@ -378,7 +378,7 @@ impl Process {
             .map(|m| (m.name.clone(), addr - m.base))
     }
 
-    pub fn note_call(&self, what: String) {
+    pub fn note_call(&self, what: RecentCall) {
         self.counters.api_calls.fetch_add(1, Ordering::Relaxed);
         let mut q = self.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
         if q.len() >= 16 {
@@ -399,6 +399,59 @@ impl Process {
     }
 }
 
+/// One entry of [`Process::recent_calls`]. A call is kept as its names and
+/// argument words and formatted only when a report shows it: programs make
+/// hundreds of thousands of calls (memcpy, strlen) and formatting each cost more
+/// than many of the calls themselves.
+pub enum RecentCall {
+    Api {
+        dll: &'static str,
+        name: &'static str,
+        /// The first `n` argument words (at most 8 kept).
+        args: [u32; 8],
+        n: u8,
+        /// Arguments the call took beyond the eight kept.
+        more: bool,
+    },
+    Text(String),
+}
+
+impl RecentCall {
+    pub fn api(dll: &'static str, name: &'static str, args: &[u32]) -> RecentCall {
+        let mut kept = [0u32; 8];
+        let n = args.len().min(8);
+        kept[..n].copy_from_slice(&args[..n]);
+        RecentCall::Api {
+            dll,
+            name,
+            args: kept,
+            n: n as u8,
+            more: args.len() > 8,
+        }
+    }
+}
+
+impl std::fmt::Display for RecentCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecentCall::Api {
+                dll,
+                name,
+                args,
+                n,
+                more,
+            } => {
+                write!(f, "{dll}!{name}{:x?}", &args[..*n as usize])?;
+                if *more {
+                    write!(f, " (and more arguments)")?;
+                }
+                Ok(())
+            }
+            RecentCall::Text(s) => f.write_str(s),
+        }
+    }
+}
+
 /// The first thread id handed out (the main thread's).
 pub const FIRST_THREAD_ID: u32 = 0x104;
 
@@ -406,4 +459,25 @@ pub const FIRST_THREAD_ID: u32 = 0x104;
 pub fn dll_key(name: &str) -> String {
     let n = name.to_ascii_lowercase();
     n.strip_suffix(".dll").unwrap_or(&n).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RecentCall;
+
+    #[test]
+    fn recent_calls_read_as_the_call_with_its_argument_words() {
+        let c = RecentCall::api("kernel32", "SetFilePointer", &[0x1c, 0x200, 0, 1]);
+        assert_eq!(c.to_string(), "kernel32!SetFilePointer[1c, 200, 0, 1]");
+        let words: Vec<u32> = (1..=10).collect();
+        let c = RecentCall::api("user32", "CreateWindowExA", &words);
+        assert_eq!(
+            c.to_string(),
+            "user32!CreateWindowExA[1, 2, 3, 4, 5, 6, 7, 8] (and more arguments)"
+        );
+        assert_eq!(
+            RecentCall::Text("gdi32!Foo(1)".into()).to_string(),
+            "gdi32!Foo(1)"
+        );
+    }
 }

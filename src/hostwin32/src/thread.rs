@@ -270,7 +270,7 @@ impl GuestThread {
             (Some(_), None) => format!("{dll}!{name}(arguments unknown)"),
             (None, _) => format!("{dll}!{name} (not an export of the real DLL)"),
         };
-        proc.note_call(call.clone());
+        proc.note_call(crate::process::RecentCall::Text(call.clone()));
         proc.counters.note_unimplemented(&call);
         if !proc.config.stub_unimplemented {
             return Err(ThreadEnd::Crashed(self.report(
@@ -314,7 +314,7 @@ impl GuestThread {
                 })?;
         }
         let args = &stack[..nargs as usize];
-        proc.note_call(format!("{dll_name}!{}{:x?}", def.name, args));
+        proc.note_call(crate::process::RecentCall::api(dll_name, def.name, args));
         self.call_nargs = nargs as u32;
         let result = {
             let mut cx = Ctx { proc, thread: self };
