@@ -253,12 +253,25 @@ impl GuestMemory {
     /// Commits `[addr, addr+len)` (page-rounded) with `prot`, zero-filled if new.
     pub fn commit(&self, addr: u32, len: u32, prot: Prot) -> Result<(), MemError> {
         let (first, last) = page_span(addr, len);
-        for page in first..=last {
-            let ga = page << PAGE_SHIFT;
-            let old = self.region.perms[page as usize].load(Ordering::Relaxed);
-            if old & perm::COMMITTED == 0 {
-                self.host_protect(ga, libc::PROT_READ | libc::PROT_WRITE)?;
+        // Host access first, one mprotect per run of pages not yet committed (a
+        // 32 MiB heap block is 8192 pages), then the table that lets guests in.
+        let mut page = first;
+        while page <= last {
+            let committed = |pg: u32| {
+                self.region.perms[pg as usize].load(Ordering::Relaxed) & perm::COMMITTED != 0
+            };
+            if committed(page) {
+                page += 1;
+                continue;
             }
+            let run = page;
+            while page <= last && !committed(page) {
+                page += 1;
+            }
+            self.host_protect(run, page - run, libc::PROT_READ | libc::PROT_WRITE)?;
+        }
+        for page in first..=last {
+            let old = self.region.perms[page as usize].load(Ordering::Relaxed);
             let keep = old & perm::CODE;
             self.region.perms[page as usize]
                 .store(prot.bits() | perm::COMMITTED | keep, Ordering::Relaxed);
@@ -310,18 +323,19 @@ impl GuestMemory {
         // Before the host protection goes: a holder of a proof sees the change
         // at its next revalidation.
         self.bump_layout();
-        for page in first..=last {
-            let ga = page << PAGE_SHIFT;
-            // SAFETY: the page lies inside our reservation; dropping its contents is the intent.
-            unsafe {
-                libc::madvise(
-                    self.base.add(ga as usize) as *mut libc::c_void,
-                    PAGE_SIZE as usize,
-                    libc::MADV_DONTNEED,
-                );
-            }
-            self.host_protect(ga, libc::PROT_NONE)?;
+        // One call each for the whole span (pages that were not committed are
+        // PROT_NONE already; dropping and protecting them again changes nothing).
+        let pages = last - first + 1;
+        // SAFETY: the pages lie inside our reservation (`page_span` stops at the last
+        // guest page); dropping their contents is the intent.
+        unsafe {
+            libc::madvise(
+                self.base.add((first as usize) << PAGE_SHIFT) as *mut libc::c_void,
+                (pages as usize) << PAGE_SHIFT,
+                libc::MADV_DONTNEED,
+            );
         }
+        self.host_protect(first, pages, libc::PROT_NONE)?;
         Ok(())
     }
 
@@ -338,18 +352,21 @@ impl GuestMemory {
         self.perm(addr) & perm::COMMITTED != 0
     }
 
-    fn host_protect(&self, ga: u32, prot: libc::c_int) -> Result<(), MemError> {
-        // SAFETY: the page lies inside our reservation, page aligned.
+    /// Sets the host protection of `pages` pages from page number `first`.
+    fn host_protect(&self, first: u32, pages: u32, prot: libc::c_int) -> Result<(), MemError> {
+        debug_assert!(first as usize + pages as usize <= PAGE_COUNT);
+        // SAFETY: the pages lie inside our reservation (page numbers below 2^20),
+        // page aligned.
         let r = unsafe {
             libc::mprotect(
-                self.base.add(ga as usize) as *mut libc::c_void,
-                PAGE_SIZE as usize,
+                self.base.add((first as usize) << PAGE_SHIFT) as *mut libc::c_void,
+                (pages as usize) << PAGE_SHIFT,
                 prot,
             )
         };
         if r != 0 {
             return Err(MemError::Protect {
-                addr: ga,
+                addr: first << PAGE_SHIFT,
                 err: std::io::Error::last_os_error(),
             });
         }
@@ -466,67 +483,226 @@ impl GuestMemory {
     }
 
     fn probe(&self, addr: u32, len: u32, need: u8, access: Access) -> Result<(), Fault> {
+        self.probe_span(addr, len as u64, need, access)
+    }
+
+    /// Checks every page of `[addr, addr+len)`, wrapping at 4 GiB, for `need` and
+    /// for the absence of GUARD. The fault names the first byte that cannot be
+    /// touched: `addr` when its own page is refused, else the start of the refused
+    /// page.
+    fn probe_span(&self, addr: u32, len: u64, need: u8, access: Access) -> Result<(), Fault> {
         if len == 0 {
             return Ok(());
         }
+        // The pages the span touches; a span of 4 GiB or more checks every page once.
+        let pages = (((addr & 0xfff) as u64 + len + 0xfff) >> PAGE_SHIFT).min(PAGE_COUNT as u64);
         let mut a = addr;
-        let end = addr.wrapping_add(len - 1);
-        loop {
+        for k in 0..pages {
             let p = self.perm(a);
             if p & need == 0 || p & perm::GUARD != 0 {
-                return Err(Fault::new(a.max(addr), access));
+                return Err(Fault::new(if k == 0 { addr } else { a }, access));
             }
-            let next = (a & !0xfff).wrapping_add(0x1000);
-            if (end & !0xfff) == (a & !0xfff) || next == 0 {
-                return Ok(());
+            a = (a & !0xfff).wrapping_add(PAGE_SIZE);
+        }
+        Ok(())
+    }
+
+    /// Whether any page of `[addr, addr+len)` (wrapping at 4 GiB) holds decoded code.
+    fn span_has_code(&self, addr: u32, len: u64) -> bool {
+        let pages = (((addr & 0xfff) as u64 + len + 0xfff) >> PAGE_SHIFT).min(PAGE_COUNT as u64);
+        let mut a = addr;
+        for _ in 0..pages {
+            if self.perm(a) & perm::CODE != 0 {
+                return true;
             }
-            a = next;
+            a = (a & !0xfff).wrapping_add(PAGE_SIZE);
+        }
+        false
+    }
+
+    /// The pieces of `[addr, addr+len)` that are contiguous on the host: the span
+    /// split where it wraps at 4 GiB. Yields (guest address, offset into the span,
+    /// length).
+    fn pieces(addr: u32, len: usize) -> impl Iterator<Item = (u32, usize, usize)> {
+        let mut a = addr;
+        let mut done = 0usize;
+        std::iter::from_fn(move || {
+            if done >= len {
+                return None;
+            }
+            let n = (len - done).min(RESERVE - a as usize);
+            let piece = (a, done, n);
+            done += n;
+            a = a.wrapping_add(n as u32);
+            Some(piece)
+        })
+    }
+
+    /// Copies guest bytes from `addr` (wrapping at 4 GiB) into `out`.
+    ///
+    /// # Safety
+    /// Every page of `[addr, addr+out.len())` must have been probed committed.
+    unsafe fn copy_out(&self, addr: u32, out: &mut [u8]) {
+        for (a, off, n) in Self::pieces(addr, out.len()) {
+            // SAFETY: the caller probed the pages committed (host readable); a piece
+            // ends at 4 GiB at the latest, so it stays inside the reservation; `out`
+            // is host memory, never part of the reservation.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.base.add(a as usize),
+                    out.as_mut_ptr().add(off),
+                    n,
+                )
+            };
+        }
+    }
+
+    /// Copies `bytes` into guest memory at `addr` (wrapping at 4 GiB).
+    ///
+    /// # Safety
+    /// Every page of `[addr, addr+bytes.len())` must have been probed committed.
+    unsafe fn copy_in(&self, addr: u32, bytes: &[u8]) {
+        for (a, off, n) in Self::pieces(addr, bytes.len()) {
+            // SAFETY: as in `copy_out`, with the pages host writable (committed).
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr().add(off), self.base.add(a as usize), n)
+            };
         }
     }
 
     /// Reads guest bytes for the host (loader, HLE), honouring only commitment.
     pub fn read_bytes(&self, addr: u32, out: &mut [u8]) -> Result<(), Fault> {
-        self.probe(addr, out.len() as u32, perm::COMMITTED, Access::Read)?;
-        for (k, o) in out.iter_mut().enumerate() {
-            // SAFETY: committed pages are host-readable; checked above.
-            *o = unsafe { *self.base.add(addr.wrapping_add(k as u32) as usize) };
-        }
+        self.probe_span(addr, out.len() as u64, perm::COMMITTED, Access::Read)?;
+        // SAFETY: the whole span was probed committed just above.
+        unsafe { self.copy_out(addr, out) };
         Ok(())
     }
 
     /// Writes guest bytes for the host (loader, HLE, tests), ignoring guest
     /// write protection but not commitment. Decoded code over those bytes is retired.
     pub fn write_bytes(&self, addr: u32, bytes: &[u8]) -> Result<(), Fault> {
-        let len = bytes.len() as u32;
-        self.probe(addr, len, perm::COMMITTED, Access::Write)?;
-        let mut code = false;
-        if len > 0 {
-            let (first, last) = page_span(addr, len);
-            for page in first..=last {
-                code |= self.region.perms[page as usize].load(Ordering::Relaxed) & perm::CODE != 0;
-            }
-        }
-        for (k, b) in bytes.iter().enumerate() {
-            // SAFETY: committed pages are host-writable; checked above.
-            unsafe { *self.base.add(addr.wrapping_add(k as u32) as usize) = *b };
-        }
+        let len = bytes.len() as u64;
+        self.probe_span(addr, len, perm::COMMITTED, Access::Write)?;
+        let code = self.span_has_code(addr, len);
+        // SAFETY: the whole span was probed committed just above.
+        unsafe { self.copy_in(addr, bytes) };
         if code {
-            self.note_code_write(addr, len);
+            self.note_code_write(addr, len as u32);
         }
         Ok(())
     }
 
-    /// Reads a NUL-terminated byte string (at most `max` bytes).
-    pub fn read_cstr(&self, addr: u32, max: usize) -> Result<Vec<u8>, Fault> {
-        let mut v = Vec::new();
-        for k in 0..max as u32 {
-            let mut b = [0u8];
-            self.read_bytes(addr.wrapping_add(k), &mut b)?;
-            if b[0] == 0 {
-                break;
-            }
-            v.push(b[0]);
+    /// `memmove` inside guest memory for the host (HLE): copies `len` bytes from
+    /// `src` to `dst`, the ranges may overlap. Faults as reading `src` with
+    /// [`GuestMemory::read_bytes`] and then writing `dst` with
+    /// [`GuestMemory::write_bytes`] would (the source first; nothing is written
+    /// when either faults), and retires decoded code under `dst` the same way.
+    pub fn copy_within(&self, dst: u32, src: u32, len: u32) -> Result<(), Fault> {
+        self.probe_span(src, len as u64, perm::COMMITTED, Access::Read)?;
+        self.probe_span(dst, len as u64, perm::COMMITTED, Access::Write)?;
+        if len == 0 {
+            return Ok(());
         }
+        let code = self.span_has_code(dst, len as u64);
+        let fits = |a: u32| a as usize + len as usize <= RESERVE;
+        if fits(src) && fits(dst) {
+            // SAFETY: both spans were probed committed (host readable and writable)
+            // and neither wraps, so each is one host range inside the reservation;
+            // `copy` allows them to overlap.
+            unsafe {
+                std::ptr::copy(
+                    self.base.add(src as usize),
+                    self.base.add(dst as usize),
+                    len as usize,
+                )
+            };
+        } else {
+            // A span that wraps at 4 GiB: through a host buffer, which keeps the
+            // overlap semantics without splitting the copy by hand.
+            let mut tmp = vec![0u8; len as usize];
+            // SAFETY: both spans were probed committed above.
+            unsafe {
+                self.copy_out(src, &mut tmp);
+                self.copy_in(dst, &tmp);
+            }
+        }
+        if code {
+            self.note_code_write(dst, len);
+        }
+        Ok(())
+    }
+
+    /// `memset` for the host (HLE): `len` bytes at `dst` become `byte`. Faults and
+    /// retires code as [`GuestMemory::write_bytes`] of that many bytes would.
+    pub fn fill(&self, dst: u32, byte: u8, len: u32) -> Result<(), Fault> {
+        self.probe_span(dst, len as u64, perm::COMMITTED, Access::Write)?;
+        let code = self.span_has_code(dst, len as u64);
+        for (a, _, n) in Self::pieces(dst, len as usize) {
+            // SAFETY: the span was probed committed (host writable); a piece stays
+            // below 4 GiB, inside the reservation.
+            unsafe { std::ptr::write_bytes(self.base.add(a as usize), byte, n) };
+        }
+        if code {
+            self.note_code_write(dst, len);
+        }
+        Ok(())
+    }
+
+    /// Offset of the first `byte` in the at most `max` bytes from `addr` (wrapping
+    /// at 4 GiB), or `None` when those bytes hold none. Works a page at a time and
+    /// reads no page beyond the one holding the match, so a string that ends just
+    /// before an uncommitted page is found without a fault; a page that is reached
+    /// and not committed faults as [`GuestMemory::read_bytes`] would (at `addr` or
+    /// at the page's first byte).
+    pub fn find_byte(&self, addr: u32, byte: u8, max: usize) -> Result<Option<usize>, Fault> {
+        let mut a = addr;
+        let mut done = 0usize;
+        while done < max {
+            let n = ((PAGE_SIZE - (a & 0xfff)) as usize).min(max - done);
+            self.probe_span(a, n as u64, perm::COMMITTED, Access::Read)?;
+            // SAFETY: `[a, a+n)` lies in one page, probed committed (host readable)
+            // just above. Another guest thread may store to it meanwhile: that is
+            // the guest's own data race, as on hardware (see `Region`).
+            let s = unsafe { std::slice::from_raw_parts(self.base.add(a as usize), n) };
+            if let Some(k) = s.iter().position(|&b| b == byte) {
+                return Ok(Some(done + k));
+            }
+            done += n;
+            a = a.wrapping_add(n as u32);
+        }
+        Ok(None)
+    }
+
+    /// `memcmp` for the host (HLE): compares `len` bytes at `a` with `len` bytes at
+    /// `b` as unsigned bytes. Faults as reading all of `a` and then all of `b` with
+    /// [`GuestMemory::read_bytes`] would.
+    pub fn compare(&self, a: u32, b: u32, len: u32) -> Result<std::cmp::Ordering, Fault> {
+        self.probe_span(a, len as u64, perm::COMMITTED, Access::Read)?;
+        self.probe_span(b, len as u64, perm::COMMITTED, Access::Read)?;
+        const CHUNK: usize = 512;
+        let (mut x, mut y) = ([0u8; CHUNK], [0u8; CHUNK]);
+        let mut done = 0u32;
+        while done < len {
+            let n = ((len - done) as usize).min(CHUNK);
+            // SAFETY: both spans were probed committed above.
+            unsafe {
+                self.copy_out(a.wrapping_add(done), &mut x[..n]);
+                self.copy_out(b.wrapping_add(done), &mut y[..n]);
+            }
+            let o = x[..n].cmp(&y[..n]);
+            if o.is_ne() {
+                return Ok(o);
+            }
+            done += n as u32;
+        }
+        Ok(std::cmp::Ordering::Equal)
+    }
+
+    /// Reads a NUL-terminated byte string (at most `max` bytes, without the NUL).
+    pub fn read_cstr(&self, addr: u32, max: usize) -> Result<Vec<u8>, Fault> {
+        let n = self.find_byte(addr, 0, max)?.unwrap_or(max);
+        let mut v = vec![0u8; n];
+        self.read_bytes(addr, &mut v)?;
         Ok(v)
     }
 
@@ -821,6 +997,219 @@ mod tests {
         // the fast path does.
         let b = unsafe { *m.host_base().add(0x30010) };
         assert_eq!(b, 1);
+    }
+
+    #[test]
+    fn bulk_reads_and_writes_cross_pages_and_fault_at_the_missing_page() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x50000, 0x2000, Prot::R).unwrap();
+        let data: Vec<u8> = (0..64u8).collect();
+        // Host writes ignore guest protection and cross the page boundary.
+        m.write_bytes(0x50fe0, &data).unwrap();
+        assert_eq!(m.read_u32(0x50ffe), Ok(0x2120_1f1e));
+        let mut back = [0u8; 64];
+        m.read_bytes(0x50fe0, &mut back).unwrap();
+        assert_eq!(back[..], data[..]);
+        // 0x52000 is not committed: the fault names its first byte, and a faulting
+        // write changes nothing before it.
+        let mut out = [0u8; 0x20];
+        assert_eq!(
+            m.read_bytes(0x51ff0, &mut out),
+            Err(Fault::new(0x52000, Access::Read))
+        );
+        assert_eq!(
+            m.write_bytes(0x51ff0, &[0xaa; 0x20]),
+            Err(Fault::new(0x52000, Access::Write))
+        );
+        assert_eq!(m.read_u32(0x51ff0), Ok(0));
+        // A span that starts in an uncommitted page faults at its own first byte.
+        assert_eq!(
+            m.read_bytes(0x52010, &mut out),
+            Err(Fault::new(0x52010, Access::Read))
+        );
+    }
+
+    #[test]
+    fn bulk_access_wraps_at_4gib_and_checks_the_pages_past_the_wrap() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0xffff_f000, 0x1000, Prot::RW).unwrap();
+        // Page 0 is not committed: the part past the wrap faults at address 0.
+        assert_eq!(
+            m.write_bytes(0xffff_fffe, &[1, 2, 3, 4]),
+            Err(Fault::new(0, Access::Write))
+        );
+        assert_eq!(m.read_u16(0xffff_fffe), Ok(0));
+        let mut b = [0u8; 4];
+        assert_eq!(
+            m.read_bytes(0xffff_fffe, &mut b),
+            Err(Fault::new(0, Access::Read))
+        );
+        m.commit(0, 0x1000, Prot::RW).unwrap();
+        m.write_bytes(0xffff_fffe, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(m.read_u16(0), Ok(0x0403));
+        m.read_bytes(0xffff_fffe, &mut b).unwrap();
+        assert_eq!(b, [1, 2, 3, 4]);
+        m.copy_within(0xffff_ffff, 0xffff_fffe, 4).unwrap();
+        m.read_bytes(0xffff_fffe, &mut b).unwrap();
+        assert_eq!(b, [1, 1, 2, 3]);
+        m.fill(0xffff_fffd, 9, 5).unwrap();
+        assert_eq!(m.read_u32(0xffff_fffd), Ok(0x0909_0909));
+        assert_eq!(m.read_u8(1), Ok(9));
+        assert_eq!(m.read_u8(2), Ok(4), "copied there before the fill");
+        assert_eq!(m.read_u8(3), Ok(0));
+    }
+
+    #[test]
+    fn copy_within_moves_overlapping_ranges_and_faults_like_read_then_write() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x60000, 0x2000, Prot::RW).unwrap();
+        m.write_bytes(0x60ffc, b"abcdefgh").unwrap();
+        // Forward overlap (destination above the source), across the page boundary.
+        m.copy_within(0x60ffe, 0x60ffc, 6).unwrap();
+        let mut b = [0u8; 10];
+        m.read_bytes(0x60ffc, &mut b).unwrap();
+        assert_eq!(&b, b"ababcdef\0\0");
+        // Backward overlap.
+        m.copy_within(0x60ffc, 0x60ffd, 8).unwrap();
+        m.read_bytes(0x60ffc, &mut b).unwrap();
+        assert_eq!(&b, b"babcdef\0\0\0");
+        // The source runs into uncommitted 0x62000: a read fault there, nothing written.
+        assert_eq!(
+            m.copy_within(0x60000, 0x61ff8, 0x10),
+            Err(Fault::new(0x62000, Access::Read))
+        );
+        assert_eq!(m.read_u32(0x60000), Ok(0));
+        // The destination runs into it: a write fault at its first byte, nothing written.
+        assert_eq!(
+            m.copy_within(0x61ffc, 0x60ffc, 8),
+            Err(Fault::new(0x62000, Access::Write))
+        );
+        assert_eq!(m.read_u32(0x61ffc), Ok(0));
+        // Both bad: the source is checked first, as read-then-write would.
+        assert_eq!(
+            m.copy_within(0x62004, 0x62008, 4),
+            Err(Fault::new(0x62008, Access::Read))
+        );
+        // Guest protection does not matter to the host, commitment does.
+        m.protect(0x61000, 0x1000, Prot::R).unwrap();
+        m.copy_within(0x61000, 0x60ffc, 4).unwrap();
+        assert_eq!(m.read_u32(0x61000), Ok(u32::from_le_bytes(*b"babc")));
+        // Nothing to copy touches nothing.
+        m.copy_within(0x70000, 0x71000, 0).unwrap();
+    }
+
+    #[test]
+    fn host_copies_and_fills_over_code_are_logged() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x30000, 0x2000, Prot::RWX).unwrap();
+        m.mark_code(0x31000);
+        let e0 = m.code_epoch();
+        m.copy_within(0x30100, 0x31000, 0x10).unwrap();
+        m.fill(0x30200, 0x90, 0x10).unwrap();
+        assert_eq!(m.code_epoch(), e0, "no code under the destinations");
+        m.copy_within(0x30ff8, 0x30000, 0x10).unwrap();
+        m.fill(0x31004, 0x90, 4).unwrap();
+        m.write_bytes(0x31008, &[0xcc]).unwrap();
+        let mut v = Vec::new();
+        assert_eq!(m.code_writes_since(e0, &mut v), Some(e0 + 3));
+        assert_eq!(v, vec![(0x30ff8, 0x10), (0x31004, 4), (0x31008, 1)]);
+        assert_eq!(m.read_u32(0x31004), Ok(0x9090_9090));
+    }
+
+    #[test]
+    fn fill_faults_at_the_missing_page_and_writes_nothing() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x80000, 0x1000, Prot::RW).unwrap();
+        m.fill(0x80010, 0x5a, 3).unwrap();
+        assert_eq!(m.read_u32(0x80010), Ok(0x005a_5a5a));
+        assert_eq!(
+            m.fill(0x80ff0, 0xff, 0x20),
+            Err(Fault::new(0x81000, Access::Write))
+        );
+        assert_eq!(m.read_u32(0x80ff0), Ok(0));
+    }
+
+    #[test]
+    fn find_byte_stops_before_an_uncommitted_page_and_faults_only_when_it_must() {
+        let m = GuestMemory::new().unwrap();
+        m.commit(0x90000, 0x1000, Prot::R).unwrap();
+        m.fill(0x90000, b'x', 0x1000).unwrap();
+        // A string whose NUL is the last byte before uncommitted 0x91000.
+        m.write_bytes(0x90fff, &[0]).unwrap();
+        assert_eq!(m.find_byte(0x90ff0, 0, usize::MAX), Ok(Some(0xf)));
+        assert_eq!(m.read_cstr(0x90ffc, usize::MAX), Ok(b"xxx".to_vec()));
+        // The bound stops the scan before the missing page too.
+        m.write_bytes(0x90fff, b"x").unwrap();
+        assert_eq!(m.find_byte(0x90ff0, 0, 0x10), Ok(None));
+        assert_eq!(m.read_cstr(0x90ffe, 2), Ok(b"xx".to_vec()));
+        // No NUL before the missing page: a read fault at its first byte.
+        assert_eq!(
+            m.find_byte(0x90ff0, 0, usize::MAX),
+            Err(Fault::new(0x91000, Access::Read))
+        );
+        assert_eq!(
+            m.read_cstr(0x90ff0, 0x20),
+            Err(Fault::new(0x91000, Access::Read))
+        );
+        // Starting in the missing page faults at the start address.
+        assert_eq!(
+            m.find_byte(0x91234, 0, 1),
+            Err(Fault::new(0x91234, Access::Read))
+        );
+        assert_eq!(m.find_byte(0x91234, 0, 0), Ok(None));
+        // Any byte value, found at the first occurrence.
+        m.write_bytes(0x90100, b"abcabc").unwrap();
+        assert_eq!(m.find_byte(0x90100, b'c', 6), Ok(Some(2)));
+    }
+
+    #[test]
+    fn compare_orders_unsigned_bytes_and_faults_on_either_span() {
+        use std::cmp::Ordering::*;
+        let m = GuestMemory::new().unwrap();
+        m.commit(0xa0000, 0x2000, Prot::RW).unwrap();
+        let long: Vec<u8> = (0..2000u32).map(|k| (k * 7) as u8).collect();
+        m.write_bytes(0xa0100, &long).unwrap();
+        m.write_bytes(0xa1000, &long).unwrap();
+        assert_eq!(m.compare(0xa0100, 0xa1000, 2000), Ok(Equal));
+        // A difference past the first 512-byte chunk; 0x80 sorts above 0x7f.
+        m.write_bytes(0xa1000 + 1500, &[0x80]).unwrap();
+        m.write_bytes(0xa0100 + 1500, &[0x7f]).unwrap();
+        assert_eq!(m.compare(0xa0100, 0xa1000, 2000), Ok(Less));
+        assert_eq!(m.compare(0xa1000, 0xa0100, 2000), Ok(Greater));
+        assert_eq!(m.compare(0xa1000, 0xa0100, 1500), Ok(Equal));
+        // Both spans are checked before any byte is compared, the first one first.
+        assert_eq!(
+            m.compare(0xa0000, 0xa1ff0, 0x20),
+            Err(Fault::new(0xa2000, Access::Read))
+        );
+        assert_eq!(
+            m.compare(0xa1ff0, 0xa2100, 0x20),
+            Err(Fault::new(0xa2000, Access::Read))
+        );
+    }
+
+    #[test]
+    fn commit_and_decommit_of_many_pages_at_once() {
+        let m = GuestMemory::new().unwrap();
+        // A committed page inside the span keeps its contents when the span around
+        // it is committed.
+        m.commit(0xb4000, 0x1000, Prot::RW).unwrap();
+        m.write_u32(0xb4000, 0x1234_5678).unwrap();
+        m.commit(0xb0000, 0x10000, Prot::RW).unwrap();
+        assert_eq!(m.read_u32(0xb4000), Ok(0x1234_5678));
+        m.fill(0xb0000, 0xee, 0x10000).unwrap();
+        m.decommit(0xb2000, 0x8000).unwrap();
+        assert_eq!(m.read_u8(0xb1fff), Ok(0xee));
+        assert_eq!(m.read_u8(0xb2000), Err(Fault::new(0xb2000, Access::Read)));
+        assert_eq!(m.read_u8(0xb9fff), Err(Fault::new(0xb9fff, Access::Read)));
+        assert_eq!(m.read_u8(0xba000), Ok(0xee));
+        m.commit(0xb2000, 0x8000, Prot::RW).unwrap();
+        let mut b = vec![0xffu8; 0x8000];
+        m.read_bytes(0xb2000, &mut b).unwrap();
+        assert!(
+            b.iter().all(|&x| x == 0),
+            "decommitted pages come back zeroed"
+        );
     }
 
     #[test]

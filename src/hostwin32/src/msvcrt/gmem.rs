@@ -3,24 +3,15 @@
 
 use winterp_core::mem::{Fault, GuestMemory};
 
-const PAGE: u32 = 0x1000;
-
 /// Bytes from `addr` up to (not including) the first NUL, at most `max` bytes.
 pub fn read_cstr(mem: &GuestMemory, addr: u32, max: usize) -> Result<Vec<u8>, Fault> {
-    let mut out = Vec::new();
-    let mut a = addr;
-    let mut chunk = [0u8; PAGE as usize];
-    while out.len() < max {
-        let n = ((PAGE - (a & (PAGE - 1))) as usize).min(max - out.len());
-        mem.read_bytes(a, &mut chunk[..n])?;
-        if let Some(z) = chunk[..n].iter().position(|&b| b == 0) {
-            out.extend_from_slice(&chunk[..z]);
-            return Ok(out);
-        }
-        out.extend_from_slice(&chunk[..n]);
-        a = a.wrapping_add(n as u32);
-    }
-    Ok(out)
+    mem.read_cstr(addr, max)
+}
+
+/// Length of the string at `addr` (bytes before the first NUL), at most `max`;
+/// reads only the pages up to the NUL, like [`read_cstr`], and copies nothing.
+pub fn cstr_len(mem: &GuestMemory, addr: u32, max: usize) -> Result<usize, Fault> {
+    Ok(mem.find_byte(addr, 0, max)?.unwrap_or(max))
 }
 
 /// UTF-16 units from `addr` up to the first NUL unit, at most `max` units.

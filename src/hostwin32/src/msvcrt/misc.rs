@@ -14,11 +14,24 @@ fn compare(cx: &mut Ctx, f: u32, a: u32, b: u32) -> ApiResult<Result<i32, Outcom
 }
 
 fn swap(cx: &mut Ctx, a: u32, b: u32, width: u32) -> ApiResult<()> {
-    if a != b {
-        let x = read_vec(&cx.proc.mem, a, width as usize)?;
-        let y = read_vec(&cx.proc.mem, b, width as usize)?;
-        cx.proc.mem.write_bytes(a, &y)?;
-        cx.proc.mem.write_bytes(b, &x)?;
+    if a == b {
+        return Ok(());
+    }
+    let mem = &cx.proc.mem;
+    // Elements of up to 64 bytes (most sorts) go through the stack, larger ones
+    // through the heap; either way both are read before either is written.
+    if width <= 64 {
+        let (mut x, mut y) = ([0u8; 64], [0u8; 64]);
+        let (x, y) = (&mut x[..width as usize], &mut y[..width as usize]);
+        mem.read_bytes(a, x)?;
+        mem.read_bytes(b, y)?;
+        mem.write_bytes(a, y)?;
+        mem.write_bytes(b, x)?;
+    } else {
+        let x = read_vec(mem, a, width as usize)?;
+        let y = read_vec(mem, b, width as usize)?;
+        mem.write_bytes(a, &y)?;
+        mem.write_bytes(b, &x)?;
     }
     Ok(())
 }

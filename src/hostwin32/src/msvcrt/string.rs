@@ -2,7 +2,7 @@
 
 #![allow(non_snake_case)]
 
-use super::gmem::{read_cstr, read_vec, read_wstr, write_cstr, write_wstr};
+use super::gmem::{cstr_len, read_cstr, read_vec, read_wstr, write_cstr, write_wstr};
 use super::state::{self, intern};
 use super::{ctype, heap};
 use crate::hle::{ApiDef, ApiResult, CStrPtr, Ctx, Ptr, WStrPtr, cdecl};
@@ -29,22 +29,19 @@ fn wstr(cx: &Ctx, p: u32) -> ApiResult<Vec<u16>> {
 // ---- memory ---------------------------------------------------------------------------
 
 fn memcpy(cx: &mut Ctx, dest: Ptr, src: Ptr, count: u32) -> ApiResult<u32> {
-    let v = read_vec(&cx.proc.mem, src.0, count as usize)?;
-    cx.proc.mem.write_bytes(dest.0, &v)?;
+    // memmove semantics serve both memcpy and memmove (overlap is undefined for
+    // memcpy, so copying as memmove does is one of its allowed behaviours).
+    cx.proc.mem.copy_within(dest.0, src.0, count)?;
     Ok(dest.0)
 }
 
 fn memset(cx: &mut Ctx, dest: Ptr, c: i32, count: u32) -> ApiResult<u32> {
-    cx.proc
-        .mem
-        .write_bytes(dest.0, &vec![c as u8; count as usize])?;
+    cx.proc.mem.fill(dest.0, c as u8, count)?;
     Ok(dest.0)
 }
 
 fn memcmp(cx: &mut Ctx, buf1: Ptr, buf2: Ptr, count: u32) -> ApiResult<i32> {
-    let a = read_vec(&cx.proc.mem, buf1.0, count as usize)?;
-    let b = read_vec(&cx.proc.mem, buf2.0, count as usize)?;
-    Ok(ord(a.cmp(&b)))
+    Ok(ord(cx.proc.mem.compare(buf1.0, buf2.0, count)?))
 }
 
 fn _memicmp(cx: &mut Ctx, buf1: Ptr, buf2: Ptr, count: u32) -> ApiResult<i32> {
@@ -61,16 +58,11 @@ fn _memicmp(cx: &mut Ctx, buf1: Ptr, buf2: Ptr, count: u32) -> ApiResult<i32> {
 
 fn memchr(cx: &mut Ctx, buf: Ptr, c: i32, count: u32) -> ApiResult<u32> {
     // Page by page so a match before an unreadable page is found.
-    let mut at = 0u32;
-    while at < count {
-        let n = (0x1000 - ((buf.0 + at) & 0xfff)).min(count - at);
-        let v = read_vec(&cx.proc.mem, buf.0 + at, n as usize)?;
-        if let Some(k) = v.iter().position(|&b| b == c as u8) {
-            return Ok(buf.0 + at + k as u32);
-        }
-        at += n;
-    }
-    Ok(0)
+    Ok(cx
+        .proc
+        .mem
+        .find_byte(buf.0, c as u8, count as usize)?
+        .map_or(0, |k| buf.0.wrapping_add(k as u32)))
 }
 
 fn _memccpy(cx: &mut Ctx, dest: Ptr, src: Ptr, c: i32, count: u32) -> ApiResult<u32> {
@@ -90,11 +82,11 @@ fn _memccpy(cx: &mut Ctx, dest: Ptr, src: Ptr, c: i32, count: u32) -> ApiResult<
 // ---- narrow strings ----------------------------------------------------------------------
 
 fn strlen(cx: &mut Ctx, s: CStrPtr) -> ApiResult<u32> {
-    Ok(cstr(cx, s.0)?.len() as u32)
+    Ok(cstr_len(&cx.proc.mem, s.0, MAX)? as u32)
 }
 
 fn strnlen(cx: &mut Ctx, s: CStrPtr, max: u32) -> ApiResult<u32> {
-    Ok(read_cstr(&cx.proc.mem, s.0, max as usize)?.len() as u32)
+    Ok(cstr_len(&cx.proc.mem, s.0, max as usize)? as u32)
 }
 
 fn strcpy(cx: &mut Ctx, dest: Ptr, src: CStrPtr) -> ApiResult<u32> {
