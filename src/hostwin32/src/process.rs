@@ -122,7 +122,10 @@ pub struct Process {
     data_exports: Mutex<HashMap<(usize, usize), u32>>,
     pub config: ProcessConfig,
     pub host: Arc<dyn Host>,
-    pub exit_code: Mutex<Option<u32>>,
+    /// The process exit code once set: `EXIT_SET | code`, 0 while running. An
+    /// atomic because every executor run of every thread asks (see
+    /// [`Process::exited`]).
+    exit_code: AtomicU64,
     /// ExitProcess has begun DLL_PROCESS_DETACH (it runs once).
     pub detaching: std::sync::atomic::AtomicBool,
     pub counters: ProcessCounters,
@@ -201,7 +204,7 @@ impl Process {
             data_exports: Mutex::new(HashMap::new()),
             config,
             host,
-            exit_code: Mutex::new(None),
+            exit_code: AtomicU64::new(0),
             detaching: Default::default(),
             counters: ProcessCounters::default(),
             recent_calls: Mutex::new(VecDeque::new()),
@@ -379,25 +382,35 @@ impl Process {
     }
 
     pub fn note_call(&self, what: RecentCall) {
-        self.counters.api_calls.fetch_add(1, Ordering::Relaxed);
         let mut q = self.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
+        // Only this function adds to `api_calls`, always under the lock, so a plain
+        // load and store count exactly and spare a locked add per call.
+        let n = self.counters.api_calls.load(Ordering::Relaxed);
+        self.counters.api_calls.store(n + 1, Ordering::Relaxed);
         if q.len() >= 16 {
             q.pop_front();
         }
         q.push_back(what);
     }
 
+    /// Records the process exit code; the first one set stays.
     pub fn set_exit(&self, code: u32) {
-        let mut e = self.exit_code.lock().unwrap_or_else(|e| e.into_inner());
-        if e.is_none() {
-            *e = Some(code);
-        }
+        let _ = self.exit_code.compare_exchange(
+            0,
+            EXIT_SET | code as u64,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
     }
 
     pub fn exited(&self) -> Option<u32> {
-        *self.exit_code.lock().unwrap_or_else(|e| e.into_inner())
+        let v = self.exit_code.load(Ordering::SeqCst);
+        (v & EXIT_SET != 0).then_some(v as u32)
     }
 }
+
+/// Marks [`Process::exit_code`] as set (any 32-bit code, 0 included, can follow).
+const EXIT_SET: u64 = 1 << 32;
 
 /// One entry of [`Process::recent_calls`]. A call is kept as its names and
 /// argument words and formatted only when a report shows it: programs make

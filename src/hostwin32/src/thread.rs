@@ -5,7 +5,7 @@ use crate::hle::thunks::{CALL_RETURN, THREAD_RETURN, THUNK_BASE, THUNK_SIZE, Thu
 use crate::hle::{ApiError, Conv, Ctx, Outcome};
 use crate::process::Process;
 use std::sync::Arc;
-use winterp_core::cpu::{EAX, EDX, ESP, flags};
+use winterp_core::cpu::{EAX, EBP, EBX, EDI, EDX, ESI, ESP, flags};
 use winterp_core::tiers::hot::HotTracker;
 use winterp_core::{Cpu, Exception, Executor, StopReason};
 
@@ -131,7 +131,10 @@ impl GuestThread {
     ) -> Result<u32, ThreadEnd> {
         let saved_eip = self.cpu.eip;
         let saved_esp = self.cpu.regs[ESP];
-        let saved = self.cpu.regs;
+        // The callee-saved registers, one by one: a copy of the whole register
+        // file right after the executor's scalar stores stalls on store forwarding
+        // (this runs for every qsort comparison).
+        let saved = [EBX, EBP, ESI, EDI].map(|r| self.cpu.regs[r]);
         let saved_df = self.cpu.eflags_sys & flags::DF;
         for &a in args.iter().rev() {
             self.push(a)?;
@@ -154,12 +157,10 @@ impl GuestThread {
             }
         };
         self.call_depth -= 1;
-        let eax = self.cpu.regs[EAX];
-        let (ecx, edx) = (self.cpu.regs[1], self.cpu.regs[EDX]);
-        self.cpu.regs = saved;
-        self.cpu.regs[EAX] = eax;
-        self.cpu.regs[1] = ecx;
-        self.cpu.regs[EDX] = edx;
+        // EAX, ECX and EDX stay as the callee left them (slots 8-15 are always 0).
+        for (r, v) in [EBX, EBP, ESI, EDI].into_iter().zip(saved) {
+            self.cpu.regs[r] = v;
+        }
         self.cpu.regs[ESP] = saved_esp;
         self.cpu.eflags_sys = (self.cpu.eflags_sys & !flags::DF) | saved_df;
         self.cpu.eip = saved_eip;
@@ -216,24 +217,30 @@ impl GuestThread {
     }
 
     fn thunk(&mut self, proc: &Arc<Process>, eip: u32) -> Option<Step> {
-        let target = proc
-            .thunks
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .target(eip)
-            .cloned();
-        match target {
-            Some(ThunkTarget::CallReturn) => Some(Step::Returned),
-            Some(ThunkTarget::ThreadReturn) => {
-                Some(Step::End(ThreadEnd::Exited(self.cpu.regs[EAX])))
+        // The return sentinel of `call_guest` (every qsort comparison ends here) is
+        // slot 0 of every thunk table: no lock needed to recognise it.
+        if eip == CALL_RETURN {
+            return Some(Step::Returned);
+        }
+        let api = {
+            let thunks = proc.thunks.read().unwrap_or_else(|e| e.into_inner());
+            match thunks.target(eip) {
+                Some(&ThunkTarget::Api { dll, index }) => Ok((dll, index)),
+                other => Err(other.cloned()),
             }
-            Some(ThunkTarget::Api { dll, index }) => {
+        };
+        match api {
+            Ok((dll, index)) | Err(Some(ThunkTarget::Api { dll, index })) => {
                 self.call_api(proc, dll, index).err().map(Step::End)
             }
-            Some(ThunkTarget::Missing { dll, name }) => {
+            Err(Some(ThunkTarget::CallReturn)) => Some(Step::Returned),
+            Err(Some(ThunkTarget::ThreadReturn)) => {
+                Some(Step::End(ThreadEnd::Exited(self.cpu.regs[EAX])))
+            }
+            Err(Some(ThunkTarget::Missing { dll, name })) => {
                 self.call_missing(proc, &dll, &name).err().map(Step::End)
             }
-            None => Some(Step::End(ThreadEnd::Crashed(self.report(
+            Err(None) => Some(Step::End(ThreadEnd::Crashed(self.report(
                 proc,
                 &format!("jump into the HLE thunk area at {eip:#010x}"),
             )))),

@@ -60,3 +60,19 @@ impl ThunkTable {
         self.slots.get((off / SLOT) as usize)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thread loop recognises `CALL_RETURN` without reading the table (every
+    /// guest callback ends there), which holds only while the table keeps it there.
+    #[test]
+    fn the_fixed_sentinels_are_where_their_constants_say() {
+        let mut t = ThunkTable::new();
+        t.address_of(ThunkTarget::Api { dll: 0, index: 3 });
+        assert_eq!(t.target(CALL_RETURN), Some(&ThunkTarget::CallReturn));
+        assert_eq!(t.target(THREAD_RETURN), Some(&ThunkTarget::ThreadReturn));
+        assert_eq!(t.address_of(ThunkTarget::CallReturn), CALL_RETURN);
+    }
+}
