@@ -5,7 +5,7 @@ use crate::address_space::AddressSpace;
 use crate::hle::thunks::{self, ThunkTable, ThunkTarget};
 use crate::hle::{ApiDef, ApiError, ExportKind, HleDll};
 use crate::host::Host;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -130,7 +130,7 @@ pub struct Process {
     pub detaching: std::sync::atomic::AtomicBool,
     pub counters: ProcessCounters,
     /// The last API calls (for crash reports).
-    pub recent_calls: Mutex<VecDeque<RecentCall>>,
+    pub recent_calls: Mutex<RecentCalls>,
     pub handles: crate::objects::Handles,
     /// Executor counters of threads that have ended, for `--stats`.
     pub thread_stats: Mutex<Vec<(u32, winterp_core::stats::ExecCounters)>>,
@@ -207,7 +207,7 @@ impl Process {
             exit_code: AtomicU64::new(0),
             detaching: Default::default(),
             counters: ProcessCounters::default(),
-            recent_calls: Mutex::new(VecDeque::new()),
+            recent_calls: Mutex::new(RecentCalls::default()),
             handles: Default::default(),
             thread_stats: Mutex::new(Vec::new()),
             hot: Default::default(),
@@ -383,14 +383,42 @@ impl Process {
 
     pub fn note_call(&self, what: RecentCall) {
         let mut q = self.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
-        // Only this function adds to `api_calls`, always under the lock, so a plain
-        // load and store count exactly and spare a locked add per call.
+        self.count_call();
+        *q.next_slot() = what;
+    }
+
+    /// [`Process::note_call`] of an HLE API call, written into the ring slot in
+    /// place (every API call comes here; building the entry and moving it in
+    /// cost a store-forwarding stall per call).
+    pub fn note_api_call(&self, dll: &'static str, name: &'static str, args: &[u32]) {
+        let mut q = self.recent_calls.lock().unwrap_or_else(|e| e.into_inner());
+        self.count_call();
+        let slot = q.next_slot();
+        let n = args.len().min(8);
+        match slot {
+            RecentCall::Api {
+                dll: d,
+                name: f,
+                args: a,
+                n: k,
+                more,
+            } => {
+                *d = dll;
+                *f = name;
+                a[..n].copy_from_slice(&args[..n]);
+                *k = n as u8;
+                *more = args.len() > 8;
+            }
+            RecentCall::Text(_) => *slot = RecentCall::api(dll, name, args),
+        }
+    }
+
+    /// Counts an API call; the caller holds the recent-call lock. Only calls made
+    /// under that lock add to `api_calls`, so a plain load and store count exactly
+    /// and spare a locked add per call.
+    fn count_call(&self) {
         let n = self.counters.api_calls.load(Ordering::Relaxed);
         self.counters.api_calls.store(n + 1, Ordering::Relaxed);
-        if q.len() >= 16 {
-            q.pop_front();
-        }
-        q.push_back(what);
     }
 
     /// Records the process exit code; the first one set stays.
@@ -411,6 +439,40 @@ impl Process {
 
 /// Marks [`Process::exit_code`] as set (any 32-bit code, 0 included, can follow).
 const EXIT_SET: u64 = 1 << 32;
+
+/// The last [`RecentCalls::LEN`] API calls of the process, oldest first: a ring
+/// whose entries are overwritten in place.
+#[derive(Default)]
+pub struct RecentCalls {
+    ring: Vec<RecentCall>,
+    /// Once the ring is full: the slot of the oldest entry, the next to overwrite.
+    next: usize,
+}
+
+impl RecentCalls {
+    pub const LEN: usize = 16;
+
+    /// The slot for a new entry: a fresh one while the ring fills, then the oldest.
+    fn next_slot(&mut self) -> &mut RecentCall {
+        if self.ring.len() < Self::LEN {
+            self.ring.push(RecentCall::Text(String::new()));
+            let last = self.ring.len() - 1;
+            return &mut self.ring[last];
+        }
+        let k = self.next;
+        self.next = (k + 1) % Self::LEN;
+        &mut self.ring[k]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ring.is_empty()
+    }
+
+    /// The entries, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &RecentCall> {
+        self.ring[self.next..].iter().chain(&self.ring[..self.next])
+    }
+}
 
 /// One entry of [`Process::recent_calls`]. A call is kept as its names and
 /// argument words and formatted only when a report shows it: programs make
@@ -476,7 +538,51 @@ pub fn dll_key(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::RecentCall;
+    use super::*;
+
+    #[test]
+    fn the_recent_call_ring_keeps_the_last_sixteen_oldest_first() {
+        let cfg = ProcessConfig::new("test.exe".into(), "C:\\TEST\\test.exe".into());
+        let proc = Process::new(cfg, Arc::new(crate::host::CaptureHost::default()), &[]).unwrap();
+        assert!(proc.recent_calls.lock().unwrap().is_empty());
+        for k in 0..21u32 {
+            if k % 5 == 4 {
+                proc.note_call(RecentCall::Text(format!("text {k}")));
+            } else {
+                // Argument counts that shrink, so a reused slot must not show the
+                // words of the call it held before.
+                let args: Vec<u32> = (0..10 - k % 5).map(|a| a + 100 * k).collect();
+                proc.note_api_call("msvcrt", "f", &args);
+            }
+        }
+        let shown: Vec<String> = proc
+            .recent_calls
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        // Calls 5 to 20 (decimal 100 * k + a, shown in hex).
+        assert_eq!(shown.len(), 16);
+        assert_eq!(
+            shown[0],
+            "msvcrt!f[1f4, 1f5, 1f6, 1f7, 1f8, 1f9, 1fa, 1fb] (and more arguments)"
+        );
+        assert_eq!(shown[4], "text 9");
+        // 17 and 18 reuse the slots of 1 and 2, which had more arguments.
+        assert_eq!(
+            shown[12],
+            "msvcrt!f[6a4, 6a5, 6a6, 6a7, 6a8, 6a9, 6aa, 6ab]"
+        );
+        assert_eq!(shown[13], "msvcrt!f[708, 709, 70a, 70b, 70c, 70d, 70e]");
+        // 19 is text in the slot of an API call, 20 an API call in that of text 4.
+        assert_eq!(shown[14], "text 19");
+        assert_eq!(
+            shown[15],
+            "msvcrt!f[7d0, 7d1, 7d2, 7d3, 7d4, 7d5, 7d6, 7d7] (and more arguments)"
+        );
+        assert_eq!(proc.counters.api_calls.load(Ordering::Relaxed), 21);
+    }
 
     #[test]
     fn recent_calls_read_as_the_call_with_its_argument_words() {

@@ -321,7 +321,7 @@ impl GuestThread {
                 })?;
         }
         let args = &stack[..nargs as usize];
-        proc.note_call(crate::process::RecentCall::api(dll_name, def.name, args));
+        proc.note_api_call(dll_name, def.name, args);
         self.call_nargs = nargs as u32;
         let result = {
             let mut cx = Ctx { proc, thread: self };
