@@ -89,9 +89,25 @@ fn strnlen(cx: &mut Ctx, s: CStrPtr, max: u32) -> ApiResult<u32> {
     Ok(cstr_len(&cx.proc.mem, s.0, max as usize)? as u32)
 }
 
+/// Copies the `len` bytes of the string at `src` to `dest` and terminates it,
+/// faulting as reading the string and then writing it with [`write_cstr`] would
+/// (the NUL is a guest store, so it honours the page's protection).
+fn copy_cstr(cx: &Ctx, dest: u32, src: u32, len: usize) -> ApiResult<()> {
+    cx.proc.mem.copy_within(dest, src, len as u32)?;
+    cx.proc.mem.write_u8(dest.wrapping_add(len as u32), 0)?;
+    Ok(())
+}
+
+/// Compares the strings of lengths `la` and `lb` at `a` and `b` as C does:
+/// unsigned bytes, a proper prefix sorts first.
+fn compare_cstr(cx: &Ctx, a: u32, la: usize, b: u32, lb: usize) -> ApiResult<Ordering> {
+    let common = cx.proc.mem.compare(a, b, la.min(lb) as u32)?;
+    Ok(common.then(la.cmp(&lb)))
+}
+
 fn strcpy(cx: &mut Ctx, dest: Ptr, src: CStrPtr) -> ApiResult<u32> {
-    let s = cstr(cx, src.0)?;
-    write_cstr(&cx.proc.mem, dest.0, &s)?;
+    let len = cstr_len(&cx.proc.mem, src.0, MAX)?;
+    copy_cstr(cx, dest.0, src.0, len)?;
     Ok(dest.0)
 }
 
@@ -103,9 +119,9 @@ fn strncpy(cx: &mut Ctx, dest: Ptr, src: CStrPtr, count: u32) -> ApiResult<u32> 
 }
 
 fn strcat(cx: &mut Ctx, dest: Ptr, src: CStrPtr) -> ApiResult<u32> {
-    let d = cstr(cx, dest.0)?.len() as u32;
-    let s = cstr(cx, src.0)?;
-    write_cstr(&cx.proc.mem, dest.0 + d, &s)?;
+    let d = cstr_len(&cx.proc.mem, dest.0, MAX)? as u32;
+    let len = cstr_len(&cx.proc.mem, src.0, MAX)?;
+    copy_cstr(cx, dest.0.wrapping_add(d), src.0, len)?;
     Ok(dest.0)
 }
 
@@ -117,13 +133,15 @@ fn strncat(cx: &mut Ctx, dest: Ptr, src: CStrPtr, count: u32) -> ApiResult<u32> 
 }
 
 fn strcmp(cx: &mut Ctx, a: CStrPtr, b: CStrPtr) -> ApiResult<i32> {
-    Ok(ord(cstr(cx, a.0)?.cmp(&cstr(cx, b.0)?)))
+    let la = cstr_len(&cx.proc.mem, a.0, MAX)?;
+    let lb = cstr_len(&cx.proc.mem, b.0, MAX)?;
+    Ok(ord(compare_cstr(cx, a.0, la, b.0, lb)?))
 }
 
 fn strncmp(cx: &mut Ctx, a: CStrPtr, b: CStrPtr, count: u32) -> ApiResult<i32> {
-    let x = read_cstr(&cx.proc.mem, a.0, count as usize)?;
-    let y = read_cstr(&cx.proc.mem, b.0, count as usize)?;
-    Ok(ord(x.cmp(&y)))
+    let la = cstr_len(&cx.proc.mem, a.0, count as usize)?;
+    let lb = cstr_len(&cx.proc.mem, b.0, count as usize)?;
+    Ok(ord(compare_cstr(cx, a.0, la, b.0, lb)?))
 }
 
 fn icmp(x: &[u8], y: &[u8]) -> i32 {
@@ -148,12 +166,16 @@ fn _strnicmp(cx: &mut Ctx, a: CStrPtr, b: CStrPtr, count: u32) -> ApiResult<i32>
 }
 
 fn strchr(cx: &mut Ctx, s: CStrPtr, c: i32) -> ApiResult<u32> {
-    let v = cstr(cx, s.0)?;
+    let len = cstr_len(&cx.proc.mem, s.0, MAX)?;
     let c = c as u8;
     if c == 0 {
-        return Ok(s.0 + v.len() as u32);
+        return Ok(s.0.wrapping_add(len as u32));
     }
-    Ok(v.iter().position(|&b| b == c).map_or(0, |k| s.0 + k as u32))
+    Ok(cx
+        .proc
+        .mem
+        .find_byte(s.0, c, len)?
+        .map_or(0, |k| s.0.wrapping_add(k as u32)))
 }
 
 fn strrchr(cx: &mut Ctx, s: CStrPtr, c: i32) -> ApiResult<u32> {

@@ -48,6 +48,11 @@ impl Env {
     /// Calls msvcrt export `name` as guest code would: arguments pushed on the
     /// guest stack below a dummy return address.
     fn call(&mut self, name: &str, args: &[u32]) -> Outcome {
+        self.try_call(name, args).unwrap()
+    }
+
+    /// [`Env::call`] that hands back the error (a guest fault) instead of failing.
+    fn try_call(&mut self, name: &str, args: &[u32]) -> crate::hle::ApiResult<Outcome> {
         let proc = self.proc.clone();
         let d = proc.hle_dll("msvcrt").unwrap();
         let def = proc.dlls[d]
@@ -70,9 +75,9 @@ impl Env {
                 proc: &proc,
                 thread: &mut self.thread,
             };
-            def.call(&mut cx, fixed).unwrap()
+            def.call(&mut cx, fixed)
         };
-        if !matches!(r, Outcome::Resume) {
+        if !matches!(r, Ok(Outcome::Resume)) {
             self.thread.cpu.regs[ESP] = saved;
         }
         r
@@ -534,4 +539,108 @@ fn lowio_text_reads_split_cr_lf_across_calls() {
     assert_eq!(e.ret("_close", &[fd]), 0);
     assert_eq!(e.ret("_close", &[fd]) as i32, -1);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Guest memory whose second page is reserved but not committed: returns the
+/// address of the first byte past the committed page.
+fn edge_of_committed(e: &Env) -> u32 {
+    let mut vm = e.proc.vm.lock().unwrap();
+    let base = vm.reserve(None, 0x2000, Prot::RW, "edge test").unwrap();
+    vm.commit(base, 0x1000, Prot::RW).unwrap();
+    base + 0x1000
+}
+
+#[test]
+fn memory_functions_follow_the_c_standard() {
+    let mut e = env(&[]);
+    let a = e.data + 0x1000;
+    e.proc.mem.write_bytes(a, b"0123456789").unwrap();
+    // memmove with overlap, either direction; memcpy shares its body.
+    assert_eq!(e.ret("memmove", &[a + 2, a, 6]), a + 2);
+    assert_eq!(
+        super::gmem::read_vec(&e.proc.mem, a, 10).unwrap(),
+        b"0101234589"
+    );
+    assert_eq!(e.ret("memcpy", &[a, a + 3, 5]), a);
+    assert_eq!(
+        super::gmem::read_vec(&e.proc.mem, a, 10).unwrap(),
+        b"1234534589"
+    );
+    // memset takes the low byte of its int.
+    assert_eq!(e.ret("memset", &[a + 8, 0x141, 2]), a + 8);
+    assert_eq!(
+        super::gmem::read_vec(&e.proc.mem, a, 10).unwrap(),
+        b"12345345AA"
+    );
+    // memcmp: unsigned bytes, sign of the first difference; 0 for no bytes.
+    let b = e.data + 0x1100;
+    e.proc.mem.write_bytes(b, b"1234\x80").unwrap();
+    assert_eq!(e.ret("memcmp", &[a, b, 4]), 0);
+    assert_eq!(e.ret("memcmp", &[a, b, 5]) as i32, -1);
+    assert_eq!(e.ret("memcmp", &[b, a, 5]) as i32, 1);
+    assert_eq!(e.ret("memcmp", &[a, b, 0]), 0);
+    // memchr: the first match inside the count, NULL past it.
+    assert_eq!(e.ret("memchr", &[a, b'5' as u32, 10]), a + 4);
+    assert_eq!(e.ret("memchr", &[a, b'5' as u32, 4]), 0);
+    assert_eq!(e.ret("memchr", &[a, 0x100 + b'A' as u32, 10]), a + 8);
+}
+
+#[test]
+fn string_functions_follow_the_c_standard() {
+    let mut e = env(&[]);
+    let s = e.put_str(0x1000, "hello");
+    let t = e.put_str(0x1100, "help");
+    let dest = e.data + 0x1200;
+    assert_eq!(e.ret("strlen", &[s]), 5);
+    assert_eq!(e.ret("strnlen", &[s, 3]), 3);
+    assert_eq!(e.ret("strnlen", &[s, 9]), 5);
+    assert_eq!(e.ret("strcpy", &[dest, s]), dest);
+    assert_eq!(e.str_at(dest), "hello");
+    assert_eq!(e.ret("strcat", &[dest, t]), dest);
+    assert_eq!(e.str_at(dest), "hellohelp");
+    // "hel" is common; 'l' < 'p'. A proper prefix sorts first.
+    assert_eq!(e.ret("strcmp", &[s, t]) as i32, -1);
+    assert_eq!(e.ret("strcmp", &[t, s]) as i32, 1);
+    assert_eq!(e.ret("strcmp", &[s, dest]) as i32, -1);
+    assert_eq!(e.ret("strcmp", &[dest, dest]), 0);
+    assert_eq!(e.ret("strncmp", &[s, t, 3]), 0);
+    assert_eq!(e.ret("strncmp", &[s, t, 4]) as i32, -1);
+    assert_eq!(e.ret("strncmp", &[s, dest, 9]) as i32, -1);
+    let hi = e.put_str(0x1300, "\u{7f}");
+    let lo = e.put_str(0x1310, "a");
+    assert_eq!(e.ret("strcmp", &[hi, lo]) as i32, 1);
+    // strchr: the first match; the terminator itself is part of the string.
+    assert_eq!(e.ret("strchr", &[dest, b'l' as u32]), dest + 2);
+    assert_eq!(e.ret("strchr", &[dest, b'z' as u32]), 0);
+    assert_eq!(e.ret("strchr", &[dest, 0]), dest + 9);
+    assert_eq!(e.ret("strchr", &[dest, 0x100 + b'p' as u32]), dest + 8);
+}
+
+#[test]
+fn string_and_memory_functions_stop_at_the_nul_before_uncommitted_memory() {
+    let mut e = env(&[]);
+    let edge = edge_of_committed(&e);
+    let s = edge - 4;
+    e.proc.mem.write_bytes(s, b"abc\0").unwrap();
+    assert_eq!(e.ret("strlen", &[s]), 3);
+    assert_eq!(e.ret("strchr", &[s, b'c' as u32]), s + 2);
+    assert_eq!(e.ret("strcmp", &[s, s]), 0);
+    let dest = e.data + 0x100;
+    assert_eq!(e.ret("strcpy", &[dest, s]), dest);
+    assert_eq!(e.str_at(dest), "abc");
+    assert_eq!(e.ret("memchr", &[s, b'c' as u32, 0x100]), s + 2);
+    // Without a NUL the string runs into the uncommitted page: a fault there.
+    e.proc.mem.write_bytes(s, b"abcd").unwrap();
+    let fault = |r: crate::hle::ApiResult<Outcome>| match r {
+        Err(crate::hle::ApiError::Fault(a)) => a,
+        r => panic!("expected a fault, got {r:?}"),
+    };
+    assert_eq!(fault(e.try_call("strlen", &[s])), edge);
+    assert_eq!(fault(e.try_call("memchr", &[s, b'z' as u32, 0x100])), edge);
+    assert_eq!(fault(e.try_call("memcpy", &[dest, s, 0x10])), edge);
+    assert_eq!(fault(e.try_call("memcpy", &[s, dest, 0x10])), edge);
+    assert_eq!(fault(e.try_call("memset", &[s, 0, 0x10])), edge);
+    assert_eq!(fault(e.try_call("memcmp", &[dest, s, 0x10])), edge);
+    // A faulting copy or fill writes nothing.
+    assert_eq!(super::gmem::read_vec(&e.proc.mem, s, 4).unwrap(), b"abcd");
 }
