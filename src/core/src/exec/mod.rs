@@ -69,6 +69,8 @@ pub struct Executor {
     seen_tiers: u64,
     /// `Cpu::null_segs` the cached blocks were decoded under.
     seen_null: u8,
+    /// The segment bases (ES CS SS DS FS GS) compiled code embeds (`jit::Env::seg`).
+    seen_bases: [u32; 6],
     /// Live `block_exec` regions, for code-write invalidation (tiers/region.rs).
     regions: RegionIndex,
     hits: Vec<u32>,
@@ -106,6 +108,7 @@ impl Executor {
             chaining: CHAINING_DEFAULT,
             seen_tiers: crate::tiers::global().epoch(),
             seen_null: 1 << crate::cpu::seg::GS,
+            seen_bases: [0; 6],
             tiers: crate::tiers::global(),
             regions: RegionIndex::default(),
             hits: Vec::new(),
@@ -299,6 +302,12 @@ impl Executor {
                 self.seen_null = cpu.null_segs;
                 self.flush();
             }
+            // Compiled code embeds the segment bases (a thread sets FS once; a
+            // program that loads a segment register with another base is rare).
+            if cpu.seg_base[..6] != self.seen_bases {
+                self.seen_bases.copy_from_slice(&cpu.seg_base[..6]);
+                self.flush();
+            }
             let (mem, max, stop, null) = (
                 &cpu.mem,
                 self.max_block_insns,
@@ -481,6 +490,7 @@ impl Executor {
                         code_epoch: cpu.mem.code_epoch_ptr() as usize,
                         perms: cpu.mem.perm_table() as usize,
                         base: cpu.mem.host_base() as usize,
+                        seg: self.seen_bases,
                     };
                     self.jit.code(
                         block,

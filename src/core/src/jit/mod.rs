@@ -32,7 +32,8 @@
 //! module per executor, freed whole on a flush, and the executor flushes when it
 //! exceeds [`CODE_CAP`].
 
-pub mod hist;
+mod access;
+mod hist;
 pub mod native;
 mod worker;
 
@@ -250,6 +251,10 @@ pub struct Env {
     /// `GuestMemory::perm_table` and `host_base`.
     pub perms: usize,
     pub base: usize,
+    /// `Cpu::seg_base` of ES CS SS DS FS GS: compiled code adds them as constants
+    /// (for the flat segments, nothing). The executor flushes all code when the
+    /// thread's bases differ from those it compiled under (`Executor::seen_bases`).
+    pub seg: [u32; 6],
 }
 
 /// Link state compiled code reads at every link (one per executor, boxed so its
@@ -805,6 +810,8 @@ fn fill(
                 vret,
                 vblk,
                 flags_live: true,
+                acc: Default::default(),
+                acc_ok: true,
                 info,
                 blocks,
                 cur: 0,
@@ -822,6 +829,8 @@ fn fill(
                 g.ninsn = ms[m].ninsn;
                 let p = &ms[m].plan;
                 let live = p.flags_live_after();
+                g.acc = access::plan_accesses(p).into();
+                g.acc_ok = true;
                 for (k, s) in p.steps.iter().enumerate() {
                     g.flags_live = live[k];
                     g.step(s, k as u32);
@@ -1607,7 +1616,6 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
 
 const OFF_REGS: usize = offset_of!(Cpu, regs);
 const OFF_EIP: usize = offset_of!(Cpu, eip);
-const OFF_SEG: usize = offset_of!(Cpu, seg_base);
 const OFF_F: usize = offset_of!(Cpu, flags);
 const OFF_F_OP: usize = OFF_F + offset_of!(LazyFlags, op);
 const OFF_F_SB: usize = OFF_F + offset_of!(LazyFlags, sb);
@@ -1686,6 +1694,11 @@ struct Gen<'a> {
     /// [`Plan::flags_live_after`]); a dead IMUL record skips reading the flags it
     /// would keep.
     flags_live: bool,
+    /// The current block's accesses still to generate, with how each tests its
+    /// page (`access::plan_accesses`); `acc_ok` false once one did not match
+    /// (every later access then makes its own test).
+    acc: std::collections::VecDeque<access::Access>,
+    acc_ok: bool,
 }
 
 impl Gen<'_> {
@@ -1705,17 +1718,22 @@ impl Gen<'_> {
         self.dirty |= 1 << (r & 7);
     }
 
-    fn seg_base(&mut self, seg: u8) -> Value {
-        // Slots 6 and 7 (no segment) are never written and hold 0.
-        if seg & 7 >= 6 {
-            return self.k32(0);
+    /// The base of segment slot `seg`, fixed for the life of the code
+    /// (`Env::seg`); None for a base of 0 (every flat segment) and for slots 6
+    /// and 7 (no segment), which are never written and hold 0.
+    fn seg_base(&mut self, seg: u8) -> Option<Value> {
+        match self.env.seg.get((seg & 7) as usize) {
+            Some(&b) if b != 0 => Some(self.k32(b)),
+            _ => None,
         }
-        self.b.ins().load(
-            types::I32,
-            MemFlags::trusted(),
-            self.cpu,
-            (OFF_SEG + 4 * (seg & 7) as usize) as i32,
-        )
+    }
+
+    /// `off` plus the base of segment slot `seg`.
+    fn seg_add(&mut self, off: Value, seg: u8) -> Value {
+        match self.seg_base(seg) {
+            Some(b) => self.b.ins().iadd(off, b),
+            None => off,
+        }
     }
 
     /// `Cpu::ea`: `((disp + base + index << scale) & amask) + seg_base[seg]`.
@@ -1733,11 +1751,7 @@ impl Gen<'_> {
         if m.amask != u32::MAX {
             off = self.b.ins().band_imm(off, m.amask as i32 as i64);
         }
-        if m.seg & 7 >= 6 {
-            return off;
-        }
-        let s = self.seg_base(m.seg);
-        self.b.ins().iadd(off, s)
+        self.seg_add(off, m.seg)
     }
 
     fn store_rec(&mut self, r: Rec) {
@@ -1891,16 +1905,46 @@ impl Gen<'_> {
         self.b.ins().return_(&[w]);
     }
 
-    fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {
+    /// How the access instruction `k` makes next tests its page: as planned
+    /// (`access::plan_accesses`) while the accesses generated match the plan's.
+    fn next_check(&mut self, k: u32, bits: u32, store: bool) -> access::Check {
+        let want = (k, bits, store);
+        match self.acc.pop_front() {
+            Some(a) if self.acc_ok && (a.k, a.bits, a.store) == want => a.check,
+            other => {
+                debug_assert!(false, "access plan out of step: {other:?} for {want:?}");
+                self.acc_ok = false;
+                access::Check::Alone
+            }
+        }
+    }
+
+    /// The test before an access by instruction `k` of `bits` at `addr`
+    /// (`mask`/`want`: its own permission test); its slow path is the side exit.
+    fn test_access(&mut self, addr: Value, bits: u32, store: bool, k: u32) {
+        let (mask, want) = if store {
+            (
+                crate::mem::perm::WRITE | crate::mem::perm::CODE | crate::mem::perm::GUARD,
+                crate::mem::perm::WRITE,
+            )
+        } else {
+            (
+                crate::mem::perm::READ | crate::mem::perm::GUARD,
+                crate::mem::perm::READ,
+            )
+        };
+        let check = self.next_check(k, bits, store);
+        if check == access::Check::Covered {
+            return;
+        }
         let slow = self.b.create_block();
         self.b.set_cold_block(slow);
-        self.fast_or(
-            addr,
-            bits,
-            crate::mem::perm::READ | crate::mem::perm::GUARD,
-            crate::mem::perm::READ,
-            slow,
-        );
+        match check {
+            access::Check::Lead { lo, hi, mask, want } => {
+                self.fast_or_span(addr, lo, hi, mask, want, slow)
+            }
+            _ => self.fast_or(addr, bits, mask, want, slow),
+        }
         let fast = self
             .b
             .current_block()
@@ -1908,6 +1952,39 @@ impl Gen<'_> {
         self.b.switch_to_block(slow);
         self.side_exit(k);
         self.b.switch_to_block(fast);
+    }
+
+    /// Branches to `slow` unless the pages holding `addr + lo` and
+    /// `addr + hi - 1` (a span of at most a page, so every byte between) both
+    /// have the permission bits under `mask` equal to `want`.
+    fn fast_or_span(&mut self, addr: Value, lo: i32, hi: i32, mask: u8, want: u8, slow: Cblock) {
+        let perms = self.konst(self.env.perms);
+        let byte = |g: &mut Gen, d: i32| {
+            let a = g.b.ins().iadd_imm(addr, d as i64);
+            let page = g.b.ins().ushr_imm(a, crate::mem::PAGE_SHIFT as i64);
+            let page = g.b.ins().uextend(g.ptr, page);
+            let pa = g.b.ins().iadd(perms, page);
+            g.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0)
+        };
+        let first = byte(self, lo);
+        let last = byte(self, hi - 1);
+        let last = self.b.ins().ishl_imm(last, 8);
+        let both = self.b.ins().bor(first, last);
+        let both = self
+            .b
+            .ins()
+            .band_imm(both, (mask as i64) | (mask as i64) << 8);
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::NotEqual, both, (want as i64) | (want as i64) << 8);
+        let c = self.b.create_block();
+        self.b.ins().brif(bad, slow, &[], c, &[]);
+        self.b.switch_to_block(c);
+    }
+
+    fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {
+        self.test_access(addr, bits, false, k);
         let h = self.host(addr);
         let gf = Self::guest_flags();
         match bits {
@@ -1920,22 +1997,7 @@ impl Gen<'_> {
     /// Stores (the slow path, stores into pages holding code included, is the
     /// interpreter's: [`Gen::side_exit`]).
     fn store(&mut self, addr: Value, v: Value, bits: u32, k: u32) {
-        let slow = self.b.create_block();
-        self.b.set_cold_block(slow);
-        self.fast_or(
-            addr,
-            bits,
-            crate::mem::perm::WRITE | crate::mem::perm::CODE | crate::mem::perm::GUARD,
-            crate::mem::perm::WRITE,
-            slow,
-        );
-        let fast = self
-            .b
-            .current_block()
-            .expect("fast_or leaves the fast path current");
-        self.b.switch_to_block(slow);
-        self.side_exit(k);
-        self.b.switch_to_block(fast);
+        self.test_access(addr, bits, true, k);
         let h = self.host(addr);
         let gf = Self::guest_flags();
         match bits {
@@ -2464,8 +2526,7 @@ impl Gen<'_> {
                 };
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
-                let ss = self.seg_base(crate::cpu::seg::SS);
-                let a = self.b.ins().iadd(sp, ss);
+                let a = self.seg_add(sp, crate::cpu::seg::SS);
                 self.store(a, v, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
             }
@@ -2657,8 +2718,7 @@ impl Gen<'_> {
             }
             Ins::Pop(r) => {
                 let esp = self.reg(crate::cpu::ESP as u8);
-                let ss = self.seg_base(crate::cpu::seg::SS);
-                let a = self.b.ins().iadd(esp, ss);
+                let a = self.seg_add(esp, crate::cpu::seg::SS);
                 let v = self.load(a, 32, k);
                 let sp = self.b.ins().iadd_imm(esp, 4);
                 self.set(crate::cpu::ESP as u8, sp);
@@ -2931,8 +2991,7 @@ impl Gen<'_> {
                 // still transfers; the run loop replays the write) or the CALL faults.
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
-                let ss = self.seg_base(crate::cpu::seg::SS);
-                let a = self.b.ins().iadd(sp, ss);
+                let a = self.seg_add(sp, crate::cpu::seg::SS);
                 let r = self.k32(ret);
                 self.store(a, r, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
@@ -2946,8 +3005,7 @@ impl Gen<'_> {
                 let t = self.value(src, k);
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
-                let ss = self.seg_base(crate::cpu::seg::SS);
-                let a = self.b.ins().iadd(sp, ss);
+                let a = self.seg_add(sp, crate::cpu::seg::SS);
                 let r = self.k32(ret);
                 self.store(a, r, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
@@ -2955,8 +3013,7 @@ impl Gen<'_> {
             }
             Term::Ret { imm } => {
                 let esp = self.reg(crate::cpu::ESP as u8);
-                let ss = self.seg_base(crate::cpu::seg::SS);
-                let a = self.b.ins().iadd(esp, ss);
+                let a = self.seg_add(esp, crate::cpu::seg::SS);
                 let t = self.load(a, 32, k);
                 let sp = self.b.ins().iadd_imm(esp, 4 + imm as i64);
                 self.set(crate::cpu::ESP as u8, sp);
