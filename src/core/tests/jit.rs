@@ -227,7 +227,8 @@ fn jit_mixed_integer_loop_matches_the_interpreter() {
     let (whole, sliced) = equivalent(&code);
     let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
     assert_eq!(on.stops, [StopReason::Thunk(EXIT)], "ran to its end");
-    assert!(whole.compiled >= 3, "{whole:?}");
+    // One region can take the whole loop, the CALL and the leaf's RET included.
+    assert!(whole.compiled >= 1 && whole.region_blocks >= 3, "{whole:?}");
     assert!(whole.blocks() > 10_000, "{whole:?}");
     assert!(whole.insns > 50_000, "{whole:?}");
     assert!(sliced.blocks() > 5_000, "{sliced:?}");

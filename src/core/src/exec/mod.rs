@@ -473,6 +473,7 @@ impl Executor {
             if !PROF
                 && !mid
                 && block.entries.get() >= crate::jit::HOT
+                && cpu.retired.saturating_add(crate::jit::BUDGET_MARGIN) < target
                 && matches!(
                     block.jit.get(),
                     crate::jit::Slot::Untried | crate::jit::Slot::Code(_)

@@ -36,7 +36,12 @@ pub(super) enum Check {
     Alone,
     /// The leader of a group: tests `[addr + lo, addr + hi)` (its own address plus
     /// offsets) for the permission bits under `mask` being `want`.
-    Lead { lo: i32, hi: i32, mask: u8, want: u8 },
+    Lead {
+        lo: i32,
+        hi: i32,
+        mask: u8,
+        want: u8,
+    },
     /// Covered by its group's leader: no test.
     Covered,
 }
@@ -202,7 +207,14 @@ pub(super) fn plan_accesses(p: &Plan) -> Vec<Access> {
                 st.fresh(d);
             }
             Ins::Push(_) => {
-                acc(&mut raw, b, k, Some(st.stack(4u32.wrapping_neg())), 32, true);
+                acc(
+                    &mut raw,
+                    b,
+                    k,
+                    Some(st.stack(4u32.wrapping_neg())),
+                    32,
+                    true,
+                );
                 st.add(ESP as u8, 4u32.wrapping_neg());
             }
             Ins::Pop(r) => {

@@ -56,9 +56,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Entries of a block before it is compiled.
 pub const HOT: u64 = 16;
+/// How many times [`HOT`] a block already compiled inside another region must be
+/// entered from the run loop before it heads a region itself.
+pub const MEMBER_HOT: u64 = 64;
 /// Bounds of a region: blocks and guest instructions.
 pub const REGION_BLOCKS: usize = 8;
 pub const REGION_INSNS: u32 = 128;
+/// Compiled code runs only while more than this many instructions of the run
+/// loop's budget are left: the run loop enters it only then, and every link and
+/// backward edge checks it. Forward edges inside a region check no budget: a path
+/// of forward edges visits each block of the region once, at most
+/// [`REGION_INSNS`] instructions (a head alone at most the decoder's 64), so no
+/// block boundary on it is one where the run loop would have stopped. The last
+/// instructions of every budget run in the run loop's plain blocks.
+pub const BUDGET_MARGIN: u64 = REGION_INSNS as u64 + 64;
 /// Host code bytes per executor before it drops all decoded code (and its code).
 pub const CODE_CAP: usize = 32 << 20;
 
@@ -323,6 +334,9 @@ pub struct JitState {
     /// Compiled regions by head, for code-write invalidation (a write into a
     /// region's other blocks must retire its head, which holds the code).
     pub regions: crate::tiers::region::RegionIndex,
+    /// Starts of the blocks compiled into some region other than as its head
+    /// (until the next flush).
+    members: std::collections::HashSet<u32>,
 }
 
 impl Default for JitState {
@@ -343,6 +357,7 @@ impl Default for JitState {
             pending: 0,
             keep: Vec::new(),
             regions: Default::default(),
+            members: Default::default(),
         }
     }
 }
@@ -356,6 +371,7 @@ impl JitState {
         // No code names them any more.
         self.keep.clear();
         self.regions.clear();
+        self.members.clear();
         st.code_bytes_live
             .fetch_sub(self.bytes as u64, Ordering::Relaxed);
         self.bytes = 0;
@@ -448,6 +464,18 @@ impl JitState {
         match block.jit.get() {
             Slot::Code(c) => Some(c),
             Slot::Declined | Slot::Pending(_) => None,
+            // A block some region already compiles inside it heads a region of
+            // its own only once it is entered from outside much more: every
+            // block of a loop is entered from the run loop now and then (a link
+            // not taken, a side exit), and compiling each as a head copied every
+            // block into five regions on average (lzhuff: 1468 region blocks
+            // for 266 blocks), compile time the program's own threads wait on.
+            Slot::Untried
+                if block.entries.get() < HOT * MEMBER_HOT
+                    && self.members.contains(&block.start) =>
+            {
+                None
+            }
             Slot::Untried => {
                 let t0 = std::time::Instant::now();
                 let mut plan = match plan(mem, block) {
@@ -468,6 +496,7 @@ impl JitState {
                     ninsn: block.ninsn,
                 }];
                 self.region(&mut ms, block, cache, stop, mem);
+                self.members.extend(ms[1..].iter().map(|m| m.start));
                 if ms.len() > 1 {
                     // A write into any of its blocks retires the head (and so the
                     // region) before the code runs again.
@@ -623,10 +652,13 @@ impl JitState {
         st: &JitStats,
         ts: &crate::tiers::TierStats,
     ) {
-        let Some(w) = &self.worker else {
+        let Some(w) = &mut self.worker else {
             self.pending = 0;
             return;
         };
+        if !w.ready() {
+            return;
+        }
         let mut done = Vec::new();
         while let Ok(d) = w.rx.try_recv() {
             done.push(d);
@@ -791,6 +823,10 @@ fn fill(
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
             b.def_var(vret, r0);
             b.def_var(vblk, b0);
+            // Only the run loop sets the budget, never while compiled code runs.
+            let bend = b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), cpu, OFF_BUDGET as i32);
             let blocks: Vec<Cblock> = ms.iter().map(|_| b.create_block()).collect();
             b.ins().jump(blocks[0], &[]);
             let mut g = Gen {
@@ -809,9 +845,11 @@ fn fill(
                 ninsn: u.ninsn,
                 vret,
                 vblk,
+                bend,
                 flags_live: true,
                 acc: Default::default(),
                 acc_ok: true,
+                conts: region_conts(ms),
                 info,
                 blocks,
                 cur: 0,
@@ -864,14 +902,54 @@ struct MemberInfo {
     queued: bool,
 }
 
-/// The successors a region follows inside itself: a block's static jump targets
-/// (calls leave the region: their callee's RET is dynamic).
+/// The blocks a region takes in after a block: its static jump targets, and for a
+/// CALL rel32 the callee and the return address (reached through the callee's
+/// RET, which [`region_edges`] follows).
 fn region_targets(t: &Term) -> Vec<u32> {
     match *t {
         Term::Goto(t) => vec![t],
         Term::Jcc { taken, next, .. } => vec![taken, next],
+        Term::Call { target, ret } => vec![target, ret],
         _ => vec![],
     }
+}
+
+/// The return addresses of the region's CALL rel32 blocks that are members: a
+/// RET in the region compares the address it pops with these and goes on inside
+/// at a match.
+fn region_conts(ms: &[Member]) -> Vec<u32> {
+    let mut c: Vec<u32> = ms
+        .iter()
+        .filter_map(|m| match m.plan.term {
+            Term::Call { ret, .. } => Some(ret),
+            _ => None,
+        })
+        .filter(|r| ms.iter().any(|x| x.start == *r))
+        .collect();
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+/// The internal edges of each member, as code generation makes them: jumps and
+/// both sides of a Jcc, a CALL's edge to its callee, and a RET's edges to every
+/// member return address ([`region_conts`]).
+fn region_edges(ms: &[Member]) -> Vec<Vec<u32>> {
+    let conts = region_conts(ms);
+    ms.iter()
+        .map(|m| {
+            let t: Vec<u32> = match m.plan.term {
+                Term::Goto(t) => vec![t],
+                Term::Jcc { taken, next, .. } => vec![taken, next],
+                Term::Call { target, .. } => vec![target],
+                Term::Ret { .. } => conts.clone(),
+                _ => vec![],
+            };
+            t.into_iter()
+                .filter(|t| ms.iter().any(|x| x.start == *t))
+                .collect()
+        })
+        .collect()
 }
 
 fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
@@ -887,8 +965,8 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
         })
         .collect();
     info[0].preds = 1;
-    for m in ms {
-        for t in region_targets(&m.plan.term) {
+    for ts in region_edges(ms) {
+        for t in ts {
             if let Some(i) = ms.iter().position(|x| x.start == t) {
                 info[i].preds += 1;
             }
@@ -902,11 +980,10 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
 /// what pays for Cranelift's optimizer (see docs/tiers.md).
 fn looped(ms: &[Member]) -> bool {
     let n = ms.len();
-    let succ: Vec<Vec<usize>> = ms
+    let succ: Vec<Vec<usize>> = region_edges(ms)
         .iter()
-        .map(|m| {
-            region_targets(&m.plan.term)
-                .iter()
+        .map(|ts| {
+            ts.iter()
                 .filter_map(|&t| ms.iter().position(|x| x.start == t))
                 .collect()
         })
@@ -1684,9 +1761,13 @@ struct Gen<'a> {
     /// before the current iteration of the block; stored at every exit.
     vret: Variable,
     vblk: Variable,
+    /// `cpu.chain.budget_end`, read once at entry.
+    bend: Value,
     /// The region's blocks (`info[0]` the head), their Cranelift blocks, the one
     /// being generated and those still to generate.
     info: Vec<MemberInfo>,
+    /// The region's member return addresses (`region_conts`).
+    conts: Vec<u32>,
     blocks: Vec<Cblock>,
     cur: usize,
     queue: std::collections::VecDeque<usize>,
@@ -2149,9 +2230,7 @@ impl Gen<'_> {
     /// Condition `cc` (x86 nibble) as an I8 0/1.
     fn cond(&mut self, cc: u8) -> Value {
         let Some(r) = self.rec else {
-            let c = self.k32(cc as u32);
-            let v = self.call(self.sigs.cond, native::cond as *const () as usize, &[c]);
-            return self.b.ins().icmp_imm(IntCC::NotEqual, v, 0);
+            return self.incoming_cond(cc);
         };
         if r.op == FlagOp::Eager {
             let x = r.aux.expect("an eager record has its bits");
@@ -2244,6 +2323,66 @@ impl Gen<'_> {
         } else {
             v
         }
+    }
+
+    /// Condition `cc` of the flags in `cpu.flags` (a join or the region's head):
+    /// inline for the records compiled code meets most (CMP/SUB, the logic ops,
+    /// ADD, and INC/DEC where the condition does not read CF) on 32-bit operands,
+    /// through `native::cond` otherwise. The call on the common path had made
+    /// Cranelift keep guest registers in stack slots around it.
+    fn incoming_cond(&mut self, cc: u8) -> Value {
+        const _: () = assert!(OFF_F_OP == OFF_F_SB + 1);
+        // `sb | op << 8`, whatever the host's byte order.
+        let lf = MemFlags::trusted().with_endianness(Endianness::Little);
+        let key = self
+            .b
+            .ins()
+            .uload16(types::I32, lf, self.cpu, OFF_F_SB as i32);
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I8);
+        let reads_cf = matches!(cc >> 1, 1 | 3);
+        let ops: &[FlagOp] = if reads_cf {
+            &[FlagOp::Sub, FlagOp::Logic, FlagOp::Add]
+        } else {
+            &[
+                FlagOp::Sub,
+                FlagOp::Logic,
+                FlagOp::Add,
+                FlagOp::Dec,
+                FlagOp::Inc,
+            ]
+        };
+        let f = MemFlags::trusted();
+        for &op in ops {
+            let (hit, miss) = (self.b.create_block(), self.b.create_block());
+            let is = self
+                .b
+                .ins()
+                .icmp_imm(IntCC::Equal, key, 31 | (op as u8 as i64) << 8);
+            self.b.ins().brif(is, hit, &[], miss, &[]);
+            self.b.switch_to_block(hit);
+            let ld = |g: &mut Gen, off: usize| g.b.ins().load(types::I32, f, g.cpu, off as i32);
+            let (res, a, b) = (ld(self, OFF_F_RES), ld(self, OFF_F_A), ld(self, OFF_F_B));
+            let saved = (self.rec, self.rec_stored);
+            self.rec = Some(Rec {
+                op,
+                res,
+                a,
+                b,
+                aux: None,
+                sb: 31,
+            });
+            let v = self.cond(cc);
+            (self.rec, self.rec_stored) = saved;
+            self.b.ins().jump(done, &[v.into()]);
+            self.b.switch_to_block(miss);
+        }
+        let c = self.k32(cc as u32);
+        let v = self.call(self.sigs.cond, native::cond as *const () as usize, &[c]);
+        let v = self.b.ins().icmp_imm(IntCC::NotEqual, v, 0);
+        self.b.ins().jump(done, &[v.into()]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
     }
 
     /// An 8-bit register by x86 number (AH..BH are bits 8-15 of EAX..EBX).
@@ -2732,8 +2871,8 @@ impl Gen<'_> {
     /// not switched and no thread wrote into code since the executor last replayed
     /// code writes. Branches to `fail` otherwise; continues in a new block.
     fn checks(&mut self, retired: Value, fail: Cblock) {
-        let f = MemFlags::trusted();
         self.budget_check(retired, fail);
+        let f = MemFlags::trusted();
         // Aligned loads of at most 8 bytes are single-copy atomic on the hosts
         // Cranelift targets: these read the atomics as `Relaxed` loads would. One
         // predicted branch each (all rare) costs fewer instructions than one
@@ -2897,14 +3036,16 @@ impl Gen<'_> {
         let k = self.b.ins().iadd_imm(k, 1);
         self.b.def_var(self.vret, r);
         self.b.def_var(self.vblk, k);
-        let fail = self.b.create_block();
-        self.b.set_cold_block(fail);
         let state = (self.rec, self.rec_stored);
-        if to <= from {
+        // A forward edge checks nothing: the budget margin checked where the
+        // code was entered or last went backward covers every forward path
+        // (`BUDGET_MARGIN`), and every cycle has a backward edge.
+        let fail = (to <= from).then(|| {
+            let fail = self.b.create_block();
+            self.b.set_cold_block(fail);
             self.checks(r, fail);
-        } else {
-            self.budget_check(r, fail);
-        }
+            fail
+        });
         if m != 0 && self.info[m].preds == 1 {
             self.info[m].state = Some(state);
         } else if self.info[m].reads_in {
@@ -2916,6 +3057,10 @@ impl Gen<'_> {
             self.info[m].queued = true;
             self.queue.push_back(m);
         }
+        let Some(fail) = fail else {
+            (self.rec, self.rec_stored) = state;
+            return;
+        };
         self.b.switch_to_block(fail);
         (self.rec, self.rec_stored) = state;
         self.flush_flags();
@@ -2930,16 +3075,17 @@ impl Gen<'_> {
         (self.rec, self.rec_stored) = state;
     }
 
-    /// The run loop's budget check alone (see [`Gen::checks`]).
+    /// The budget check (see [`Gen::checks`]): fails unless at least
+    /// [`BUDGET_MARGIN`] instructions of the budget are left, so that the forward
+    /// edges after it, which check nothing, cannot pass the block boundary where
+    /// the run loop would stop.
     fn budget_check(&mut self, retired: Value, fail: Cblock) {
-        let end = self
-            .b
-            .ins()
-            .load(types::I64, MemFlags::trusted(), self.cpu, OFF_BUDGET as i32);
+        let end = self.bend;
+        let need = self.b.ins().iadd_imm(retired, BUDGET_MARGIN as i64);
         let spent = self
             .b
             .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, end);
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, need, end);
         let c = self.b.create_block();
         self.b.ins().brif(spent, fail, &[], c, &[]);
         self.b.switch_to_block(c);
@@ -2995,7 +3141,7 @@ impl Gen<'_> {
                 let r = self.k32(ret);
                 self.store(a, r, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
-                self.exit_to(target, false);
+                self.exit_to(target, true);
             }
             Term::Jind(src) => {
                 let t = self.value(src, k);
@@ -3017,6 +3163,21 @@ impl Gen<'_> {
                 let t = self.load(a, 32, k);
                 let sp = self.b.ins().iadd_imm(esp, 4 + imm as i64);
                 self.set(crate::cpu::ESP as u8, sp);
+                // Back into the region where a CALL of it pushed the address
+                // (`region_edges`); anywhere else through the link table.
+                for c in self.conts.clone() {
+                    let m = self
+                        .member(c)
+                        .expect("a return address of the region is a member");
+                    let (hit, miss) = (self.b.create_block(), self.b.create_block());
+                    let is = self.b.ins().icmp_imm(IntCC::Equal, t, c as i64);
+                    self.b.ins().brif(is, hit, &[], miss, &[]);
+                    let (rec, stored) = (self.rec, self.rec_stored);
+                    self.b.switch_to_block(hit);
+                    self.internal(m);
+                    (self.rec, self.rec_stored) = (rec, stored);
+                    self.b.switch_to_block(miss);
+                }
                 self.leave(t, None);
             }
         }

@@ -10,6 +10,8 @@
 use super::{Member, Unit, fill, looped};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -36,6 +38,12 @@ pub(super) struct Done {
 pub(super) struct Worker {
     tx: Option<Sender<Box<Job>>>,
     pub rx: Receiver<Done>,
+    /// Results sent so far: the run loop asks the channel only when this moved
+    /// ([`Worker::ready`]), one relaxed load instead of a channel poll at every
+    /// block boundary while a job is out.
+    sent: Arc<AtomicU64>,
+    /// `sent` when the run loop last emptied the channel.
+    seen: u64,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -44,6 +52,8 @@ impl Worker {
         let mut isas = Isas::new()?;
         let (tx, jobs) = channel::<Box<Job>>();
         let (done, rx) = channel::<Done>();
+        let sent = Arc::new(AtomicU64::new(0));
+        let count = sent.clone();
         let handle = std::thread::Builder::new()
             .name("winterp-jit".into())
             .spawn(move || {
@@ -62,14 +72,27 @@ impl Worker {
                     if done.send(d).is_err() {
                         break;
                     }
+                    count.fetch_add(1, Ordering::Release);
                 }
             })
             .map_err(|e| format!("jit worker thread: {e}"))?;
         Ok(Worker {
             tx: Some(tx),
             rx,
+            sent,
+            seen: 0,
             handle: Some(handle),
         })
+    }
+
+    /// Whether results arrived since the last call that said so.
+    pub fn ready(&mut self) -> bool {
+        let n = self.sent.load(Ordering::Acquire);
+        if n == self.seen {
+            return false;
+        }
+        self.seen = n;
+        true
     }
 
     /// Queues a job; gives it back if the worker is gone.
