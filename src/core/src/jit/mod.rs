@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const HOT: u64 = 16;
 /// How many times [`HOT`] a block already compiled inside another region must be
 /// entered from the run loop before it heads a region itself.
-pub const MEMBER_HOT: u64 = 64;
+pub const MEMBER_HOT: u64 = 1024;
 /// Bounds of a region: blocks and guest instructions.
 pub const REGION_BLOCKS: usize = 8;
 pub const REGION_INSNS: u32 = 128;
