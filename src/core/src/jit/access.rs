@@ -305,7 +305,9 @@ struct Group {
     n: usize,
 }
 
-fn test_of(store: bool) -> (u8, u8) {
+/// An access's own permission test: the bits under the mask must be the wanted ones
+/// (the accessors' fast-path test, `GuestMemory::fast_page`).
+pub(super) fn test_of(store: bool) -> (u8, u8) {
     if store {
         (perm::WRITE | perm::CODE | perm::GUARD, perm::WRITE)
     } else {

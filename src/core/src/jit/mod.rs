@@ -2015,17 +2015,7 @@ impl Gen<'_> {
     /// The test before an access by instruction `k` of `bits` at `addr`
     /// (`mask`/`want`: its own permission test); its slow path is the side exit.
     fn test_access(&mut self, addr: Value, bits: u32, store: bool, k: u32) {
-        let (mask, want) = if store {
-            (
-                crate::mem::perm::WRITE | crate::mem::perm::CODE | crate::mem::perm::GUARD,
-                crate::mem::perm::WRITE,
-            )
-        } else {
-            (
-                crate::mem::perm::READ | crate::mem::perm::GUARD,
-                crate::mem::perm::READ,
-            )
-        };
+        let (mask, want) = access::test_of(store);
         let check = self.next_check(k, bits, store);
         if check == access::Check::Covered {
             return;
