@@ -85,6 +85,16 @@ impl ChainState {
         self.left = 0;
         self.cache = CachePtr(std::ptr::null());
     }
+
+    /// The run loop enters `b` (its plain run or the rest of it after compiled
+    /// code): one block entered, and the chain state its handlers charge from.
+    pub(crate) fn enter(&mut self, b: &super::cache::Block, left: u32, seen_epoch: u64) {
+        self.blocks += 1;
+        self.cur_ninsn = b.ninsn;
+        self.cur_len = b.ops.len() as u32;
+        self.left = left;
+        self.seen_epoch = seen_epoch;
+    }
 }
 
 /// Ends the current block with a transfer to `target`, entering the next block

@@ -69,8 +69,8 @@ pub struct Executor {
     seen_tiers: u64,
     /// `Cpu::null_segs` the cached blocks were decoded under.
     seen_null: u8,
-    /// The segment bases (ES CS SS DS FS GS) compiled code embeds (`jit::Env::seg`).
-    seen_bases: [u32; 6],
+    /// The segment bases compiled code embeds (`jit::Env::seg`).
+    seen_bases: [u32; 8],
     /// Live `block_exec` regions, for code-write invalidation (tiers/region.rs).
     regions: RegionIndex,
     hits: Vec<u32>,
@@ -108,7 +108,7 @@ impl Executor {
             chaining: CHAINING_DEFAULT,
             seen_tiers: crate::tiers::global().epoch(),
             seen_null: 1 << crate::cpu::seg::GS,
-            seen_bases: [0; 6],
+            seen_bases: [0; 8],
             tiers: crate::tiers::global(),
             regions: RegionIndex::default(),
             hits: Vec::new(),
@@ -304,8 +304,8 @@ impl Executor {
             }
             // Compiled code embeds the segment bases (a thread sets FS once; a
             // program that loads a segment register with another base is rare).
-            if cpu.seg_base[..6] != self.seen_bases {
-                self.seen_bases.copy_from_slice(&cpu.seg_base[..6]);
+            if cpu.seg_base != self.seen_bases {
+                self.seen_bases = cpu.seg_base;
                 self.flush();
             }
             let (mem, max, stop, null) = (
@@ -390,12 +390,7 @@ impl Executor {
                             .fetch_add(f.bulk_iters.get() - bulk0, Ordering::Relaxed);
                     }
                     if let FoldEnd::Fault { .. } = end {
-                        let e = cpu
-                            .pending
-                            .take()
-                            .expect("a faulting fold records its exception");
-                        cpu.eip = e.eip;
-                        return StopReason::Exception(e);
+                        return fault_stop(cpu);
                     }
                     continue;
                 }
@@ -456,12 +451,7 @@ impl Executor {
                 st.elements
                     .fetch_add(cpu.retired - before, Ordering::Relaxed);
                 if run.end == RegionEnd::Fault {
-                    let e = cpu
-                        .pending
-                        .take()
-                        .expect("a faulting region records its exception");
-                    cpu.eip = e.eip;
-                    return StopReason::Exception(e);
+                    return fault_stop(cpu);
                 }
                 continue;
             }
@@ -515,12 +505,7 @@ impl Executor {
                     self.jit
                         .note_exit(kind, cpu.retired - before, cpu.chain.blocks - blocks);
                     if kind == crate::jit::EXIT_FAULT {
-                        let e = cpu
-                            .pending
-                            .take()
-                            .expect("compiled code that faults records its exception");
-                        cpu.eip = e.eip;
-                        return StopReason::Exception(e);
+                        return fault_stop(cpu);
                     }
                     if kind & 0xff != crate::jit::EXIT_RESUME {
                         continue;
@@ -535,33 +520,18 @@ impl Executor {
                     let Some(b) = self.cache.lookup(cpu.eip).filter(|b| k < b.ops.len()) else {
                         unreachable!("compiled code resumes in a live block");
                     };
-                    let ch = &mut cpu.chain;
-                    ch.blocks += 1;
-                    ch.cur_ninsn = b.ninsn;
-                    ch.cur_len = b.ops.len() as u32;
-                    ch.left = chain_max;
-                    ch.seen_epoch = self.seen_epoch;
+                    cpu.chain.enter(b, chain_max, self.seen_epoch);
                     let exit = run_block_from(cpu, &b.ops, k);
                     // The first k ops of the block were compiled code's.
                     let disp = charge(cpu, exit);
                     cpu.chain.dispatches += disp.saturating_sub(k as u64);
                     if exit == Exit::Fault {
-                        let e = cpu
-                            .pending
-                            .take()
-                            .expect("a faulting handler records its exception");
-                        cpu.eip = e.eip;
-                        return StopReason::Exception(e);
+                        return fault_stop(cpu);
                     }
                     continue;
                 }
             }
-            let ch = &mut cpu.chain;
-            ch.blocks += 1;
-            ch.cur_ninsn = block.ninsn;
-            ch.cur_len = block.ops.len() as u32;
-            ch.left = chain_max;
-            ch.seen_epoch = self.seen_epoch;
+            cpu.chain.enter(block, chain_max, self.seen_epoch);
             let exit = run_block(cpu, &block.ops);
             // Account the block that ended the chain (the first one if none chained).
             let disp = charge(cpu, exit);
@@ -576,12 +546,7 @@ impl Executor {
                 }
             }
             if exit == Exit::Fault {
-                let e = cpu
-                    .pending
-                    .take()
-                    .expect("a faulting handler records its exception");
-                cpu.eip = e.eip;
-                return StopReason::Exception(e);
+                return fault_stop(cpu);
             }
         }
     }
@@ -622,6 +587,17 @@ impl Executor {
             }
         }
     }
+}
+
+/// The stop of a run whose block faulted (its handler, fold, region or compiled
+/// code recorded the exception): EIP goes to the faulting instruction.
+fn fault_stop(cpu: &mut Cpu) -> StopReason {
+    let e = cpu
+        .pending
+        .take()
+        .expect("whatever faults records its exception");
+    cpu.eip = e.eip;
+    StopReason::Exception(e)
 }
 
 /// Charges the instructions the block that ended a run of ops retired (up to a

@@ -262,10 +262,10 @@ pub struct Env {
     /// `GuestMemory::perm_table` and `host_base`.
     pub perms: usize,
     pub base: usize,
-    /// `Cpu::seg_base` of ES CS SS DS FS GS: compiled code adds them as constants
-    /// (for the flat segments, nothing). The executor flushes all code when the
-    /// thread's bases differ from those it compiled under (`Executor::seen_bases`).
-    pub seg: [u32; 6],
+    /// `Cpu::seg_base`: compiled code adds the bases as constants (for the flat
+    /// segments, nothing). The executor flushes all code when the thread's bases
+    /// differ from those it compiled under (`Executor::seen_bases`).
+    pub seg: [u32; 8],
 }
 
 /// Link state compiled code reads at every link (one per executor, boxed so its
@@ -1007,6 +1007,14 @@ fn looped(ms: &[Member]) -> bool {
         }
         false
     })
+}
+
+/// OF of SHR as the interpreter leaves it: bit 30 xor bit 31 of the result (0/1).
+fn shr_of(b: &mut FunctionBuilder, res: Value) -> Value {
+    let x = b.ins().ushr_imm(res, 30);
+    let y = b.ins().ushr_imm(x, 1);
+    let o = b.ins().bxor(x, y);
+    b.ins().band_imm(o, 1)
 }
 
 #[cold]
@@ -1812,12 +1820,12 @@ impl Gen<'_> {
     }
 
     /// The base of segment slot `seg`, fixed for the life of the code
-    /// (`Env::seg`); None for a base of 0 (every flat segment) and for slots 6
-    /// and 7 (no segment), which are never written and hold 0.
+    /// (`Env::seg`); None for a base of 0 (every flat segment, and slots 6 and 7,
+    /// no segment, which are never written).
     fn seg_base(&mut self, seg: u8) -> Option<Value> {
-        match self.env.seg.get((seg & 7) as usize) {
-            Some(&b) if b != 0 => Some(self.k32(b)),
-            _ => None,
+        match self.env.seg[(seg & 7) as usize] {
+            0 => None,
+            b => Some(self.k32(b)),
         }
     }
 
@@ -1937,20 +1945,21 @@ impl Gen<'_> {
                 off,
                 (crate::mem::PAGE_SIZE - bits / 8) as i64,
             );
-            let c = self.b.create_block();
-            self.b.ins().brif(crosses, slow, &[], c, &[]);
-            self.b.switch_to_block(c);
+            self.fail_if(crosses, slow);
         }
+        let p = self.perm_byte(addr);
+        let pm = self.b.ins().band_imm(p, mask as i64);
+        let bad = self.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
+        self.fail_if(bad, slow);
+    }
+
+    /// The permission byte of the page holding guest `addr` (I32).
+    fn perm_byte(&mut self, addr: Value) -> Value {
         let page = self.b.ins().ushr_imm(addr, crate::mem::PAGE_SHIFT as i64);
         let page = self.b.ins().uextend(self.ptr, page);
         let perms = self.konst(self.env.perms);
         let pa = self.b.ins().iadd(perms, page);
-        let p = self.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0);
-        let pm = self.b.ins().band_imm(p, mask as i64);
-        let bad = self.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
-        let c = self.b.create_block();
-        self.b.ins().brif(bad, slow, &[], c, &[]);
-        self.b.switch_to_block(c);
+        self.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0)
     }
 
     /// The host address of guest `addr`.
@@ -2041,16 +2050,10 @@ impl Gen<'_> {
     /// `addr + hi - 1` (a span of at most a page, so every byte between) both
     /// have the permission bits under `mask` equal to `want`.
     fn fast_or_span(&mut self, addr: Value, lo: i32, hi: i32, mask: u8, want: u8, slow: Cblock) {
-        let perms = self.konst(self.env.perms);
-        let byte = |g: &mut Gen, d: i32| {
-            let a = g.b.ins().iadd_imm(addr, d as i64);
-            let page = g.b.ins().ushr_imm(a, crate::mem::PAGE_SHIFT as i64);
-            let page = g.b.ins().uextend(g.ptr, page);
-            let pa = g.b.ins().iadd(perms, page);
-            g.b.ins().uload8(types::I32, MemFlags::trusted(), pa, 0)
-        };
-        let first = byte(self, lo);
-        let last = byte(self, hi - 1);
+        let a = self.b.ins().iadd_imm(addr, lo as i64);
+        let first = self.perm_byte(a);
+        let a = self.b.ins().iadd_imm(addr, (hi - 1) as i64);
+        let last = self.perm_byte(a);
         let last = self.b.ins().ishl_imm(last, 8);
         let both = self.b.ins().bor(first, last);
         let both = self
@@ -2061,9 +2064,7 @@ impl Gen<'_> {
             .b
             .ins()
             .icmp_imm(IntCC::NotEqual, both, (want as i64) | (want as i64) << 8);
-        let c = self.b.create_block();
-        self.b.ins().brif(bad, slow, &[], c, &[]);
-        self.b.switch_to_block(c);
+        self.fail_if(bad, slow);
     }
 
     fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {
@@ -2385,6 +2386,21 @@ impl Gen<'_> {
         self.b.ins().jump(done, &[v.into()]);
         self.b.switch_to_block(done);
         self.b.block_params(done)[0]
+    }
+
+    /// A shift's result into register `r`, with the eager record the
+    /// interpreter's shifts leave: SF ZF PF of the result, CF the last bit out,
+    /// AF set, OF where the count's form defines it (`ops::shift`).
+    fn shifted(&mut self, r: u8, res: Value, cf: Value, of: Option<Value>) {
+        let szp = self.szp(res);
+        let mut bits = self.b.ins().bor(szp, cf);
+        bits = self.b.ins().bor_imm(bits, AF as i64);
+        if let Some(of) = of {
+            let of = self.b.ins().ishl_imm(of, 11);
+            bits = self.b.ins().bor(bits, of);
+        }
+        self.set_eager(bits);
+        self.set(r, res);
     }
 
     /// An 8-bit register by x86 number (AH..BH are bits 8-15 of EAX..EBX).
@@ -2753,20 +2769,9 @@ impl Gen<'_> {
                     let res = b.ins().ushr_imm(v, c as i64);
                     let cf = b.ins().ushr_imm(v, (c - 1) as i64);
                     let cf = b.ins().band_imm(cf, 1);
-                    let x = b.ins().ushr_imm(res, 30);
-                    let y = b.ins().ushr_imm(x, 1);
-                    let o = b.ins().bxor(x, y);
-                    (res, cf, Some(b.ins().band_imm(o, 1)))
+                    (res, cf, Some(shr_of(b, res)))
                 };
-                let szp = self.szp(res);
-                let mut bits = self.b.ins().bor(szp, cf);
-                bits = self.b.ins().bor_imm(bits, AF as i64);
-                if let Some(of) = of {
-                    let of = self.b.ins().ishl_imm(of, 11);
-                    bits = self.b.ins().bor(bits, of);
-                }
-                self.set_eager(bits);
-                self.set(r, res);
+                self.shifted(r, res, cf, of);
             }
             Ins::ShiftCl { op, r } => {
                 // `ops::shift::sh_rc` for a count of 1..=31 (`shift`'s formulas
@@ -2811,20 +2816,9 @@ impl Gen<'_> {
                     let res = b.ins().ushr(v, c);
                     let t = b.ins().ushr(v, c1);
                     let cf = b.ins().band_imm(t, 1);
-                    let x = b.ins().ushr_imm(res, 30);
-                    let y = b.ins().ushr_imm(x, 1);
-                    let o = b.ins().bxor(x, y);
-                    (res, cf, Some(b.ins().band_imm(o, 1)))
+                    (res, cf, Some(shr_of(b, res)))
                 };
-                let szp = self.szp(res);
-                let mut bits = self.b.ins().bor(szp, cf);
-                bits = self.b.ins().bor_imm(bits, AF as i64);
-                if let Some(of) = of {
-                    let of = self.b.ins().ishl_imm(of, 11);
-                    bits = self.b.ins().bor(bits, of);
-                }
-                self.set_eager(bits);
-                self.set(r, res);
+                self.shifted(r, res, cf, of);
             }
             Ins::Imul { d, s: src, imm } => {
                 // `ops::muldiv::imul_n`: CF = OF = the product does not fit, SF ZF
@@ -3088,9 +3082,7 @@ impl Gen<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, need, end);
-        let c = self.b.create_block();
-        self.b.ins().brif(spent, fail, &[], c, &[]);
-        self.b.switch_to_block(c);
+        self.fail_if(spent, fail);
     }
 
     /// The region's block starting at `t`, if any.
