@@ -1019,6 +1019,74 @@ fn jit_byte_forms_setcc_and_cmov_match_the_interpreter() {
     }
 }
 
+/// The 16-bit forms (MOV and the ALU ops on AX..DI and word memory, records with
+/// sign bit 15) and MUL r/m32, with every condition read in the same block and at a
+/// join (where the record comes from `cpu.flags`: `Gen::incoming_cond` at sign bits
+/// 15 and 7 as well as 31).
+#[test]
+fn jit_word_forms_and_mul_match_the_interpreter() {
+    type W = fn(&mut A) -> R;
+    let writers: [W; 12] = [
+        |a| a.add(ax, bx),
+        |a| a.sub(ax, word_ptr(esi + 1)),
+        |a| a.cmp(bx, 3),
+        |a| a.and(word_ptr(esi + 16), ax),
+        |a| a.adc(ax, bx),
+        |a| a.sbb(bx, 0x8000u32 as i32),
+        |a| a.xor(word_ptr(esi + 16), ax),
+        |a| a.test(ax, 0x8001),
+        |a| a.mul(ebx),
+        |a| a.mul(dword_ptr(esi + 5)),
+        |a| a.cmp(al, bl),
+        |a| a.sub(eax, ebx),
+    ];
+    for (w, write) in writers.iter().enumerate() {
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.mov(ecx, 3000)?;
+            a.xor(edx, edx)?;
+            a.xor(ebp, ebp)?;
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.mov(ebx, dword_ptr(esi + 4))?;
+            a.mov(ax, word_ptr(esi + 2))?;
+            a.mov(word_ptr(edi + 1), bx)?;
+            a.add(esi, 3)?;
+            // Equal and boundary values now and then.
+            a.and(bx, word_ptr(esi + 8))?;
+            write(a)?;
+            for cc in 0..16u8 {
+                if cc % 8 == 0 {
+                    // A join: both edges carry the writer's record in `cpu.flags`.
+                    let mut join = a.create_label();
+                    a.jb(join)?;
+                    a.jmp(join)?;
+                    a.set_label(&mut join)?;
+                }
+                // jcc rel8 over `inc edx`; setcc [edi]
+                a.db(&[0x70 + cc, 1])?;
+                a.inc(edx)?;
+                a.db(&[0x0f, 0x90 + cc, 0x07])?;
+                a.add(edx, edx)?;
+                a.add(dx, word_ptr(edi))?;
+                a.adc(bp, dx)?;
+                a.inc(edi)?;
+                a.and(edi, DST + 0xfff)?;
+                // The writer's record again for the next condition.
+                write(a)?;
+            }
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        });
+        let (whole, _) = equivalent(&code);
+        assert!(whole.blocks() > 1000, "writer {w}: {whole:?}");
+        assert!(whole.insns > 100_000, "writer {w}: {whole:?}");
+    }
+}
+
 /// Another guest thread, itself running compiled code, stores into the hot compiled
 /// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
 /// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until

@@ -222,29 +222,29 @@ pub(super) fn plan_accesses(p: &Plan) -> Vec<Access> {
                 st.add(ESP as u8, 4);
                 st.fresh(r);
             }
-            Ins::Mov8 { d, s } => match (d, s) {
-                (Opnd::R8(r), Opnd::M(m)) => {
-                    acc(&mut raw, b, k, st.mem(&m), 8, false);
-                    st.fresh(r & 3);
+            Ins::MovN { d, s, bits } => match (d, s) {
+                (Opnd::R8(r) | Opnd::R16(r), Opnd::M(m)) => {
+                    acc(&mut raw, b, k, st.mem(&m), bits, false);
+                    st.fresh(r & narrow_mask(bits));
                 }
-                (Opnd::R8(r), _) => st.fresh(r & 3),
-                (Opnd::M(m), _) => acc(&mut raw, b, k, st.mem(&m), 8, true),
+                (Opnd::R8(r) | Opnd::R16(r), _) => st.fresh(r & narrow_mask(bits)),
+                (Opnd::M(m), _) => acc(&mut raw, b, k, st.mem(&m), bits, true),
                 _ => {}
             },
-            Ins::Alu8 { op, d, s } => match d {
-                Opnd::R8(r) => {
+            Ins::AluN { op, d, s, bits } => match d {
+                Opnd::R8(r) | Opnd::R16(r) => {
                     if let Opnd::M(m) = s {
-                        acc(&mut raw, b, k, st.mem(&m), 8, false);
+                        acc(&mut raw, b, k, st.mem(&m), bits, false);
                     }
                     if writes_back(op) {
-                        st.fresh(r & 3);
+                        st.fresh(r & narrow_mask(bits));
                     }
                 }
                 Opnd::M(m) => {
                     let at = st.mem(&m);
-                    acc(&mut raw, b, k, at, 8, false);
+                    acc(&mut raw, b, k, at, bits, false);
                     if writes_back(op) {
-                        acc(&mut raw, b, k, at, 8, true);
+                        acc(&mut raw, b, k, at, bits, true);
                     }
                 }
                 _ => {}
@@ -261,6 +261,13 @@ pub(super) fn plan_accesses(p: &Plan) -> Vec<Access> {
                     acc(&mut raw, b, k, st.mem(&m), 32, false);
                 }
                 st.fresh(d);
+            }
+            Ins::Mul(s) => {
+                if let Opnd::M(m) = s {
+                    acc(&mut raw, b, k, st.mem(&m), 32, false);
+                }
+                st.fresh(crate::cpu::EAX as u8);
+                st.fresh(crate::cpu::EDX as u8);
             }
             Ins::Interp { .. } => {
                 for r in 0..8 {
@@ -377,4 +384,10 @@ fn group(raw: &[Raw]) -> Vec<Access> {
             }
         })
         .collect()
+}
+
+/// The register an 8-bit (x86 number: AH..BH are 4..7) or 16-bit register operand
+/// lives in, as a mask on its number.
+fn narrow_mask(bits: u32) -> u8 {
+    if bits == 8 { 3 } else { 7 }
 }

@@ -1052,6 +1052,8 @@ enum Opnd {
     R(u8),
     /// An 8-bit register by x86 number (AL..BL, AH..BH).
     R8(u8),
+    /// The low 16 bits of a 32-bit register (AX..DI).
+    R16(u8),
     I(u32),
     M(Mem),
 }
@@ -1084,16 +1086,21 @@ enum Ins {
     },
     Push(Opnd),
     Pop(u8),
-    /// MOV and the ALU forms with 8-bit operands (`Opnd::R8`, byte memory, imm8).
-    Mov8 {
+    /// MOV and the ALU forms with 8-bit operands (`Opnd::R8`, byte memory, imm8)
+    /// or 16-bit ones (`Opnd::R16`, word memory, imm16): `bits` 8 or 16.
+    MovN {
         d: Opnd,
         s: Opnd,
+        bits: u32,
     },
-    Alu8 {
+    AluN {
         op: u8,
         d: Opnd,
         s: Opnd,
+        bits: u32,
     },
+    /// MUL r/m32: EDX:EAX = EAX * src, CF = OF = EDX is not 0, SF ZF AF PF kept.
+    Mul(Opnd),
     /// SETcc r/m8 (x86 condition nibble).
     Setcc {
         cc: u8,
@@ -1179,17 +1186,17 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             Ins::Unary { op, .. } if op != NOT => return true,
             Ins::Mov { d, s: src } if mem(&d) || mem(&src) => return true,
             Ins::Movx { s: src, .. } if mem(&src) => return true,
-            Ins::Alu8 { op, d, s: src } => {
+            Ins::AluN { op, d, s: src, .. } => {
                 return op == ADC || op == SBB || mem(&d) || mem(&src);
             }
-            Ins::Mov8 { d, s: src } if mem(&d) || mem(&src) => return true,
+            Ins::MovN { d, s: src, .. } if mem(&d) || mem(&src) => return true,
             Ins::Setcc { .. } | Ins::Cmov { .. } => return true,
             Ins::Push(_) | Ins::Pop(_) => return true,
             Ins::Shift { .. } => return false,
             // Its count-0 side exit leaves the incoming flags as they are.
             Ins::ShiftCl { .. } => return true,
-            // IMUL keeps SF ZF AF PF.
-            Ins::Imul { .. } => return true,
+            // IMUL and MUL keep SF ZF AF PF.
+            Ins::Imul { .. } | Ins::Mul(_) => return true,
             Ins::Interp { .. } => return true,
             _ => {}
         }
@@ -1241,6 +1248,7 @@ impl Opnd {
         match *self {
             Opnd::R(r) if r < 8 => bit(r),
             Opnd::R8(r) => bit(r & 3),
+            Opnd::R16(r) => bit(r),
             Opnd::M(m) => m.regs(),
             _ => 0,
         }
@@ -1270,16 +1278,20 @@ impl Plan {
                 *wr |= bit(r & 3);
                 *rd |= bit(r & 3);
             }
+            Opnd::R16(r) => {
+                *wr |= bit(r);
+                *rd |= bit(r);
+            }
             Opnd::M(m) => *rd |= m.regs(),
             Opnd::I(_) => {}
         };
         for s in &self.steps {
             match s.ins {
-                Ins::Mov { d, s } | Ins::Mov8 { d, s } => {
+                Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
                     rd |= s.regs();
                     dst(&d, false, &mut rd, &mut wr);
                 }
-                Ins::Alu { d, s, .. } | Ins::Alu8 { d, s, .. } => {
+                Ins::Alu { d, s, .. } | Ins::AluN { d, s, .. } => {
                     rd |= s.regs();
                     dst(&d, true, &mut rd, &mut wr);
                 }
@@ -1315,6 +1327,10 @@ impl Plan {
                 Ins::Cmov { d, s, .. } => {
                     rd |= bit(d) | bit(s);
                     wr |= bit(d);
+                }
+                Ins::Mul(s) => {
+                    rd |= s.regs() | bit(crate::cpu::EAX as u8);
+                    wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
                 }
                 Ins::Imul { d, s, imm } => {
                     rd |= s.regs();
@@ -1357,7 +1373,7 @@ impl Plan {
         for (k, s) in self.steps.iter().enumerate().rev() {
             live[k] = after;
             let (mem, reads, writes_all) = match s.ins {
-                Ins::Alu { op, d, s } | Ins::Alu8 { op, d, s } => {
+                Ins::Alu { op, d, s } | Ins::AluN { op, d, s, .. } => {
                     (d.is_mem() || s.is_mem(), op == ADC || op == SBB, true)
                 }
                 // INC/DEC keep CF and IMUL keeps SF ZF AF PF: what they read of
@@ -1369,10 +1385,12 @@ impl Plan {
                 // Where its flags are observed, its count-0 side exit observes
                 // the flags before it; elsewhere it is one branchless shift.
                 Ins::ShiftCl { .. } => (after, false, true),
-                Ins::Imul { s, .. } => (s.is_mem(), false, false),
+                Ins::Imul { s, .. } | Ins::Mul(s) => (s.is_mem(), false, false),
                 Ins::Setcc { d, .. } => (d.is_mem(), true, false),
                 Ins::Cmov { .. } => (false, true, false),
-                Ins::Mov { d, s } | Ins::Mov8 { d, s } => (d.is_mem() || s.is_mem(), false, false),
+                Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
+                    (d.is_mem() || s.is_mem(), false, false)
+                }
                 Ins::Movx { s, .. } => (s.is_mem(), false, false),
                 Ins::Push(_) | Ins::Pop(_) => (true, false, false),
                 Ins::Lea { .. } | Ins::Nop => (false, false, false),
@@ -1398,6 +1416,28 @@ fn operand8(ins: &Instruction, n: u32, o: &Op) -> Option<Opnd> {
         }
         OpKind::Memory if ins.memory_size().size() == 1 => Some(Opnd::M(Mem::of(o))),
         _ if crate::ops::is_imm(ins, n) => Some(Opnd::I(ins.immediate(n) as u32 & 0xff)),
+        _ => None,
+    }
+}
+
+fn operand16(ins: &Instruction, n: u32, o: &Op) -> Option<Opnd> {
+    match ins.op_kind(n) {
+        OpKind::Register if ins.op_register(n).is_gpr16() => {
+            Some(Opnd::R16(ins.op_register(n).number() as u8))
+        }
+        OpKind::Memory if ins.memory_size().size() == 2 => Some(Opnd::M(Mem::of(o))),
+        _ if crate::ops::is_imm(ins, n) => Some(Opnd::I(ins.immediate(n) as u32 & 0xffff)),
+        _ => None,
+    }
+}
+
+/// Operands `n` and `n + 1` at 8 or 16 bits (a MOV or ALU form's), or None.
+fn narrow_pair(ins: &Instruction, o: &Op) -> Option<(Opnd, Opnd, u32)> {
+    if let (Some(d), Some(s)) = (operand8(ins, 0, o), operand8(ins, 1, o)) {
+        return Some((d, s, 8));
+    }
+    match (operand16(ins, 0, o), operand16(ins, 1, o)) {
+        (Some(d), Some(s)) => Some((d, s, 16)),
         _ => None,
     }
 }
@@ -1544,10 +1584,10 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
         if ins.op_count() != 2 {
             return None;
         }
-        if let (Some(d), Some(s)) = (operand8(ins, 0, o), operand8(ins, 1, o)) {
+        if let Some((d, s, bits)) = narrow_pair(ins, o) {
             return match (d, s) {
                 (Opnd::I(_), _) | (Opnd::M(_), Opnd::M(_)) => None,
-                _ => Some(Ins::Alu8 { op, d, s }),
+                _ => Some(Ins::AluN { op, d, s, bits }),
             };
         }
         let d = operand(ins, 0, o)?;
@@ -1615,10 +1655,10 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             if ins.op_count() != 2 {
                 return None;
             }
-            if let (Some(d), Some(s)) = (operand8(ins, 0, o), operand8(ins, 1, o)) {
+            if let Some((d, s, bits)) = narrow_pair(ins, o) {
                 return match (d, s) {
                     (Opnd::I(_), _) | (Opnd::M(_), Opnd::M(_)) => None,
-                    _ => Some(Ins::Mov8 { d, s }),
+                    _ => Some(Ins::MovN { d, s, bits }),
                 };
             }
             let d = operand(ins, 0, o)?;
@@ -1704,6 +1744,7 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             }),
             _ => None,
         },
+        Mnemonic::Mul if ins.code() == IC::Mul_rm32 => Some(Ins::Mul(operand(ins, 0, o)?)),
         Mnemonic::Nop => Some(Ins::Nop),
         _ => None,
     }
@@ -2330,17 +2371,28 @@ impl Gen<'_> {
 
     /// Condition `cc` of the flags in `cpu.flags` (a join or the region's head):
     /// inline for the records compiled code meets most (CMP/SUB, the logic ops,
-    /// ADD, and INC/DEC where the condition does not read CF) on 32-bit operands,
-    /// through `native::cond` otherwise. The call on the common path had made
-    /// Cranelift keep guest registers in stack slots around it.
+    /// ADD, and INC/DEC where the condition does not read CF) at any operand
+    /// size, through `native::cond` otherwise. The call on the common path had
+    /// made Cranelift keep guest registers in stack slots around it.
     fn incoming_cond(&mut self, cc: u8) -> Value {
-        const _: () = assert!(OFF_F_OP == OFF_F_SB + 1);
-        // `sb | op << 8`, whatever the host's byte order.
-        let lf = MemFlags::trusted().with_endianness(Endianness::Little);
+        let f = MemFlags::trusted();
         let key = self
             .b
             .ins()
-            .uload16(types::I32, lf, self.cpu, OFF_F_SB as i32);
+            .uload8(types::I32, f, self.cpu, OFF_F_OP as i32);
+        // A record of width sb + 1 (its values truncated to it) moved up to the
+        // top of 32 bits has the same CF, ZF, SF and OF as a 32-bit one; PF
+        // reads the low byte of the result as it stands.
+        let sh = if cc >> 1 == 5 {
+            None
+        } else {
+            let sb = self
+                .b
+                .ins()
+                .uload8(types::I32, f, self.cpu, OFF_F_SB as i32);
+            let k31 = self.k32(31);
+            Some(self.b.ins().isub(k31, sb))
+        };
         let done = self.b.create_block();
         self.b.append_block_param(done, types::I8);
         let reads_cf = matches!(cc >> 1, 1 | 3);
@@ -2355,16 +2407,18 @@ impl Gen<'_> {
                 FlagOp::Inc,
             ]
         };
-        let f = MemFlags::trusted();
         for &op in ops {
             let (hit, miss) = (self.b.create_block(), self.b.create_block());
-            let is = self
-                .b
-                .ins()
-                .icmp_imm(IntCC::Equal, key, 31 | (op as u8 as i64) << 8);
+            let is = self.b.ins().icmp_imm(IntCC::Equal, key, op as u8 as i64);
             self.b.ins().brif(is, hit, &[], miss, &[]);
             self.b.switch_to_block(hit);
-            let ld = |g: &mut Gen, off: usize| g.b.ins().load(types::I32, f, g.cpu, off as i32);
+            let ld = |g: &mut Gen, off: usize| {
+                let v = g.b.ins().load(types::I32, f, g.cpu, off as i32);
+                match sh {
+                    Some(sh) => g.b.ins().ishl(v, sh),
+                    None => v,
+                }
+            };
             let (res, a, b) = (ld(self, OFF_F_RES), ld(self, OFF_F_A), ld(self, OFF_F_B));
             let saved = (self.rec, self.rec_stored);
             self.rec = Some(Rec {
@@ -2424,22 +2478,45 @@ impl Gen<'_> {
         self.set(r & 3, n);
     }
 
-    /// An 8-bit source operand, zero-extended.
-    fn value8(&mut self, o: Opnd, k: u32) -> Value {
+    fn set16(&mut self, r: u8, v: Value) {
+        let old = self.reg(r);
+        let keep = self.b.ins().band_imm(old, 0xffff_0000);
+        let v = self.b.ins().band_imm(v, 0xffff);
+        let n = self.b.ins().bor(keep, v);
+        self.set(r, n);
+    }
+
+    /// An 8- or 16-bit register operand into its register, the other bits kept.
+    fn set_narrow(&mut self, o: Opnd, v: Value) {
+        match o {
+            Opnd::R8(r) => self.set8(r, v),
+            Opnd::R16(r) => self.set16(r, v),
+            _ => unreachable!("plan gives narrow forms narrow register destinations"),
+        }
+    }
+
+    /// An 8- or 16-bit source operand, zero-extended.
+    fn value_narrow(&mut self, o: Opnd, bits: u32, k: u32) -> Value {
         match o {
             Opnd::R8(r) => self.get8(r),
-            Opnd::I(i) => self.k32(i & 0xff),
+            Opnd::R16(r) => {
+                let c = self.reg(r);
+                self.b.ins().band_imm(c, 0xffff)
+            }
+            Opnd::I(i) => self.k32(i & ((1u32 << bits) - 1)),
             Opnd::M(m) => {
                 let a = self.ea(m);
-                self.load(a, 8, k)
+                self.load(a, bits, k)
             }
-            Opnd::R(_) => unreachable!("plan gives 8-bit forms 8-bit operands"),
+            Opnd::R(_) => unreachable!("plan gives narrow forms narrow operands"),
         }
     }
 
     fn value(&mut self, o: Opnd, k: u32) -> Value {
         match o {
-            Opnd::R8(_) => unreachable!("plan gives 32-bit forms 32-bit operands"),
+            Opnd::R8(_) | Opnd::R16(_) => {
+                unreachable!("plan gives 32-bit forms 32-bit operands")
+            }
             Opnd::R(r) => self.reg(r),
             Opnd::I(i) => self.k32(i),
             Opnd::M(m) => {
@@ -2557,7 +2634,7 @@ impl Gen<'_> {
                     let v = self.value(src, k);
                     self.store(a, v, 32, k);
                 }
-                Opnd::I(_) | Opnd::R8(_) => {
+                Opnd::I(_) | Opnd::R8(_) | Opnd::R16(_) => {
                     unreachable!("plan gives 32-bit forms r/m32 destinations")
                 }
             },
@@ -2583,7 +2660,7 @@ impl Gen<'_> {
                         self.set_rec(rec);
                     }
                 }
-                Opnd::I(_) | Opnd::R8(_) => {
+                Opnd::I(_) | Opnd::R8(_) | Opnd::R16(_) => {
                     unreachable!("plan gives 32-bit forms r/m32 destinations")
                 }
             },
@@ -2665,7 +2742,9 @@ impl Gen<'_> {
                         let a = self.ea(m);
                         self.load(a, bits, k)
                     }
-                    Opnd::I(_) | Opnd::R8(_) => unreachable!("plan takes registers and memory"),
+                    Opnd::I(_) | Opnd::R8(_) | Opnd::R16(_) => {
+                        unreachable!("plan takes registers and memory")
+                    }
                 };
                 let v = if sx {
                     let t = self.b.ins().ishl_imm(v, (32 - bits) as i64);
@@ -2679,7 +2758,9 @@ impl Gen<'_> {
                 let v = match src {
                     Opnd::R(r) => self.reg(r),
                     Opnd::I(i) => self.k32(i),
-                    Opnd::M(_) | Opnd::R8(_) => unreachable!("plan takes PUSH r32/imm"),
+                    Opnd::M(_) | Opnd::R8(_) | Opnd::R16(_) => {
+                        unreachable!("plan takes PUSH r32/imm")
+                    }
                 };
                 let esp = self.reg(crate::cpu::ESP as u8);
                 let sp = self.b.ins().iadd_imm(esp, -4);
@@ -2687,50 +2768,54 @@ impl Gen<'_> {
                 self.store(a, v, 32, k);
                 self.set(crate::cpu::ESP as u8, sp);
             }
-            Ins::Mov8 { d, s: src } => match d {
-                Opnd::R8(r) => {
-                    let v = self.value8(src, k);
-                    self.set8(r, v);
+            Ins::MovN { d, s: src, bits } => match d {
+                Opnd::R8(_) | Opnd::R16(_) => {
+                    let v = self.value_narrow(src, bits, k);
+                    self.set_narrow(d, v);
                 }
                 Opnd::M(m) => {
                     let a = self.ea(m);
-                    let v = self.value8(src, k);
-                    self.store(a, v, 8, k);
+                    let v = self.value_narrow(src, bits, k);
+                    self.store(a, v, bits, k);
                 }
-                _ => unreachable!("plan gives MOV r/m8 destinations"),
+                _ => unreachable!("plan gives MOV r/m8 and r/m16 destinations"),
             },
-            Ins::Alu8 { op, d, s: src } => {
-                // `ops::alu::alu::<OP, 8>`: result and operands truncated, sign bit 7.
-                let alu8 = |g: &mut Gen, a: Value, b: Value| -> (Value, Rec) {
+            Ins::AluN {
+                op,
+                d,
+                s: src,
+                bits,
+            } => {
+                // `ops::alu::alu::<OP, 8 or 16>`: result and operands truncated,
+                // sign bit 7 or 15.
+                let narrow = |g: &mut Gen, a: Value, b: Value| -> (Value, Rec) {
                     let (r, mut rec) = g.alu(op, a, b);
-                    let r = g.b.ins().band_imm(r, 0xff);
+                    let r = g.b.ins().band_imm(r, ((1u32 << bits) - 1) as i64);
                     rec.res = r;
-                    rec.sb = 7;
+                    rec.sb = (bits - 1) as u8;
                     (r, rec)
                 };
                 match d {
-                    Opnd::R8(r) => {
-                        let a = self.get8(r);
-                        let b = self.value8(src, k);
-                        let (res, rec) = alu8(self, a, b);
+                    Opnd::R8(_) | Opnd::R16(_) => {
+                        let a = self.value_narrow(d, bits, k);
+                        let b = self.value_narrow(src, bits, k);
+                        let (res, rec) = narrow(self, a, b);
                         self.set_rec(rec);
                         if writes_back(op) {
-                            self.set8(r, res);
+                            self.set_narrow(d, res);
                         }
                     }
                     Opnd::M(m) => {
                         let ea = self.ea(m);
-                        let b = self.value8(src, k);
-                        let a = self.load(ea, 8, k);
-                        let (res, rec) = alu8(self, a, b);
+                        let b = self.value_narrow(src, bits, k);
+                        let a = self.load(ea, bits, k);
+                        let (res, rec) = narrow(self, a, b);
                         if writes_back(op) {
-                            self.store(ea, res, 8, k);
-                            self.set_rec(rec);
-                        } else {
-                            self.set_rec(rec);
+                            self.store(ea, res, bits, k);
                         }
+                        self.set_rec(rec);
                     }
-                    _ => unreachable!("plan gives ALU r/m8 destinations"),
+                    _ => unreachable!("plan gives ALU r/m8 and r/m16 destinations"),
                 }
             }
             Ins::Setcc { cc, d } => {
@@ -2850,6 +2935,28 @@ impl Gen<'_> {
                 let bits = bb.ins().bor(kept, co);
                 self.set_eager(bits);
                 self.set(d, res);
+            }
+            Ins::Mul(src) => {
+                // `ops::muldiv::mul1::<false, 32>`: CF = OF = the high half is
+                // not 0, SF ZF AF PF kept.
+                let b = self.value(src, k);
+                let a = self.reg(crate::cpu::EAX as u8);
+                let keep = if self.flags_live {
+                    self.flag_bits()
+                } else {
+                    self.k32(0)
+                };
+                let bb = &mut self.b;
+                let lo = bb.ins().imul(a, b);
+                let hi = bb.ins().umulhi(a, b);
+                let ovf = bb.ins().icmp_imm(IntCC::NotEqual, hi, 0);
+                let ovf = bb.ins().uextend(types::I32, ovf);
+                let co = bb.ins().imul_imm(ovf, (CF | OF) as i64);
+                let kept = bb.ins().band_imm(keep, (SF | ZF | AF | PF) as i64);
+                let bits = bb.ins().bor(kept, co);
+                self.set_eager(bits);
+                self.set(crate::cpu::EAX as u8, lo);
+                self.set(crate::cpu::EDX as u8, hi);
             }
             Ins::Pop(r) => {
                 let esp = self.reg(crate::cpu::ESP as u8);
