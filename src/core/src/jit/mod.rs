@@ -43,7 +43,7 @@ use crate::exec::cache::{Block, BlockCache};
 use crate::exec::op::{Handler, Op};
 use crate::mem::GuestMemory;
 use crate::ops::alu::{ADC, ADD, AND, CMP, DEC, INC, NEG, NOT, OR, SBB, SUB, TEST, XOR};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, InstBuilder, MemFlags, SigRef, Signature, Type, Value, types,
 };
@@ -700,6 +700,12 @@ impl JitState {
                     if let Some(path) = worker::dump_file() {
                         let line = format!("unit 0x{:08x} at 0x{:x}\n", d.start, code.addr());
                         worker::append(&path, &line);
+                        // The machine code too, for annotating host profiles
+                        // (`perf script` addresses against `objdump -b binary`).
+                        let bin = format!("{path}.{:x}.bin", code.addr());
+                        if let Err(e) = std::fs::write(&bin, bytes) {
+                            eprintln!("jit dump: {bin}: {e}");
+                        }
                     }
                     self.note_compiled(base, bytes.len(), d.members, d.ns, st, ts);
                     if let Some(b) = waiting(d) {
@@ -1904,16 +1910,22 @@ impl Gen<'_> {
         };
         let r = Rec { aux, ..r };
         let (c, f) = (self.cpu, MemFlags::trusted());
-        let op = self.b.ins().iconst(types::I8, r.op as u8 as i64);
-        self.b.ins().store(f, op, c, OFF_F_OP as i32);
         if r.op == FlagOp::Eager {
             // `LazyFlags::set_eager`: the op and the bits; the rest stays.
+            let op = self.b.ins().iconst(types::I8, r.op as u8 as i64);
+            self.b.ins().store(f, op, c, OFF_F_OP as i32);
             let x = r.aux.expect("an eager record has its bits");
             self.b.ins().store(f, x, c, OFF_F_AUX as i32);
             return;
         }
-        let sb = self.b.ins().iconst(types::I8, r.sb as i64);
-        self.b.ins().store(f, sb, c, OFF_F_SB as i32);
+        // The sign bit and the op, adjacent bytes, in one store.
+        const _: () = assert!(OFF_F_OP == OFF_F_SB + 1);
+        let lf = MemFlags::trusted().with_endianness(Endianness::Little);
+        let key = self
+            .b
+            .ins()
+            .iconst(types::I16, r.sb as i64 | (r.op as u8 as i64) << 8);
+        self.b.ins().store(lf, key, c, OFF_F_SB as i32);
         self.b.ins().store(f, r.res, c, OFF_F_RES as i32);
         self.b.ins().store(f, r.a, c, OFF_F_A as i32);
         self.b.ins().store(f, r.b, c, OFF_F_B as i32);
@@ -2299,11 +2311,7 @@ impl Gen<'_> {
                     self.b.ins().bor(z, l)
                 }
             };
-            return if cc & 1 != 0 {
-                self.b.ins().bxor_imm(v, 1)
-            } else {
-                v
-            };
+            return if cc & 1 != 0 { self.not(v) } else { v };
         }
         let zf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::Equal, r.res, 0);
         // The sign of a record value: bit 31, or bit `sb` of a truncated one.
@@ -2362,11 +2370,26 @@ impl Gen<'_> {
                 self.b.ins().bor(z, l)
             }
         };
-        if cc & 1 != 0 {
-            self.b.ins().bxor_imm(v, 1)
-        } else {
-            v
+        if cc & 1 != 0 { self.not(v) } else { v }
+    }
+
+    /// The negation of a 0/1 I8: a comparison with the complementary condition
+    /// where `v` is one (the original, left unused, is not lowered), so that a
+    /// branch on it fuses with the compare; `v ^ 1` otherwise.
+    fn not(&mut self, v: Value) -> Value {
+        use cranelift_codegen::ir::{InstructionData, ValueDef};
+        if let ValueDef::Result(inst, 0) = self.b.func.dfg.value_def(v) {
+            match self.b.func.dfg.insts[inst] {
+                InstructionData::IntCompare { cond, args, .. } => {
+                    return self.b.ins().icmp(cond.complement(), args[0], args[1]);
+                }
+                InstructionData::IntCompareImm { cond, arg, imm, .. } => {
+                    return self.b.ins().icmp_imm(cond.complement(), arg, imm.bits());
+                }
+                _ => {}
+            }
         }
+        self.b.ins().bxor_imm(v, 1)
     }
 
     /// Condition `cc` of the flags in `cpu.flags` (a join or the region's head):
@@ -2913,6 +2936,14 @@ impl Gen<'_> {
                     Some(i) => self.k32(i),
                     None => self.reg(d),
                 };
+                if !self.flags_live {
+                    // Nothing observes the record: the low half alone.
+                    let res = self.b.ins().imul(a, b);
+                    let dead = self.k32(0);
+                    self.set_eager(dead);
+                    self.set(d, res);
+                    return;
+                }
                 // SF ZF AF PF kept from the flags before, unless nothing can see
                 // them (then the record's bits are never stored or read).
                 let keep = if self.flags_live {

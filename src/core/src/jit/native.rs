@@ -171,9 +171,8 @@ fn new_module() -> Result<JITModule, String> {
 /// then takes as bytes.
 pub(super) fn new_isa(opt_level: &str) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
-    flags
-        .set("opt_level", opt_level)
-        .map_err(|e| e.to_string())?;
+    let opt = std::env::var(format!("WINTERP_JIT_OPT_{opt_level}")).unwrap_or(opt_level.into());
+    flags.set("opt_level", &opt).map_err(|e| e.to_string())?;
     // The verifier re-checks every function Cranelift is given (a debugging aid
     // that cost a tenth of compile time); the tier's own tests check the code.
     flags
@@ -187,6 +186,11 @@ pub(super) fn new_isa(opt_level: &str) -> Result<cranelift_codegen::isa::OwnedTa
     flags
         .set("preserve_frame_pointers", "true")
         .map_err(|e| e.to_string())?;
+    if let Ok(ra) = std::env::var(format!("WINTERP_JIT_RA_{opt_level}")) {
+        flags
+            .set("regalloc_algorithm", &ra)
+            .map_err(|e| e.to_string())?;
+    }
     cranelift_native::builder()
         .map_err(|e| format!("host not supported by Cranelift: {e}"))?
         .finish(settings::Flags::new(flags))
