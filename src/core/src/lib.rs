@@ -5,6 +5,7 @@
 //! instruction family ([`ops`]) and the executor that runs blocks of ops out of a
 //! per-thread, per-page block cache ([`exec`]). Nothing here knows about Win32.
 
+pub mod attention;
 pub mod cpu;
 pub mod decode;
 pub mod exec;

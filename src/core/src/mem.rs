@@ -138,6 +138,8 @@ struct Region {
     /// with one load.
     layout_epoch: AtomicU64,
     code_log: Mutex<CodeLog>,
+    /// Executors to tell of a code write (`attention::CODE`).
+    watchers: crate::attention::Watchers,
     /// Serialises LOCKed accesses that the host cannot do as one native atomic
     /// (misaligned or page-crossing).
     split_lock: Mutex<()>,
@@ -229,6 +231,7 @@ impl GuestMemory {
             code_log: Mutex::new(CodeLog {
                 ring: vec![(u64::MAX, 0, 0); CODE_LOG_LEN],
             }),
+            watchers: Default::default(),
             split_lock: Mutex::new(()),
         };
         let base = region.base;
@@ -746,12 +749,6 @@ impl GuestMemory {
         self.region.perms.as_ptr() as *const u8
     }
 
-    /// Address of the code-write epoch [`GuestMemory::code_epoch`] reads, for the
-    /// `jit` tier's per-link check. Valid as long as this memory (any clone) lives.
-    pub fn code_epoch_ptr(&self) -> *const u64 {
-        self.region.code_epoch.as_ptr() as *const u64
-    }
-
     /// Records that guest bytes holding decoded code changed; every thread's block
     /// cache replays this at its next block boundary.
     pub fn note_code_write(&self, addr: u32, len: u32) {
@@ -763,6 +760,13 @@ impl GuestMemory {
         let e = self.region.code_epoch.load(Ordering::Relaxed);
         log.ring[(e % CODE_LOG_LEN as u64) as usize] = (e, addr, len);
         self.region.code_epoch.store(e + 1, Ordering::Release);
+        drop(log);
+        self.region.watchers.raise(crate::attention::CODE);
+    }
+
+    /// `a` is raised (`attention::CODE`) at every code write from now on.
+    pub fn watch(&self, a: &std::sync::Arc<crate::attention::Attention>) {
+        self.region.watchers.add(a);
     }
 
     #[inline(always)]

@@ -1087,6 +1087,67 @@ fn jit_word_forms_and_mul_match_the_interpreter() {
     }
 }
 
+/// Another host thread's halt stops a guest thread spinning in compiled code (the
+/// executor's attention byte, which compiled code tests at every cycle-closing
+/// check), with the state of a block boundary; once the halt is withdrawn the run
+/// goes on from there, in compiled code again.
+#[test]
+fn jit_halt_from_another_thread_stops_compiled_code() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        a.xor(eax, eax)?;
+        a.set_label(&mut top)?;
+        a.mov(dword_ptr(DST), eax)?;
+        a.inc(eax)?;
+        a.jmp(top)
+    });
+    let mut m = Machine::new();
+    let t = gates(true);
+    m.exec.set_tiers(t.clone());
+    m.load(&code);
+    let h = m.exec.halt_handle();
+    let mem = m.mem.clone();
+    let halter = std::thread::spawn(move || {
+        let read = || {
+            let mut b = [0u8; 4];
+            mem.read_bytes(DST, &mut b).unwrap();
+            u32::from_le_bytes(b)
+        };
+        let t0 = std::time::Instant::now();
+        while read() < 2_000_000 && t0.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let seen = read();
+        h.store(true, std::sync::atomic::Ordering::SeqCst);
+        seen
+    });
+    assert_eq!(m.run(u64::MAX), StopReason::Halt);
+    let seen = halter.join().unwrap();
+    let n = m.cpu.regs[0];
+    assert!(
+        n >= seen && seen >= 2_000_000,
+        "halted at {n}, store seen {seen}"
+    );
+    let mut b = [0u8; 4];
+    m.mem.read_bytes(DST, &mut b).unwrap();
+    // A block boundary: the loop's store and INC go together.
+    assert_eq!(u32::from_le_bytes(b).wrapping_add(1), n);
+    let linked = t.jit.snapshot().linked;
+    assert!(
+        linked > 1_000_000,
+        "the loop ran compiled: {linked} iterations"
+    );
+    m.exec
+        .halt_handle()
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(m.run(1_000_000), StopReason::BudgetSpent);
+    assert!(m.cpu.regs[0] > n + 100_000);
+    assert!(
+        t.jit.snapshot().linked > linked,
+        "compiled again after the halt"
+    );
+}
+
 /// Another guest thread, itself running compiled code, stores into the hot compiled
 /// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
 /// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until

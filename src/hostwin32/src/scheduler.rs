@@ -53,7 +53,7 @@ use crate::objects::{CURRENT_THREAD, KernelObject};
 use crate::process::Process;
 use crate::thread::{GuestThread, ThreadEnd};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -186,7 +186,7 @@ pub struct ThreadObj {
     pub tid: u32,
     /// Guest address of its TEB.
     pub teb: u32,
-    halt: Arc<AtomicBool>,
+    halt: Arc<winterp_core::attention::Attention>,
     st: Mutex<ThreadState>,
     /// OS-thread mode: a suspended thread sleeps here.
     park: Condvar,
@@ -214,7 +214,7 @@ impl Waitable for ThreadObj {
 }
 
 impl ThreadObj {
-    fn new(tid: u32, teb: u32, halt: Arc<AtomicBool>) -> ThreadObj {
+    fn new(tid: u32, teb: u32, halt: Arc<winterp_core::attention::Attention>) -> ThreadObj {
         ThreadObj {
             tid,
             teb,

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod chain;
 pub mod op;
 
+use crate::attention::{self, Attention};
 use crate::cpu::{Cpu, Exception, Exit};
 use crate::stats::ExecCounters;
 use crate::tiers::fold::{FoldEnd, RUN_CAP};
@@ -19,7 +20,7 @@ use crate::tiers::{HotBlock, Tier, Tiers};
 use cache::{Block, BlockCache};
 use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 pub use crate::cpu::ExceptionKind;
 pub use op::{Handler, Op};
@@ -55,7 +56,11 @@ pub struct Executor {
     stop_lo: u32,
     stop_len: u32,
     profile: Option<Box<Profile>>,
-    halt: Arc<AtomicBool>,
+    /// The halt flag and what other threads raise for compiled code (a gate
+    /// switch, a code write): `crate::attention`.
+    halt: Arc<Attention>,
+    /// The guest memory (its host base) `halt` watches code writes in.
+    watched_mem: usize,
     scratch: Vec<(u32, u32)>,
     /// Longest block the decoder builds.
     pub max_block_insns: usize,
@@ -95,6 +100,8 @@ impl Default for Executor {
 
 impl Executor {
     pub fn new() -> Executor {
+        let halt = Arc::new(Attention::new());
+        crate::tiers::global().watch(&halt);
         Executor {
             cache: BlockCache::new(),
             seen_epoch: u64::MAX,
@@ -102,7 +109,8 @@ impl Executor {
             stop_lo: 0,
             stop_len: 0,
             profile: None,
-            halt: Arc::new(AtomicBool::new(false)),
+            halt,
+            watched_mem: 0,
             scratch: Vec::new(),
             max_block_insns: 64,
             chaining: CHAINING_DEFAULT,
@@ -122,6 +130,7 @@ impl Executor {
     pub fn set_tiers(&mut self, tiers: Arc<Tiers>) {
         // Compiled code was counted in the old stats: free it there.
         self.flush();
+        tiers.watch(&self.halt);
         self.seen_tiers = tiers.epoch();
         self.tiers = tiers;
         self.flush();
@@ -181,7 +190,7 @@ impl Executor {
     }
 
     /// A flag another thread can set to stop this executor at its next block boundary.
-    pub fn halt_handle(&self) -> Arc<AtomicBool> {
+    pub fn halt_handle(&self) -> Arc<Attention> {
         self.halt.clone()
     }
 
@@ -261,6 +270,10 @@ impl Executor {
         if self.jit.other_memory(&cpu.mem) {
             self.flush();
         }
+        if self.watched_mem != cpu.mem.host_base() as usize {
+            self.watched_mem = cpu.mem.host_base() as usize;
+            cpu.mem.watch(&self.halt);
+        }
         loop {
             // After a uop exit inside a block, the rest of that block runs before the
             // next budget or halt check, as it would have without the program.
@@ -268,6 +281,8 @@ impl Executor {
             if cpu.retired >= target && !mid {
                 return StopReason::BudgetSpent;
             }
+            // Before the state they announce is read: a raise after this stays.
+            self.halt.clear(attention::CODE | attention::TIERS);
             if cpu.mem.code_epoch() != self.seen_epoch {
                 self.sync_code(cpu);
             }
@@ -475,10 +490,7 @@ impl Executor {
                     Some(c)
                 } else if self.tiers.is_on(Tier::Jit) {
                     let env = crate::jit::Env {
-                        halt: Arc::as_ptr(&self.halt) as usize,
-                        tier_epoch: self.tiers.epoch_ptr() as usize,
-                        tier_seen: self.seen_tiers,
-                        code_epoch: cpu.mem.code_epoch_ptr() as usize,
+                        attention: self.halt.as_ptr() as usize,
                         perms: cpu.mem.perm_table() as usize,
                         base: cpu.mem.host_base() as usize,
                         seg: self.seen_bases,
@@ -498,7 +510,7 @@ impl Executor {
                     None
                 };
                 if let Some(code) = code {
-                    self.jit.enter(eip, code, self.seen_epoch);
+                    self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
                     let kind = code.run(cpu);
                     cpu.chain.dispatches += 1;

@@ -262,6 +262,8 @@ pub struct Tiers {
     /// program: what tests counting compiled entries need); on in [`global`] and the
     /// bench (the product's setting: compile time stays out of frame pacing).
     jit_background: AtomicBool,
+    /// Executors to tell of a switch (`attention::TIERS`).
+    watchers: crate::attention::Watchers,
 }
 
 impl Default for Tiers {
@@ -279,6 +281,7 @@ impl Tiers {
             stats: Default::default(),
             jit: Default::default(),
             jit_background: AtomicBool::new(false),
+            watchers: Default::default(),
         }
     }
 
@@ -317,18 +320,18 @@ impl Tiers {
         }
         if self.on[t as usize].swap(on, Ordering::AcqRel) != on {
             self.epoch.fetch_add(1, Ordering::AcqRel);
+            self.watchers.raise(crate::attention::TIERS);
         }
         Ok(())
     }
 
-    /// The gate setting epoch; executors compare it at block boundaries.
-    #[inline(always)]
-    /// Address of the gate epoch, for the `jit` tier's per-link check (compiled code
-    /// compares it with the epoch it was compiled under). Valid while `self` lives.
-    pub fn epoch_ptr(&self) -> *const u64 {
-        self.epoch.as_ptr() as *const u64
+    /// `a` is raised (`attention::TIERS`) at every switch from now on.
+    pub fn watch(&self, a: &Arc<crate::attention::Attention>) {
+        self.watchers.add(a);
     }
 
+    /// The gate setting epoch; executors compare it at block boundaries.
+    #[inline(always)]
     pub fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
     }

@@ -20,7 +20,7 @@ use super::lower::{Decline, Env, Reason, lower};
 use crate::cpu::Cpu;
 use crate::mem::GuestMemory;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// Block entries after which a block is tried as a loop head.
 pub const HOT: u64 = 32;
@@ -253,7 +253,7 @@ impl UopState {
         cpu: &mut Cpu,
         block: &crate::exec::cache::Block,
         target: u64,
-        halt: &AtomicBool,
+        halt: &crate::attention::Attention,
         env: &Env,
         stats: &crate::tiers::TierStats,
     ) -> Option<Entered> {

@@ -26,7 +26,7 @@ use super::engine::Entered;
 use super::ir::*;
 use crate::cpu::{Cpu, FlagOp, LazyFlags};
 use crate::mem::GuestMemory;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 const _: () = assert!(std::mem::size_of::<Op>() == 16);
 
@@ -1935,7 +1935,7 @@ pub fn run(
     cpu: &mut Cpu,
     r: &mut Regs,
     target: u64,
-    halt: &AtomicBool,
+    halt: &crate::attention::Attention,
 ) -> Option<Entered> {
     r[..8].copy_from_slice(&cpu.regs[..8]);
     r[ZERO as usize] = 0;
