@@ -1148,6 +1148,71 @@ fn jit_halt_from_another_thread_stops_compiled_code() {
     );
 }
 
+/// A loop-idiom fold whose runs are short (lzhuff's match copies: a byte-copy
+/// loop of a few iterations inside a hot loop) goes into the compiled region
+/// around it, where leaving for the fold at every run cost more than the fold
+/// saved; a fold with long runs stays the fold's. Both end as the interpreter does
+/// with every tier off, and the copy fold runs only where its runs were long.
+#[test]
+fn jit_takes_short_fold_runs_into_regions() {
+    // The outer loop copies `len` bytes at a time with a byte loop (the `copy`
+    // fold's form), then moves on.
+    let prog = |len: u32, outer: u32| {
+        assemble(|a| {
+            let mut head = a.create_label();
+            let mut copy = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.mov(ebp, outer)?;
+            a.set_label(&mut head)?;
+            a.mov(ecx, len)?;
+            a.set_label(&mut copy)?;
+            a.movzx(eax, byte_ptr(esi))?;
+            a.inc(esi)?;
+            a.mov(byte_ptr(edi), al)?;
+            a.inc(edi)?;
+            a.dec(ecx)?;
+            a.jnz(copy)?;
+            a.and(esi, SRC + 0xffff)?;
+            a.and(edi, DST + 0xffff)?;
+            a.add(edx, eax)?;
+            a.dec(ebp)?;
+            a.jnz(head)?;
+            finish(a)
+        })
+    };
+    for (len, outer, short) in [(5u32, 20_000u32, true), (400, 300, false)] {
+        let code = prog(len, outer);
+        let off = run_with(&code, gates(false), u64::MAX, &mut |_, _| {});
+        let t = gates(true);
+        t.set(Tier::Copy, true).unwrap();
+        let on = run_with(&code, t.clone(), u64::MAX, &mut |_, _| {});
+        same(&off, &on, &format!("copy runs of {len}"));
+        let folded = t.stats(Tier::Copy).snapshot().iterations;
+        let total = (len * outer) as u64;
+        let j = t.jit.snapshot();
+        if short {
+            assert!(
+                folded < total / 10,
+                "runs of {len}: {folded} of {total} folded"
+            );
+            assert!(
+                j.insns > total,
+                "runs of {len}: the copies ran compiled: {j:?}"
+            );
+        } else {
+            assert!(
+                folded > total / 2,
+                "runs of {len}: {folded} of {total} folded"
+            );
+            assert!(
+                j.entries > 0,
+                "runs of {len}: the outer loop ran compiled: {j:?}"
+            );
+        }
+    }
+}
+
 /// Another guest thread, itself running compiled code, stores into the hot compiled
 /// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
 /// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until

@@ -397,6 +397,7 @@ impl Executor {
                     block.entries.set(block.entries.get() + iters + partial - 1);
                     let st = self.tiers.stats(f.tier);
                     if iters > 0 {
+                        f.runs.set(f.runs.get() + 1);
                         st.runs.fetch_add(1, Ordering::Relaxed);
                         st.iterations.fetch_add(iters, Ordering::Relaxed);
                         st.elements

@@ -559,7 +559,7 @@ impl JitState {
                 }
                 let Some(b) = cache.lookup(t) else { continue };
                 if !b.live
-                    || b.fold.is_some()
+                    || !short_fold(b)
                     || b.entries.get() < min_entries
                     || b.entries.get() > max_entries
                     || matches!(b.jit.get(), Slot::Declined)
@@ -908,6 +908,25 @@ struct MemberInfo {
 /// The blocks a region takes in after a block: its static jump targets, and for a
 /// CALL rel32 the callee and the return address (reached through the callee's
 /// RET, which [`region_edges`] follows).
+/// Whether a region may take block `b`: not a loop-idiom fold's, or one whose runs
+/// were short (fewer than `SHORT_FOLD` iterations on average): leaving compiled
+/// code for the run loop and the fold and coming back then costs more than the
+/// fold saves (lzhuff's match copies: 4 % of its time). A fold with long runs (a
+/// frame's pixel LUT, a block copy) and a `case_chain` ladder stay the fold's.
+fn short_fold(b: &Block) -> bool {
+    match &b.fold {
+        None => true,
+        // A fold run adds its iterations to the block's entries.
+        Some(f) => {
+            let runs = f.runs.get();
+            f.ladder.is_none() && runs > 0 && b.entries.get() < SHORT_FOLD * runs
+        }
+    }
+}
+
+/// See [`short_fold`].
+const SHORT_FOLD: u64 = 16;
+
 fn region_targets(t: &Term) -> Vec<u32> {
     match *t {
         Term::Goto(t) => vec![t],

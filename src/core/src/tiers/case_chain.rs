@@ -216,6 +216,7 @@ pub fn attach(mem: &GuestMemory, b: &mut Block, tiers: &Tiers, stop: (u32, u32))
         elems: 1,
         kernel: None,
         bulk_iters: Default::default(),
+        runs: Default::default(),
         ladder: Some(Box::new(Ladder {
             reg,
             imms,

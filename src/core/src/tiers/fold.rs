@@ -178,6 +178,9 @@ pub struct Fold {
     pub kernel: Option<Kernel>,
     /// Iterations the kernel ran (read by the executor into the tier stats).
     pub bulk_iters: std::cell::Cell<u64>,
+    /// Runs that did at least one iteration (read by `jit`: a fold whose runs are
+    /// short goes into compiled regions).
+    pub runs: std::cell::Cell<u64>,
     /// A `case_chain` ladder (tiers/case_chain.rs): the block is its first rung and
     /// [`Fold::run`] walks the rungs instead of iterating a body.
     pub ladder: Option<Box<super::case_chain::Ladder>>,
@@ -703,6 +706,7 @@ fn analyse(body: &[Instruction], cc: u8) -> Result<Fold, Declined> {
     let kernel = kernel_of(&steps, tier, term, cc, &stride);
     Ok(Fold {
         bulk_iters: Default::default(),
+        runs: Default::default(),
         ladder: None,
         kernel,
         tier,
