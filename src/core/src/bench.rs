@@ -781,12 +781,13 @@ pub fn mmx_fill(iters: u32) -> Shape {
 /// `block_exec` takes any loop whose blocks end in direct branches (a region cannot
 /// follow call/ret), while no loop-idiom fold takes a register-only body.
 pub fn null(iters: u32) -> Shape {
-    // Built twice: the first pass finds the join label's address, which the second
-    // loads with a fixed-size `mov r32, imm32` (so the layout does not move).
-    let build = |join_ip: u32| -> Result<(Vec<u8>, u32), iced_x86::IcedError> {
+    // Built until the labels' addresses settle: the code loads them as immediates.
+    type Ips = (u32, u32, u32);
+    let build = |(join_ip, top_ip, done_ip): Ips| -> Result<(Vec<u8>, Ips), iced_x86::IcedError> {
         let mut a = CodeAssembler::new(32)?;
         let mut top = a.create_label();
         let mut join = a.create_label();
+        let mut done = a.create_label();
         a.mov(ecx, iters)?;
         a.xor(eax, eax)?;
         a.mov(ebx, 0x1234_5678u32)?;
@@ -798,28 +799,45 @@ pub fn null(iters: u32) -> Shape {
         a.sub(ebx, edx)?;
         a.and(edx, 0xffffu32)?;
         a.or(esi, edx)?;
-        a.inc(edi)?;
         a.cmp(eax, ebx)?;
         a.adc(esi, 0)?;
-        // A register-indirect jump: no tier lowers `jmp r32` (uop inlines leaf calls,
-        // so the call this control used to make no longer keeps it out).
+        // Both blocks end in a register-indirect jump, which no tier lowers (uop
+        // inlines leaf calls, so the call this control used to make no longer
+        // kept it out; `jit` compiled a join that ended in `jnz`).
         a.jmp(ebp)?;
         a.set_label(&mut join)?;
         a.dec(ecx)?;
-        a.jnz(top)?;
+        // EDI = ECX != 0 ? top : done, without a branch.
+        a.mov(edi, ecx)?;
+        a.neg(edi)?;
+        a.sbb(edi, edi)?;
+        a.and(edi, top_ip.wrapping_sub(done_ip) as i32)?;
+        a.add(edi, done_ip as i32)?;
+        a.jmp(edi)?;
+        a.set_label(&mut done)?;
         finish(&mut a)?;
         let r = a.assemble_options(
             harness::CODE as u64,
             BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS,
         )?;
-        Ok((r.inner.code_buffer.clone(), r.label_ip(&join)? as u32))
+        let ip = |l: &CodeLabel| r.label_ip(l).map(|x| x as u32);
+        Ok((
+            r.inner.code_buffer.clone(),
+            (ip(&join)?, ip(&top)?, ip(&done)?),
+        ))
     };
-    let (_, join_ip) = build(0).expect("assemble null");
-    let (code, again) = build(join_ip).expect("assemble null");
-    assert_eq!(join_ip, again, "null: layout moved between passes");
+    // Again until the addresses the code loads are those it has (the AND's
+    // immediate may shrink to 8 bits once it is known).
+    let mut ips = (0, 0, 0);
+    let code = (0..4)
+        .find_map(|_| {
+            let (code, now) = build(ips).expect("assemble null");
+            std::mem::replace(&mut ips, now).eq(&now).then_some(code)
+        })
+        .expect("null: the layout settles");
     Shape {
         name: "null",
-        what: "register loop with a `jmp r32` no tier takes (A/B control)",
+        what: "register loop of two blocks ending in `jmp r32`, which no tier takes (A/B control)",
         code,
         iters: iters as u64,
         init: vec![],
