@@ -121,6 +121,19 @@ pub fn run_once(shape: &Shape) -> Result<Sample, String> {
 }
 
 pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
+    let mut m = machine(shape, cfg)?;
+    let t = Instant::now();
+    let stop = m.run(u64::MAX);
+    let secs = t.elapsed().as_secs_f64();
+    ended(shape, &m, stop)?;
+    Ok(Sample {
+        secs,
+        counters: m.exec.counters,
+    })
+}
+
+/// A fresh machine with `shape` loaded under `cfg`.
+fn machine(shape: &Shape, cfg: RunConfig) -> Result<Machine, String> {
     let mut m = Machine::new();
     m.exec.chaining = cfg.chaining;
     // Private gates per run: the arms must not see each other's switches or stats.
@@ -137,19 +150,69 @@ pub fn run_once_with(shape: &Shape, cfg: RunConfig) -> Result<Sample, String> {
             .map_err(|f| format!("shape {}: init {f:?}", shape.name))?;
     }
     m.load(&shape.code);
-    let t = Instant::now();
-    let stop = m.run(u64::MAX);
-    let secs = t.elapsed().as_secs_f64();
+    Ok(m)
+}
+
+fn ended(shape: &Shape, m: &Machine, stop: crate::StopReason) -> Result<(), String> {
     match stop {
-        crate::StopReason::Thunk(EXIT) => Ok(Sample {
-            secs,
-            counters: m.exec.counters,
-        }),
+        crate::StopReason::Thunk(EXIT) => Ok(()),
         other => Err(format!(
             "shape {} stopped with {other:?} at eip {:#x}",
             shape.name, m.cpu.eip
         )),
     }
+}
+
+/// Instructions per slice of [`run_pair`].
+pub const PAIR_SLICE: u64 = 4_000_000;
+
+/// The two arms of an A/B side by side: two machines run `shape` in turns of
+/// [`PAIR_SLICE`] instructions (the arm that goes first alternating), each timed
+/// on its own, until both end. A change of the host's speed (this 2-core VM runs
+/// the same work at 41 or at 60 ns an iteration for a second or so at a time)
+/// then falls on both arms' neighbouring slices, where back-to-back whole runs
+/// each caught a different one. An arm's slice ends when its background compiles
+/// (`jit`) have too, so their latency stays in that arm's time, as in a whole run,
+/// where the guest thread runs on the interpreter until the code arrives (a
+/// conservative charge: there the compile thread overlaps the guest thread). Budget
+/// slices change nothing a program does: every tier is exact across them
+/// (src/core/tests).
+pub fn run_pair(shape: &Shape, a: RunConfig, b: RunConfig) -> Result<(Sample, Sample), String> {
+    let mut ms = [machine(shape, a)?, machine(shape, b)?];
+    let mut secs = [0f64; 2];
+    let mut done = [false; 2];
+    let mut turn = 0usize;
+    while !(done[0] && done[1]) {
+        for k in [turn, turn ^ 1] {
+            if done[k] {
+                continue;
+            }
+            let t = Instant::now();
+            let stop = ms[k].run(PAIR_SLICE);
+            // The arm's background compiles finish in its own time: the other
+            // arm's slice must not hide them.
+            while ms[k].exec.jit_compiling() {
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+            secs[k] += t.elapsed().as_secs_f64();
+            if stop != crate::StopReason::BudgetSpent {
+                ended(shape, &ms[k], stop)?;
+                done[k] = true;
+            }
+        }
+        turn ^= 1;
+    }
+    let [ma, mb] = ms;
+    Ok((
+        Sample {
+            secs: secs[0],
+            counters: ma.exec.counters,
+        },
+        Sample {
+            secs: secs[1],
+            counters: mb.exec.counters,
+        },
+    ))
 }
 
 /// The end state of a shape run under `tiers`: registers, EFLAGS, an FNV-1a digest of
@@ -183,8 +246,8 @@ pub fn end_state(
     Ok((regs, m.cpu.eflags(), digest, m.exec.counters))
 }
 
-/// A/B: every shape with `toggle` off and on, `reps` rounds, arms interleaved with
-/// the order rotated each round. Both arms must do identical guest work (same
+/// A/B: every shape with `toggle` off and on, `reps` rounds, the arms side by side
+/// in slices ([`run_pair`]) with the order rotated each round. Both arms must do identical guest work (same
 /// instructions and blocks); the result is (off, on) per shape.
 pub fn run_toggle(
     shapes: &[Shape],
@@ -206,16 +269,15 @@ pub fn run_toggle(
         .collect();
     for round in 0..reps {
         for (k, s) in shapes.iter().enumerate() {
-            let order = if (round + k) % 2 == 0 {
-                [false, true]
+            let (a, b) = if (round + k) % 2 == 0 {
+                let (x, y) = run_pair(s, off, on)?;
+                (x, y)
             } else {
-                [true, false]
+                let (y, x) = run_pair(s, on, off)?;
+                (x, y)
             };
-            for arm in order {
-                let sample = run_once_with(s, if arm { on } else { off })?;
-                let slot = if arm { &mut res[k].1 } else { &mut res[k].0 };
-                slot.samples.push(sample);
-            }
+            res[k].0.samples.push(a);
+            res[k].1.samples.push(b);
             let (a, b) = (&res[k].0.samples[0].counters, &res[k].1.samples[0].counters);
             if a.insns != b.insns || a.blocks != b.blocks {
                 return Err(format!(

@@ -189,6 +189,12 @@ impl Executor {
         self.jit.unlink_all();
     }
 
+    /// Whether this executor's background compiler is working (`jit`): the bench
+    /// counts the wait for it in the arm that asked ([`crate::bench::run_pair`]).
+    pub fn jit_compiling(&self) -> bool {
+        self.jit.compiling()
+    }
+
     /// A flag another thread can set to stop this executor at its next block boundary.
     pub fn halt_handle(&self) -> Arc<Attention> {
         self.halt.clone()

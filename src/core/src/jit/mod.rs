@@ -621,7 +621,7 @@ impl JitState {
         }
         let id = self.next_job;
         let unit = self.unit(block, env);
-        let w = self.worker.as_ref().expect("started above");
+        let w = self.worker.as_mut().expect("started above");
         if let Err(job) = w.send(Box::new(worker::Job { id, ms, unit })) {
             self.worker = None;
             self.pending = 0;
@@ -637,6 +637,11 @@ impl JitState {
     #[inline(always)]
     pub fn pending(&self) -> bool {
         self.pending != 0
+    }
+
+    /// Whether the background compiler is still working on a job.
+    pub fn compiling(&self) -> bool {
+        self.worker.as_ref().is_some_and(|w| !w.idle())
     }
 
     /// Maps the code the background compiler has finished (one finalize for all)

@@ -44,6 +44,8 @@ pub(super) struct Worker {
     sent: Arc<AtomicU64>,
     /// `sent` when the run loop last emptied the channel.
     seen: u64,
+    /// Jobs queued so far.
+    queued: u64,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -81,6 +83,7 @@ impl Worker {
             rx,
             sent,
             seen: 0,
+            queued: 0,
             handle: Some(handle),
         })
     }
@@ -96,11 +99,21 @@ impl Worker {
     }
 
     /// Queues a job; gives it back if the worker is gone.
-    pub fn send(&self, job: Box<Job>) -> Result<(), Box<Job>> {
+    pub fn send(&mut self, job: Box<Job>) -> Result<(), Box<Job>> {
         match &self.tx {
-            Some(t) => t.send(job).map_err(|e| e.0),
+            Some(t) => {
+                t.send(job).map_err(|e| e.0)?;
+                self.queued += 1;
+                Ok(())
+            }
             None => Err(job),
         }
+    }
+
+    /// Whether every job queued has been compiled (its result may still wait in
+    /// the channel for the run loop).
+    pub fn idle(&self) -> bool {
+        self.sent.load(Ordering::Acquire) == self.queued
     }
 }
 
