@@ -1213,6 +1213,65 @@ fn jit_takes_short_fold_runs_into_regions() {
     }
 }
 
+/// MUL and IMUL first in a block keep SF ZF AF PF of the record the block was
+/// entered with (`Gen::kept`, inline from `cpu.flags`) after every kind of writer
+/// and width, read back by SETcc and LAHF.
+#[test]
+fn jit_mul_keeps_incoming_flags_of_every_record() {
+    type W = fn(&mut A) -> R;
+    let writers: [W; 10] = [
+        |a| a.add(eax, ebx),
+        |a| a.sub(al, bl),
+        |a| a.cmp(ax, bx),
+        |a| a.xor(ebx, eax),
+        |a| a.and(bl, 0x0f),
+        |a| a.inc(eax),
+        |a| a.dec(bx),
+        |a| a.adc(ax, bx),
+        |a| a.shl(eax, 3),
+        |a| a.neg(ebx),
+    ];
+    for (w, write) in writers.iter().enumerate() {
+        let code = assemble(|a| {
+            let mut head = a.create_label();
+            a.mov(esi, SRC)?;
+            a.mov(edi, DST)?;
+            a.mov(ecx, 3000)?;
+            a.xor(ebp, ebp)?;
+            a.set_label(&mut head)?;
+            a.mov(eax, dword_ptr(esi))?;
+            a.mov(ebx, dword_ptr(esi + 4))?;
+            a.add(esi, 3)?;
+            a.and(ebx, dword_ptr(esi + 8))?;
+            for k in 0..2 {
+                write(a)?;
+                // A join: the next block finds the record in `cpu.flags`.
+                let mut join = a.create_label();
+                a.jb(join)?;
+                a.jmp(join)?;
+                a.set_label(&mut join)?;
+                if k == 0 {
+                    a.imul_3(edx, ebx, 0x10001)?;
+                } else {
+                    a.mul(ebx)?;
+                }
+                a.sets(byte_ptr(edi))?;
+                a.sete(byte_ptr(edi + 1))?;
+                a.setp(byte_ptr(edi + 2))?;
+                a.lahf()?;
+                a.add(ebp, dword_ptr(edi))?;
+                a.add(ebp, eax)?;
+                a.mov(eax, dword_ptr(esi + 1))?;
+            }
+            a.dec(ecx)?;
+            a.jnz(head)?;
+            finish(a)
+        });
+        let (whole, _) = equivalent(&code);
+        assert!(whole.blocks() > 1000, "writer {w}: {whole:?}");
+    }
+}
+
 /// Another guest thread, itself running compiled code, stores into the hot compiled
 /// loop this thread runs. Thread A counts iterations into `FLAG` and leaves its loop
 /// when the immediate of its `mov eax, 0` becomes 1; thread B spins (compiled) until
