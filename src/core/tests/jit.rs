@@ -511,14 +511,41 @@ fn jit_divide_error_in_a_compiled_block_matches_the_interpreter() {
         zero > 100,
         "a zero byte after the loop has compiled ({zero})"
     );
+    // DIV r32 is compiled: its divide error leaves for the interpreter (a side
+    // exit, `exit_resume`), which raises it at the exact instruction.
     let (whole, _) = equivalent(&code);
-    assert_eq!(whole.exit_fault, 1, "{whole:?}");
+    assert_eq!(whole.exit_fault + whole.exit_resume, 1, "{whole:?}");
     let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
     assert!(
         matches!(on.stops.last(), Some(StopReason::Exception(_))),
         "{:?}",
         on.stops.last()
     );
+    // A quotient over 32 bits: EDX:EAX = 2^32 + ECX over 1 when the byte is 1.
+    let overflow = assemble(|a| {
+        let mut head = a.create_label();
+        let mut one = a.create_label();
+        a.mov(esi, SRC)?;
+        a.mov(ecx, 3000)?;
+        a.set_label(&mut head)?;
+        a.movzx(ebx, byte_ptr(esi))?;
+        a.xor(edx, edx)?;
+        a.cmp(ebx, 1)?;
+        a.sete(dl)?;
+        a.jne(one)?;
+        a.set_label(&mut one)?;
+        a.or(ebx, 1)?;
+        a.mov(eax, ecx)?;
+        a.div(ebx)?;
+        a.add(edi, eax)?;
+        a.add(ebp, edx)?;
+        a.inc(esi)?;
+        a.dec(ecx)?;
+        a.jnz(head)?;
+        finish(a)
+    });
+    let (whole, _) = equivalent(&overflow);
+    assert!(whole.insns > 0 && whole.exit_resume == 1, "{whole:?}");
 }
 
 /// A push walks ESP into unmapped memory: the fault is raised at the push with

@@ -262,7 +262,7 @@ pub(super) fn plan_accesses(p: &Plan) -> Vec<Access> {
                 }
                 st.fresh(d);
             }
-            Ins::Mul(s) => {
+            Ins::Mul(s) | Ins::Div(s) => {
                 if let Opnd::M(m) = s {
                     acc(&mut raw, b, k, st.mem(&m), 32, false);
                 }

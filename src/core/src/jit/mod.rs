@@ -1122,6 +1122,10 @@ enum Ins {
     },
     /// MUL r/m32: EDX:EAX = EAX * src, CF = OF = EDX is not 0, SF ZF AF PF kept.
     Mul(Opnd),
+    /// DIV r/m32: EAX, EDX = EDX:EAX / src, % src; CF OF kept, AF set, SF ZF PF
+    /// clear (`ops::muldiv::div1`). A divide error (src 0 or a quotient over 32
+    /// bits) is the interpreter's (`Gen::side_exit`).
+    Div(Opnd),
     /// SETcc r/m8 (x86 condition nibble).
     Setcc {
         cc: u8,
@@ -1216,8 +1220,8 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             Ins::Shift { .. } => return false,
             // Its count-0 side exit leaves the incoming flags as they are.
             Ins::ShiftCl { .. } => return true,
-            // IMUL and MUL keep SF ZF AF PF.
-            Ins::Imul { .. } | Ins::Mul(_) => return true,
+            // IMUL and MUL keep SF ZF AF PF, DIV CF and OF.
+            Ins::Imul { .. } | Ins::Mul(_) | Ins::Div(_) => return true,
             Ins::Interp { .. } => return true,
             _ => {}
         }
@@ -1353,6 +1357,10 @@ impl Plan {
                     rd |= s.regs() | bit(crate::cpu::EAX as u8);
                     wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
                 }
+                Ins::Div(s) => {
+                    rd |= s.regs() | bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
+                    wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
+                }
                 Ins::Imul { d, s, imm } => {
                     rd |= s.regs();
                     if imm.is_none() {
@@ -1407,6 +1415,8 @@ impl Plan {
                 // the flags before it; elsewhere it is one branchless shift.
                 Ins::ShiftCl { .. } => (after, false, true),
                 Ins::Imul { s, .. } | Ins::Mul(s) => (s.is_mem(), false, false),
+                // Its divide-error exit observes the flags before it.
+                Ins::Div(_) => (true, false, false),
                 Ins::Setcc { d, .. } => (d.is_mem(), true, false),
                 Ins::Cmov { .. } => (false, true, false),
                 Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
@@ -1766,6 +1776,7 @@ fn instruction(ins: &Instruction, o: &Op) -> Option<Ins> {
             _ => None,
         },
         Mnemonic::Mul if ins.code() == IC::Mul_rm32 => Some(Ins::Mul(operand(ins, 0, o)?)),
+        Mnemonic::Div if ins.code() == IC::Div_rm32 => Some(Ins::Div(operand(ins, 0, o)?)),
         Mnemonic::Nop => Some(Ins::Nop),
         _ => None,
     }
@@ -3048,6 +3059,42 @@ impl Gen<'_> {
                 self.set_eager(bits);
                 self.set(crate::cpu::EAX as u8, lo);
                 self.set(crate::cpu::EDX as u8, hi);
+            }
+            Ins::Div(src) => {
+                use crate::cpu::{EAX, EDX};
+                let d = self.value(src, k);
+                let (lo, hi) = (self.reg(EAX as u8), self.reg(EDX as u8));
+                // A zero divisor or a quotient over 32 bits: EDX >= the divisor.
+                let (bad, go) = (self.b.create_block(), self.b.create_block());
+                self.b.set_cold_block(bad);
+                let de = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, d);
+                self.b.ins().brif(de, bad, &[], go, &[]);
+                self.b.switch_to_block(bad);
+                self.side_exit(k);
+                self.b.switch_to_block(go);
+                let keep = if self.flags_live {
+                    let cf = self.carry();
+                    let of = self.cond(0);
+                    let of = self.b.ins().uextend(types::I32, of);
+                    let of = self.b.ins().ishl_imm(of, 11);
+                    self.b.ins().bor(cf, of)
+                } else {
+                    self.k32(0)
+                };
+                let bb = &mut self.b;
+                let lo64 = bb.ins().uextend(types::I64, lo);
+                let hi64 = bb.ins().uextend(types::I64, hi);
+                let hi64 = bb.ins().ishl_imm(hi64, 32);
+                let n = bb.ins().bor(hi64, lo64);
+                let d64 = bb.ins().uextend(types::I64, d);
+                let q = bb.ins().udiv(n, d64);
+                let r = bb.ins().urem(n, d64);
+                let q = bb.ins().ireduce(types::I32, q);
+                let r = bb.ins().ireduce(types::I32, r);
+                let bits = bb.ins().bor_imm(keep, AF as i64);
+                self.set_eager(bits);
+                self.set(EAX as u8, q);
+                self.set(EDX as u8, r);
             }
             Ins::Pop(r) => {
                 let esp = self.reg(crate::cpu::ESP as u8);
