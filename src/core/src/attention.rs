@@ -48,13 +48,17 @@ impl Attention {
         self.0.fetch_or(bits, Ordering::SeqCst);
     }
 
-    /// Clears `bits` if any is set (before the state they announce is read again,
-    /// so a raise after this stays visible). One relaxed load when none is.
+    /// The byte as it stands (a relaxed load): the run loop reads it once per
+    /// block boundary.
     #[inline(always)]
+    pub fn bits(&self) -> u8 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Clears `bits` (before the state they announce is read again, so a raise
+    /// after this stays visible).
     pub fn clear(&self, bits: u8) {
-        if self.0.load(Ordering::Relaxed) & bits != 0 {
-            self.0.fetch_and(!bits, Ordering::AcqRel);
-        }
+        self.0.fetch_and(!bits, Ordering::AcqRel);
     }
 
     /// The byte's address, for compiled code's check. Valid while `self` lives.

@@ -287,8 +287,13 @@ impl Executor {
             if cpu.retired >= target && !mid {
                 return StopReason::BudgetSpent;
             }
-            // Before the state they announce is read: a raise after this stays.
-            self.halt.clear(attention::CODE | attention::TIERS);
+            // One load of the attention byte per block boundary: raised bits are
+            // cleared before the state they announce is read (a raise after this
+            // stays), and its halt bit is the halt check below.
+            let att = self.halt.bits();
+            if att & (attention::CODE | attention::TIERS) != 0 {
+                self.halt.clear(attention::CODE | attention::TIERS);
+            }
             if cpu.mem.code_epoch() != self.seen_epoch {
                 self.sync_code(cpu);
             }
@@ -298,7 +303,7 @@ impl Executor {
                 self.seen_tiers = te;
                 self.flush();
             }
-            if self.halt.load(Ordering::Relaxed) && !mid {
+            if att & attention::HALT != 0 && !mid {
                 return StopReason::Halt;
             }
             let eip = cpu.eip;

@@ -2257,9 +2257,15 @@ impl Gen<'_> {
 
     /// SF, ZF and PF of a 32-bit result as EFLAGS bits (`ops::shift::szp`).
     fn szp(&mut self, r: Value) -> Value {
+        let t = self.b.ins().ushr_imm(r, 24);
+        let sf = self.b.ins().band_imm(t, SF as i64);
+        let zp = self.zp(r);
+        self.b.ins().bor(sf, zp)
+    }
+
+    /// ZF and PF of a (truncated) result as EFLAGS bits.
+    fn zp(&mut self, r: Value) -> Value {
         let b = &mut self.b;
-        let t = b.ins().ushr_imm(r, 24);
-        let sf = b.ins().band_imm(t, SF as i64);
         let z = b.ins().icmp_imm(IntCC::Equal, r, 0);
         let z = b.ins().uextend(types::I32, z);
         let zf = b.ins().ishl_imm(z, 6);
@@ -2268,8 +2274,14 @@ impl Gen<'_> {
         let odd = b.ins().band_imm(n, 1);
         let even = b.ins().bxor_imm(odd, 1);
         let pf = b.ins().ishl_imm(even, 2);
-        let x = b.ins().bor(sf, zf);
-        b.ins().bor(x, pf)
+        b.ins().bor(zf, pf)
+    }
+
+    /// AF of an arithmetic record as its EFLAGS bit: bit 4 of a ^ b ^ res.
+    fn af(&mut self, a: Value, b: Value, res: Value) -> Value {
+        let x = self.b.ins().bxor(a, b);
+        let x = self.b.ins().bxor(x, res);
+        self.b.ins().band_imm(x, AF as i64)
     }
 
     /// The six arithmetic flags as they stand, as EFLAGS bits (`LazyFlags::bits`).
@@ -2288,10 +2300,7 @@ impl Gen<'_> {
             acc = self.b.ins().bor(acc, c);
         }
         if r.op != FlagOp::Logic {
-            // AF: bit 4 of a ^ b ^ res.
-            let x = self.b.ins().bxor(r.a, r.b);
-            let x = self.b.ins().bxor(x, r.res);
-            let af = self.b.ins().band_imm(x, AF as i64);
+            let af = self.af(r.a, r.b, r.res);
             acc = self.b.ins().bor(acc, af);
         }
         acc
@@ -2317,24 +2326,15 @@ impl Gen<'_> {
         let s = b.ins().ushr(res, sb);
         let s = b.ins().band_imm(s, 1);
         let sf = b.ins().ishl_imm(s, 7);
-        let z = b.ins().icmp_imm(IntCC::Equal, res, 0);
-        let z = b.ins().uextend(types::I32, z);
-        let zf = b.ins().ishl_imm(z, 6);
-        let lo = b.ins().band_imm(res, 0xff);
-        let n = b.ins().popcnt(lo);
-        let odd = b.ins().band_imm(n, 1);
-        let even = b.ins().bxor_imm(odd, 1);
-        let pf = b.ins().ishl_imm(even, 2);
-        let x = b.ins().bxor(a, bv);
-        let x = b.ins().bxor(x, res);
-        let af = b.ins().band_imm(x, AF as i64);
+        let zp = self.zp(res);
+        let af = self.af(a, bv, res);
+        let b = &mut self.b;
         let logic = b
             .ins()
             .icmp_imm(IntCC::Equal, op, FlagOp::Logic as u8 as i64);
         let zero = b.ins().iconst(types::I32, 0);
         let af = b.ins().select(logic, zero, af);
-        let v = b.ins().bor(sf, zf);
-        let v = b.ins().bor(v, pf);
+        let v = b.ins().bor(sf, zp);
         let lazy = b.ins().bor(v, af);
         let eager = b
             .ins()
