@@ -32,6 +32,30 @@ pub mod perm {
     pub const COMMITTED: u8 = 16;
     /// Win32 PAGE_GUARD: the first touch raises a guard-page exception.
     pub const GUARD: u8 = 32;
+    /// Derived, never asked for: this page and the next both take an inline load
+    /// (committed, readable, no guard bit), so any load of at most a page starting
+    /// in this page needs no other test. Compiled code tests this one bit first.
+    pub const FAST_READ: u8 = 64;
+    /// Derived like `FAST_READ`: this page and the next are both readable,
+    /// writable, without guard bit and without decoded code.
+    pub const FAST_WRITE: u8 = 128;
+    pub const FAST: u8 = FAST_READ | FAST_WRITE;
+
+    /// What a page's own bits allow on the inline paths (`FAST_*` of a page that
+    /// is followed by a page allowing as much).
+    pub const fn alone(p: u8) -> u8 {
+        let r = if p & (READ | GUARD | COMMITTED) == READ | COMMITTED {
+            FAST_READ
+        } else {
+            0
+        };
+        let w = if p & (READ | WRITE | CODE | GUARD | COMMITTED) == READ | WRITE | COMMITTED {
+            FAST_WRITE
+        } else {
+            0
+        };
+        r | w
+    }
 }
 
 /// Guest page protection, as the Win32 layer asks for it.
@@ -143,6 +167,9 @@ struct Region {
     /// Serialises LOCKed accesses that the host cannot do as one native atomic
     /// (misaligned or page-crossing).
     split_lock: Mutex<()>,
+    /// Held by every change of the permission table, so the derived `FAST_*` bits
+    /// of a page are computed from its neighbour's final bits.
+    perm_lock: Mutex<()>,
 }
 
 // SAFETY: `base` points at a private mapping owned by this Region for its whole life;
@@ -233,6 +260,7 @@ impl GuestMemory {
             }),
             watchers: Default::default(),
             split_lock: Mutex::new(()),
+            perm_lock: Mutex::new(()),
         };
         let base = region.base;
         Ok(GuestMemory {
@@ -273,12 +301,9 @@ impl GuestMemory {
             }
             self.host_protect(run, page - run, libc::PROT_READ | libc::PROT_WRITE)?;
         }
-        for page in first..=last {
-            let old = self.region.perms[page as usize].load(Ordering::Relaxed);
-            let keep = old & perm::CODE;
-            self.region.perms[page as usize]
-                .store(prot.bits() | perm::COMMITTED | keep, Ordering::Relaxed);
-        }
+        self.change_pages(first, last, |old| {
+            prot.bits() | perm::COMMITTED | (old & perm::CODE)
+        });
         self.bump_layout();
         Ok(())
     }
@@ -293,11 +318,9 @@ impl GuestMemory {
             }
         }
         let old = self.prot(addr);
-        for page in first..=last {
-            let slot = &self.region.perms[page as usize];
-            let keep = slot.load(Ordering::Relaxed) & (perm::CODE | perm::COMMITTED);
-            slot.store(prot.bits() | keep, Ordering::Relaxed);
-        }
+        self.change_pages(first, last, |old| {
+            prot.bits() | (old & (perm::CODE | perm::COMMITTED))
+        });
         self.bump_layout();
         Ok(old)
     }
@@ -305,14 +328,13 @@ impl GuestMemory {
     /// Marks pages as guard pages (Win32 PAGE_GUARD): first touch faults once.
     pub fn set_guard(&self, addr: u32, len: u32, on: bool) {
         let (first, last) = page_span(addr, len);
-        for page in first..=last {
-            let slot = &self.region.perms[page as usize];
+        self.change_pages(first, last, |old| {
             if on {
-                slot.fetch_or(perm::GUARD, Ordering::Relaxed);
+                old | perm::GUARD
             } else {
-                slot.fetch_and(!perm::GUARD, Ordering::Relaxed);
+                old & !perm::GUARD
             }
-        }
+        });
         self.bump_layout();
     }
 
@@ -320,9 +342,7 @@ impl GuestMemory {
     pub fn decommit(&self, addr: u32, len: u32) -> Result<(), MemError> {
         let (first, last) = page_span(addr, len);
         self.note_code_write(first << PAGE_SHIFT, (last - first + 1) << PAGE_SHIFT);
-        for page in first..=last {
-            self.region.perms[page as usize].store(0, Ordering::Relaxed);
-        }
+        self.change_pages(first, last, |_| 0);
         // Before the host protection goes: a holder of a proof sees the change
         // at its next revalidation.
         self.bump_layout();
@@ -713,10 +733,48 @@ impl GuestMemory {
 
     /// Marks a page as holding decoded code, so stores to it are reported.
     pub fn mark_code(&self, addr: u32) {
-        let old = self.region.perms[(addr >> PAGE_SHIFT) as usize]
-            .fetch_or(perm::CODE, Ordering::Relaxed);
-        if old & perm::CODE == 0 {
-            self.bump_layout();
+        if self.perm(addr) & perm::CODE != 0 {
+            return;
+        }
+        let page = addr >> PAGE_SHIFT;
+        self.change_pages(page, page, |old| old | perm::CODE);
+        self.bump_layout();
+    }
+
+    /// Applies `f` to the bits of pages `first..=last` and recomputes the derived
+    /// `FAST_*` bits of those pages and of the page before (whose bits depend on
+    /// `first`). The derived bits that could be withdrawn are cleared before any
+    /// page's bits change, and set again only from the changed bits, so compiled
+    /// code reading this table without a lock never takes a derived bit that the
+    /// change withdrew; readers in between see no derived bit and take the
+    /// precise test.
+    fn change_pages(&self, first: u32, last: u32, f: impl Fn(u8) -> u8) {
+        let _g = self
+            .region
+            .perm_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let perms = &self.region.perms;
+        let lo = first.saturating_sub(1);
+        for page in lo..=last {
+            perms[page as usize].fetch_and(!perm::FAST, Ordering::SeqCst);
+        }
+        for page in first..=last {
+            let slot = &perms[page as usize];
+            let old = slot.load(Ordering::Relaxed);
+            slot.store(f(old) & !perm::FAST, Ordering::SeqCst);
+        }
+        let bits = |page: u32| perms[page as usize].load(Ordering::Relaxed);
+        for page in lo..=last {
+            let next = if (page as usize) + 1 < PAGE_COUNT {
+                perm::alone(bits(page + 1))
+            } else {
+                0
+            };
+            let fast = perm::alone(bits(page)) & next;
+            if fast != 0 {
+                perms[page as usize].fetch_or(fast, Ordering::SeqCst);
+            }
         }
     }
 

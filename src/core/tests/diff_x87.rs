@@ -775,7 +775,7 @@ fn adjacent(a: (u64, u16), b: (u64, u16)) -> bool {
 /// A transcendental mismatch's kind: 0 the status words differ in C1 alone, 1 the
 /// registers differ by one unit in the last place (C1 may differ too), 2 other.
 fn residue_kind(h: &Out, e: &Out, undefined: u16) -> usize {
-    if h.fault != e.fault || h.mem != e.mem || w16(&h.fsave, 8) != w16(&e.fsave, 8) {
+    if h.fault != e.fault || h.mem != e.mem {
         return 2;
     }
     let sw = (w16(&h.fsave, 4) ^ w16(&e.fsave, 4)) & !undefined;
@@ -783,6 +783,19 @@ fn residue_kind(h: &Out, e: &Out, undefined: u16) -> usize {
         return 2;
     }
     let mut ulp = false;
+    // A tag may differ only where the value did by one unit across a class edge
+    // (zero and the least denormal: some CPUs round a tiny sine to the operand).
+    let (th, te) = (w16(&h.fsave, 8), w16(&e.fsave, 8));
+    let top = (w16(&h.fsave, 4) >> 11) & 7;
+    for p in 0..8u16 {
+        if (th ^ te) >> (2 * p) & 3 != 0 {
+            let i = usize::from((p + 8 - top) & 7);
+            if !adjacent(reg(&h.fsave, i), reg(&e.fsave, i)) {
+                return 2;
+            }
+            ulp = true;
+        }
+    }
     for i in 0..8 {
         let (hr, er) = (reg(&h.fsave, i), reg(&e.fsave, i));
         if hr == er {

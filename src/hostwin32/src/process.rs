@@ -120,6 +120,8 @@ pub struct Process {
     pub modules: RwLock<Vec<Module>>,
     /// Guest addresses of HLE data exports, by (dll index, export index).
     data_exports: Mutex<HashMap<(usize, usize), u32>>,
+    /// Guest address of each `GuestBlob` mapped so far (keyed by its address).
+    guest_blobs: Mutex<HashMap<usize, u32>>,
     pub config: ProcessConfig,
     pub host: Arc<dyn Host>,
     /// The process exit code once set: `EXIT_SET | code`, 0 while running. An
@@ -202,6 +204,7 @@ impl Process {
             dll_attach,
             modules: RwLock::new(Vec::new()),
             data_exports: Mutex::new(HashMap::new()),
+            guest_blobs: Mutex::new(HashMap::new()),
             config,
             host,
             exit_code: AtomicU64::new(0),
@@ -314,7 +317,30 @@ impl Process {
                 map.insert((dll, index), a);
                 Ok(a)
             }
+            ExportKind::Code { blob, offset } => Ok(self.guest_blob(blob)? + offset),
         }
+    }
+
+    /// Guest address of `blob`, mapped read-execute on first use (one mapping per
+    /// blob and process, shared by all its routines).
+    fn guest_blob(&self, blob: &'static crate::hle::GuestBlob) -> Result<u32, ApiError> {
+        let key = blob as *const crate::hle::GuestBlob as usize;
+        let mut map = self.guest_blobs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&a) = map.get(&key) {
+            return Ok(a);
+        }
+        let a = self
+            .vm
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .alloc(None, blob.bytes.len() as u32, Prot::RX, blob.name)
+            .map_err(|e| ApiError::Other(e.to_string()))?;
+        // A host write: the guest sees the bytes read-execute only.
+        self.mem
+            .write_bytes(a, blob.bytes)
+            .map_err(|f| ApiError::Other(format!("{}: {f:?}", blob.name)))?;
+        map.insert(key, a);
+        Ok(a)
     }
 
     /// Runs the initialisers of data exports that were allocated (after all imports

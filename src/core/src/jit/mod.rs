@@ -41,7 +41,7 @@ use crate::cpu::Cpu;
 use crate::cpu::flags::{AF, CF, FlagOp, LazyFlags, OF, PF, SF, ZF};
 use crate::exec::cache::{Block, BlockCache};
 use crate::exec::op::{Handler, Op};
-use crate::mem::GuestMemory;
+use crate::mem::{GuestMemory, perm};
 use crate::ops::alu::{ADC, ADD, AND, CMP, DEC, INC, NEG, NOT, OR, SBB, SUB, TEST, XOR};
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
@@ -2012,23 +2012,47 @@ impl Gen<'_> {
     }
 
     /// Branches to `slow` unless the inline path may do a `bits` access at
-    /// `addr`: the access stays inside the page and the page's permission bits
-    /// under `mask` are `want` (the accessors' own test). Two branches, each
-    /// predicted, cost fewer instructions than one on the two conditions combined.
+    /// `addr`. The page's derived bit (`perm::FAST_READ`/`FAST_WRITE`: this page
+    /// and the next allow the access) decides in one test; where it is clear, a
+    /// cold block makes the precise test (the access stays inside the page and
+    /// the page's bits under `mask` are `want`, the accessors' own), so an
+    /// access at the end of a page before an inaccessible one is not a side exit.
     fn fast_or(&mut self, addr: Value, bits: u32, mask: u8, want: u8, slow: Cblock) {
-        if bits > 8 {
-            let off = self.b.ins().band_imm(addr, 0xfff);
-            let crosses = self.b.ins().icmp_imm(
-                IntCC::UnsignedGreaterThan,
-                off,
-                (crate::mem::PAGE_SIZE - bits / 8) as i64,
-            );
-            self.fail_if(crosses, slow);
-        }
         let p = self.perm_byte(addr);
-        let pm = self.b.ins().band_imm(p, mask as i64);
-        let bad = self.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
-        self.fail_if(bad, slow);
+        self.fast_bit_or(p, want, |g| {
+            if bits > 8 {
+                let off = g.b.ins().band_imm(addr, 0xfff);
+                let crosses = g.b.ins().icmp_imm(
+                    IntCC::UnsignedGreaterThan,
+                    off,
+                    (crate::mem::PAGE_SIZE - bits / 8) as i64,
+                );
+                g.fail_if(crosses, slow);
+            }
+            let pm = g.b.ins().band_imm(p, mask as i64);
+            let bad = g.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
+            g.fail_if(bad, slow);
+        });
+    }
+
+    /// Continues on the fast path when the permission byte `p` has the derived
+    /// bit for accesses wanting `want`; otherwise runs `precise` in a cold block
+    /// (which branches to the slow path itself) and joins the fast path after it.
+    fn fast_bit_or(&mut self, p: Value, want: u8, precise: impl FnOnce(&mut Self)) {
+        let bit = if want & perm::WRITE != 0 {
+            perm::FAST_WRITE
+        } else {
+            perm::FAST_READ
+        };
+        let ok = self.b.ins().band_imm(p, bit as i64);
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        let cont = self.b.create_block();
+        self.b.ins().brif(ok, cont, &[], cold, &[]);
+        self.b.switch_to_block(cold);
+        precise(self);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
     }
 
     /// The permission byte of the page holding guest `addr` (I32).
@@ -2128,21 +2152,21 @@ impl Gen<'_> {
     /// `addr + hi - 1` (a span of at most a page, so every byte between) both
     /// have the permission bits under `mask` equal to `want`.
     fn fast_or_span(&mut self, addr: Value, lo: i32, hi: i32, mask: u8, want: u8, slow: Cblock) {
-        let a = self.b.ins().iadd_imm(addr, lo as i64);
-        let first = self.perm_byte(a);
-        let a = self.b.ins().iadd_imm(addr, (hi - 1) as i64);
-        let last = self.perm_byte(a);
-        let last = self.b.ins().ishl_imm(last, 8);
-        let both = self.b.ins().bor(first, last);
-        let both = self
-            .b
-            .ins()
-            .band_imm(both, (mask as i64) | (mask as i64) << 8);
-        let bad = self
-            .b
-            .ins()
-            .icmp_imm(IntCC::NotEqual, both, (want as i64) | (want as i64) << 8);
-        self.fail_if(bad, slow);
+        // The span is at most a page: it lies in the page of `addr + lo` and the
+        // next, which that page's derived bit covers.
+        let a0 = self.b.ins().iadd_imm(addr, lo as i64);
+        let first = self.perm_byte(a0);
+        self.fast_bit_or(first, want, |g| {
+            let a = g.b.ins().iadd_imm(addr, (hi - 1) as i64);
+            let last = g.perm_byte(a);
+            let last = g.b.ins().ishl_imm(last, 8);
+            let both = g.b.ins().bor(first, last);
+            let both = g.b.ins().band_imm(both, (mask as i64) | (mask as i64) << 8);
+            let bad =
+                g.b.ins()
+                    .icmp_imm(IntCC::NotEqual, both, (want as i64) | (want as i64) << 8);
+            g.fail_if(bad, slow);
+        });
     }
 
     fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {

@@ -81,6 +81,20 @@ pub enum ExportKind {
         size: u32,
         init: fn(&Arc<Process>, u32) -> ApiResult<()>,
     },
+    /// A function that runs as guest code: the routine at `offset` in `blob`, which
+    /// is mapped read-execute into the process once, on first use.
+    Code {
+        blob: &'static GuestBlob,
+        offset: u32,
+    },
+}
+
+/// Guest machine code an HLE DLL ships (position-independent, code only), e.g.
+/// msvcrt's string routines and qsort (`msvcrt/guest`).
+pub struct GuestBlob {
+    /// What the mapping is called in the address space (VirtualQuery, reports).
+    pub name: &'static str,
+    pub bytes: &'static [u8],
 }
 
 /// One export of an HLE DLL.
@@ -172,6 +186,15 @@ pub fn cdecl<Args, F: ApiFn<Args>>(name: &'static str, f: F) -> ApiDef {
     function(name, Conv::Cdecl, f)
 }
 
+/// Declares an export that runs as guest code: `offset` into `blob`.
+pub fn guest_code(name: &'static str, blob: &'static GuestBlob, offset: u32) -> ApiDef {
+    ApiDef {
+        name,
+        ordinal: None,
+        kind: ExportKind::Code { blob, offset },
+    }
+}
+
 /// Declares an exported variable of `size` bytes.
 pub fn data(
     name: &'static str,
@@ -195,7 +218,7 @@ impl ApiDef {
     pub fn conv_nargs(&self) -> Option<(Conv, u8)> {
         match &self.kind {
             ExportKind::Function { conv, nargs, .. } => Some((*conv, *nargs)),
-            ExportKind::Data { .. } => None,
+            ExportKind::Data { .. } | ExportKind::Code { .. } => None,
         }
     }
 
@@ -205,6 +228,10 @@ impl ApiDef {
             ExportKind::Data { .. } => {
                 Err(ApiError::Other(format!("{} is data, not code", self.name)))
             }
+            ExportKind::Code { .. } => Err(ApiError::Other(format!(
+                "{} runs as guest code, not through a thunk",
+                self.name
+            ))),
         }
     }
 }

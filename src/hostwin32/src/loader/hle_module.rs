@@ -83,7 +83,10 @@ pub fn ensure(proc: &Arc<Process>, _st: &mut LoaderState, dll: usize) -> Result<
     // their HLE thunks, the rest with thunks that report them by name when called.
     let mut entries: Vec<(&'static str, Option<u16>, u32)> = Vec::new();
     for (k, e) in proc.dlls[dll].1.iter().enumerate() {
-        if !matches!(e.kind, ExportKind::Function { .. }) {
+        if !matches!(
+            e.kind,
+            ExportKind::Function { .. } | ExportKind::Code { .. }
+        ) {
             continue;
         }
         let addr = proc

@@ -1,9 +1,9 @@
-//! qsort/bsearch (msvcrt's own algorithms, so equal keys end up in the same order
-//! as on Windows), rand/srand, locale, setjmp/longjmp.
+//! _lfind, rand/srand, locale, setjmp/longjmp (qsort and bsearch run as guest
+//! code: `guest_code`).
 
 #![allow(non_snake_case)]
 
-use super::gmem::{read_cstr, read_vec};
+use super::gmem::read_cstr;
 use super::state::{self, call_guest, crt, intern};
 use crate::hle::{ApiDef, ApiResult, CStrPtr, Ctx, Outcome, Ptr, cdecl};
 use winterp_core::cpu::{EAX, EBP, EBX, EDI, ESI, ESP};
@@ -11,179 +11,6 @@ use winterp_core::cpu::{EAX, EBP, EBX, EDI, ESI, ESP};
 /// Calls the guest comparator; `Err` carries an outcome that ended the thread.
 fn compare(cx: &mut Ctx, f: u32, a: u32, b: u32) -> ApiResult<Result<i32, Outcome>> {
     Ok(call_guest(cx, f, &[a, b])?.map(|v| v as i32))
-}
-
-fn swap(cx: &mut Ctx, a: u32, b: u32, width: u32) -> ApiResult<()> {
-    if a == b {
-        return Ok(());
-    }
-    let mem = &cx.proc.mem;
-    // Elements of up to 64 bytes (most sorts) go through the stack, larger ones
-    // through the heap; either way both are read before either is written.
-    if width <= 64 {
-        let (mut x, mut y) = ([0u8; 64], [0u8; 64]);
-        let (x, y) = (&mut x[..width as usize], &mut y[..width as usize]);
-        mem.read_bytes(a, x)?;
-        mem.read_bytes(b, y)?;
-        mem.write_bytes(a, y)?;
-        mem.write_bytes(b, x)?;
-    } else {
-        let x = read_vec(mem, a, width as usize)?;
-        let y = read_vec(mem, b, width as usize)?;
-        mem.write_bytes(a, &y)?;
-        mem.write_bytes(b, &x)?;
-    }
-    Ok(())
-}
-
-/// Partitions of at most this many elements are sorted by `shortsort`.
-const CUTOFF: u32 = 8;
-
-macro_rules! cmp {
-    ($cx:expr, $f:expr, $a:expr, $b:expr) => {
-        match compare($cx, $f, $a, $b)? {
-            Ok(v) => v,
-            Err(o) => return Ok(Err(o)),
-        }
-    };
-}
-
-/// Selection sort moving the maximum to the end, as msvcrt's qsort does for short
-/// partitions.
-fn shortsort(
-    cx: &mut Ctx,
-    lo: u32,
-    mut hi: u32,
-    width: u32,
-    f: u32,
-) -> ApiResult<Result<(), Outcome>> {
-    while hi > lo {
-        let mut max = lo;
-        let mut p = lo + width;
-        while p <= hi {
-            if cmp!(cx, f, p, max) > 0 {
-                max = p;
-            }
-            p += width;
-        }
-        swap(cx, max, hi, width)?;
-        hi -= width;
-    }
-    Ok(Ok(()))
-}
-
-/// msvcrt's qsort: non-recursive quicksort with the middle element as pivot and
-/// an explicit stack, shortsort below the cutoff.
-fn qsort_impl(
-    cx: &mut Ctx,
-    base: u32,
-    num: u32,
-    width: u32,
-    f: u32,
-) -> ApiResult<Result<(), Outcome>> {
-    if num < 2 || width == 0 {
-        return Ok(Ok(()));
-    }
-    let mut stack: Vec<(u32, u32)> = Vec::new();
-    let mut lo = base;
-    let mut hi = base + width * (num - 1);
-    loop {
-        let size = (hi - lo) / width + 1;
-        if size <= CUTOFF {
-            if let Err(o) = shortsort(cx, lo, hi, width, f)? {
-                return Ok(Err(o));
-            }
-        } else {
-            let mid = lo + (size / 2) * width;
-            swap(cx, mid, lo, width)?;
-            let mut loguy = lo;
-            let mut higuy = hi + width;
-            loop {
-                loop {
-                    loguy += width;
-                    if !(loguy <= hi && cmp!(cx, f, loguy, lo) <= 0) {
-                        break;
-                    }
-                }
-                loop {
-                    higuy -= width;
-                    if !(higuy > lo && cmp!(cx, f, higuy, lo) >= 0) {
-                        break;
-                    }
-                }
-                if higuy < loguy {
-                    break;
-                }
-                swap(cx, loguy, higuy, width)?;
-            }
-            swap(cx, lo, higuy, width)?;
-            // Push the larger part, continue with the smaller.
-            if higuy.wrapping_sub(1).wrapping_sub(lo) >= hi.wrapping_sub(loguy) {
-                if lo + width < higuy {
-                    stack.push((lo, higuy - width));
-                }
-                if loguy < hi {
-                    lo = loguy;
-                    continue;
-                }
-            } else {
-                if loguy < hi {
-                    stack.push((loguy, hi));
-                }
-                if lo + width < higuy {
-                    hi = higuy - width;
-                    continue;
-                }
-            }
-        }
-        match stack.pop() {
-            Some((l, h)) => {
-                lo = l;
-                hi = h;
-            }
-            None => return Ok(Ok(())),
-        }
-    }
-}
-
-fn qsort(cx: &mut Ctx, base: Ptr, num: u32, width: u32, compare: u32) -> ApiResult<Outcome> {
-    Ok(match qsort_impl(cx, base.0, num, width, compare)? {
-        Ok(()) => Outcome::Return(0),
-        Err(o) => o,
-    })
-}
-
-fn bsearch(cx: &mut Ctx, key: Ptr, base: Ptr, num: u32, width: u32, f: u32) -> ApiResult<Outcome> {
-    let mut lo = base.0;
-    let mut hi = base.0.wrapping_add(num.wrapping_sub(1).wrapping_mul(width));
-    let mut num = num;
-    let found = |p: u32| Ok(Outcome::Return(p as u64));
-    while num > 0 && lo <= hi {
-        let half = num / 2;
-        if half != 0 {
-            let mid = lo + (if num & 1 != 0 { half } else { half - 1 }) * width;
-            let r = match compare(cx, f, key.0, mid)? {
-                Ok(v) => v,
-                Err(o) => return Ok(o),
-            };
-            if r == 0 {
-                return found(mid);
-            } else if r < 0 {
-                hi = mid.wrapping_sub(width);
-                num = if num & 1 != 0 { half } else { half - 1 };
-            } else {
-                lo = mid + width;
-                num = half;
-            }
-        } else {
-            let r = match compare(cx, f, key.0, lo)? {
-                Ok(v) => v,
-                Err(o) => return Ok(o),
-            };
-            return found(if r == 0 { lo } else { 0 });
-        }
-    }
-    found(0)
 }
 
 /// `_lfind`/`_lsearch` style linear search.
@@ -315,8 +142,6 @@ fn longjmp(cx: &mut Ctx, buf: Ptr, value: i32) -> ApiResult<Outcome> {
 
 pub fn exports() -> Vec<ApiDef> {
     vec![
-        cdecl("qsort", qsort),
-        cdecl("bsearch", bsearch),
         cdecl("_lfind", _lfind),
         cdecl("rand", rand),
         cdecl("srand", srand),

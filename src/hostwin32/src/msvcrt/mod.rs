@@ -12,6 +12,8 @@ mod extra;
 mod fileinfo;
 mod float;
 pub(crate) mod gmem;
+mod guest;
+mod guest_code;
 pub(crate) mod heap;
 mod lowio;
 mod math;
@@ -54,6 +56,7 @@ fn exports() -> Vec<ApiDef> {
         misc::exports,
         cxx::exports,
         extra::exports,
+        guest_code::exports,
     ] {
         v.extend(part());
     }

@@ -28,22 +28,6 @@ fn wstr(cx: &Ctx, p: u32) -> ApiResult<Vec<u16>> {
 
 // ---- memory ---------------------------------------------------------------------------
 
-fn memcpy(cx: &mut Ctx, dest: Ptr, src: Ptr, count: u32) -> ApiResult<u32> {
-    // memmove semantics serve both memcpy and memmove (overlap is undefined for
-    // memcpy, so copying as memmove does is one of its allowed behaviours).
-    cx.proc.mem.copy_within(dest.0, src.0, count)?;
-    Ok(dest.0)
-}
-
-fn memset(cx: &mut Ctx, dest: Ptr, c: i32, count: u32) -> ApiResult<u32> {
-    cx.proc.mem.fill(dest.0, c as u8, count)?;
-    Ok(dest.0)
-}
-
-fn memcmp(cx: &mut Ctx, buf1: Ptr, buf2: Ptr, count: u32) -> ApiResult<i32> {
-    Ok(ord(cx.proc.mem.compare(buf1.0, buf2.0, count)?))
-}
-
 fn _memicmp(cx: &mut Ctx, buf1: Ptr, buf2: Ptr, count: u32) -> ApiResult<i32> {
     let a = read_vec(&cx.proc.mem, buf1.0, count as usize)?;
     let b = read_vec(&cx.proc.mem, buf2.0, count as usize)?;
@@ -81,10 +65,6 @@ fn _memccpy(cx: &mut Ctx, dest: Ptr, src: Ptr, c: i32, count: u32) -> ApiResult<
 
 // ---- narrow strings ----------------------------------------------------------------------
 
-fn strlen(cx: &mut Ctx, s: CStrPtr) -> ApiResult<u32> {
-    Ok(cstr_len(&cx.proc.mem, s.0, MAX)? as u32)
-}
-
 fn strnlen(cx: &mut Ctx, s: CStrPtr, max: u32) -> ApiResult<u32> {
     Ok(cstr_len(&cx.proc.mem, s.0, max as usize)? as u32)
 }
@@ -103,12 +83,6 @@ fn copy_cstr(cx: &Ctx, dest: u32, src: u32, len: usize) -> ApiResult<()> {
 fn compare_cstr(cx: &Ctx, a: u32, la: usize, b: u32, lb: usize) -> ApiResult<Ordering> {
     let common = cx.proc.mem.compare(a, b, la.min(lb) as u32)?;
     Ok(common.then(la.cmp(&lb)))
-}
-
-fn strcpy(cx: &mut Ctx, dest: Ptr, src: CStrPtr) -> ApiResult<u32> {
-    let len = cstr_len(&cx.proc.mem, src.0, MAX)?;
-    copy_cstr(cx, dest.0, src.0, len)?;
-    Ok(dest.0)
 }
 
 fn strncpy(cx: &mut Ctx, dest: Ptr, src: CStrPtr, count: u32) -> ApiResult<u32> {
@@ -617,20 +591,13 @@ fn mblen(cx: &mut Ctx, mbstr: Ptr, count: u32) -> ApiResult<i32> {
 
 pub fn exports() -> Vec<ApiDef> {
     vec![
-        cdecl("memcpy", memcpy),
-        cdecl("memmove", memcpy),
-        cdecl("memset", memset),
-        cdecl("memcmp", memcmp),
         cdecl("_memicmp", _memicmp),
         cdecl("memchr", memchr),
         cdecl("_memccpy", _memccpy),
-        cdecl("strlen", strlen),
         cdecl("strnlen", strnlen),
-        cdecl("strcpy", strcpy),
         cdecl("strncpy", strncpy),
         cdecl("strcat", strcat),
         cdecl("strncat", strncat),
-        cdecl("strcmp", strcmp),
         cdecl("strncmp", strncmp),
         cdecl("strcoll", strcmp),
         cdecl("_stricmp", _stricmp),

@@ -60,6 +60,10 @@ impl Env {
             .iter()
             .find(|e| e.name == name)
             .unwrap_or_else(|| panic!("no export {name}"));
+        if let crate::hle::ExportKind::Code { .. } = def.kind {
+            let addr = proc.resolve_hle("msvcrt.dll", name)?;
+            return self.run_guest(addr, args);
+        }
         let (_, nargs) = def.conv_nargs().unwrap();
         let saved = self.thread.cpu.regs[ESP];
         let esp = saved - 4 * (args.len() as u32 + 1) - 64;
@@ -80,6 +84,36 @@ impl Env {
         if !matches!(r, Ok(Outcome::Resume)) {
             self.thread.cpu.regs[ESP] = saved;
         }
+        r
+    }
+
+    /// Runs the guest routine at `addr` (a guest-code export) on this thread's
+    /// executor as a cdecl call from a host sentinel: `Return(EAX)` when it
+    /// returns, the access violation's address as `ApiError::Fault` when it
+    /// faults (no guest handler runs).
+    fn run_guest(&mut self, addr: u32, args: &[u32]) -> crate::hle::ApiResult<Outcome> {
+        use winterp_core::exec::StopReason;
+        let sentinel = crate::hle::thunks::CALL_RETURN;
+        let cpu = &mut self.thread.cpu;
+        let saved = cpu.regs[ESP];
+        let esp = saved - 4 * (args.len() as u32 + 1) - 64;
+        self.proc.mem.write_u32(esp, sentinel).unwrap();
+        for (k, a) in args.iter().enumerate() {
+            self.proc.mem.write_u32(esp + 4 + 4 * k as u32, *a).unwrap();
+        }
+        cpu.regs[ESP] = esp;
+        cpu.eip = addr;
+        let r = loop {
+            match self.thread.exec.run(cpu, 1 << 24) {
+                StopReason::Thunk(eip) if eip == sentinel => {
+                    break Ok(Outcome::Return(u64::from(cpu.regs[EAX])));
+                }
+                StopReason::BudgetSpent => continue,
+                StopReason::Exception(x) => break Err(crate::hle::ApiError::Fault(x.addr)),
+                other => panic!("guest routine at {addr:#x} stopped with {other:?}"),
+            }
+        };
+        cpu.regs[ESP] = saved;
         r
     }
 
@@ -250,6 +284,120 @@ fn qsort_calls_the_guest_comparator() {
     assert_eq!(e.u32_at(hit), 7);
     e.proc.mem.write_u32(key, 99).unwrap();
     assert_eq!(e.ret("bsearch", &[key, arr, vals.len() as u32, 4, code]), 0);
+}
+
+/// msvcrt's qsort on a list of (key, id): middle pivot, explicit stack with the
+/// larger part pushed, selection sort moving the maximum up below 9 elements.
+/// The reference the guest routine must follow for equal keys.
+fn msvcrt_qsort_reference(v: &mut [(i32, u32)]) {
+    if v.len() < 2 {
+        return;
+    }
+    let mut stack = Vec::new();
+    let (mut lo, mut hi) = (0usize, v.len() - 1);
+    loop {
+        let size = hi - lo + 1;
+        if size <= 8 {
+            let mut h = hi;
+            while h > lo {
+                let mut max = lo;
+                for p in lo + 1..=h {
+                    if v[p].0 > v[max].0 {
+                        max = p;
+                    }
+                }
+                v.swap(max, h);
+                h -= 1;
+            }
+        } else {
+            v.swap(lo + size / 2, lo);
+            let (mut loguy, mut higuy) = (lo, hi + 1);
+            loop {
+                loguy += 1;
+                while loguy <= hi && v[loguy].0 <= v[lo].0 {
+                    loguy += 1;
+                }
+                higuy -= 1;
+                while higuy > lo && v[higuy].0 >= v[lo].0 {
+                    higuy -= 1;
+                }
+                if higuy < loguy {
+                    break;
+                }
+                v.swap(loguy, higuy);
+            }
+            v.swap(lo, higuy);
+            if higuy - lo > hi - loguy {
+                if lo + 1 < higuy {
+                    stack.push((lo, higuy - 1));
+                }
+                if loguy < hi {
+                    lo = loguy;
+                    continue;
+                }
+            } else {
+                if loguy < hi {
+                    stack.push((loguy, hi));
+                }
+                if lo + 1 < higuy {
+                    hi = higuy - 1;
+                    continue;
+                }
+            }
+        }
+        match stack.pop() {
+            Some((l, h)) => (lo, hi) = (l, h),
+            None => return,
+        }
+    }
+}
+
+#[test]
+fn qsort_orders_equal_keys_as_msvcrt() {
+    let mut e = env(&[]);
+    // int cmp(const rec *a, const rec *b) { return a->key - b->key; }
+    let code = e.data + 0x800;
+    e.proc
+        .mem
+        .write_bytes(
+            code,
+            &[
+                0x8b, 0x44, 0x24, 0x04, 0x8b, 0x00, 0x8b, 0x4c, 0x24, 0x08, 0x2b, 0x01, 0xc3,
+            ],
+        )
+        .unwrap();
+    let mut seed = 12345u32;
+    for (n, width) in [(300u32, 8u32), (57, 12), (9, 8), (1000, 4)] {
+        let recs: Vec<(i32, u32)> = (0..n)
+            .map(|id| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                (((seed >> 16) % 7) as i32, id)
+            })
+            .collect();
+        let arr = e.data + 0x1000;
+        for (k, &(key, id)) in recs.iter().enumerate() {
+            let at = arr + width * k as u32;
+            e.proc.mem.write_u32(at, key as u32).unwrap();
+            if width > 4 {
+                e.proc.mem.write_u32(at + 4, id).unwrap();
+            }
+        }
+        e.ret("qsort", &[arr, n, width, code]);
+        let mut want = recs.clone();
+        msvcrt_qsort_reference(&mut want);
+        let got: Vec<(i32, u32)> = (0..n)
+            .map(|k| {
+                let at = arr + width * k;
+                let id = if width > 4 { e.u32_at(at + 4) } else { 0 };
+                (e.u32_at(at) as i32, id)
+            })
+            .collect();
+        let want: Vec<(i32, u32)> = want
+            .into_iter()
+            .map(|(k, id)| (k, if width > 4 { id } else { 0 }))
+            .collect();
+        assert_eq!(got, want, "{n} records of {width} bytes");
+    }
 }
 
 #[test]
@@ -640,7 +788,11 @@ fn string_and_memory_functions_stop_at_the_nul_before_uncommitted_memory() {
     assert_eq!(fault(e.try_call("memcpy", &[dest, s, 0x10])), edge);
     assert_eq!(fault(e.try_call("memcpy", &[s, dest, 0x10])), edge);
     assert_eq!(fault(e.try_call("memset", &[s, 0, 0x10])), edge);
+    // As msvcrt's own code: a copy or fill running into the edge has stored what
+    // lies before it (the last of them, memset, zeroed the four bytes).
+    assert_eq!(super::gmem::read_vec(&e.proc.mem, s, 4).unwrap(), [0; 4]);
+    // memcmp reads on while the bytes are equal, into the edge.
+    e.proc.mem.write_bytes(dest, &[0; 4]).unwrap();
     assert_eq!(fault(e.try_call("memcmp", &[dest, s, 0x10])), edge);
-    // A faulting copy or fill writes nothing.
-    assert_eq!(super::gmem::read_vec(&e.proc.mem, s, 4).unwrap(), b"abcd");
+    assert_eq!(e.ret("memcmp", &[dest, s, 4]), 0);
 }
