@@ -5,7 +5,9 @@
  * (qsort's and bsearch's comparators), so as x86 code they run in the CPU
  * tiers like the program's own code: no exit to the host per call, comparator
  * calls are plain guest calls, and a bad pointer faults inside msvcrt as it does
- * on Windows. Return values follow the HLE rules they replace: memcmp and
+ * on Windows. The string instructions run with DF as they need it and leave the
+ * caller's DF as it was (like the HLE functions, they work even when a program
+ * calls them with DF set). Return values follow the HLE rules they replace: memcmp and
  * strcmp return -1, 0 or 1; memcpy copies as memmove does; qsort and bsearch
  * are msvcrt's own algorithms (equal keys end in the same order as on Windows).
  *
@@ -24,18 +26,22 @@ EXPORT void *memmove(void *dst, const void *src, u32 n)
     if (d - s >= n) {
         /* No overlap that a forward copy would spoil. */
         u32 words = n >> 2, rest = n & 3;
-        __asm__ volatile("rep movsl\n\t"
+        __asm__ volatile("pushfl\n\t"
+                         "cld\n\t"
+                         "rep movsl\n\t"
                          "movl %[rest], %%ecx\n\t"
-                         "rep movsb"
+                         "rep movsb\n\t"
+                         "popfl"
                          : "+D"(d), "+S"(s), "+c"(words)
                          : [rest] "r"(rest)
                          : "memory");
     } else {
         /* dst lies inside [src, src + n): copy from the top down. */
         u32 td = d + n - 1, ts = s + n - 1, c = n;
-        __asm__ volatile("std\n\t"
+        __asm__ volatile("pushfl\n\t"
+                         "std\n\t"
                          "rep movsb\n\t"
-                         "cld"
+                         "popfl"
                          : "+D"(td), "+S"(ts), "+c"(c)
                          :
                          : "memory");
@@ -51,9 +57,12 @@ EXPORT void *memcpy(void *dst, const void *src, u32 n)
 EXPORT void *memset(void *dst, int c, u32 n)
 {
     u32 d = (u32)dst, v = (u8)c * 0x01010101u, words = n >> 2, rest = n & 3;
-    __asm__ volatile("rep stosl\n\t"
+    __asm__ volatile("pushfl\n\t"
+                     "cld\n\t"
+                     "rep stosl\n\t"
                      "movl %[rest], %%ecx\n\t"
-                     "rep stosb"
+                     "rep stosb\n\t"
+                     "popfl"
                      : "+D"(d), "+c"(words)
                      : "a"(v), [rest] "r"(rest)
                      : "memory");
@@ -99,6 +108,29 @@ EXPORT char *strcpy(char *dst, const char *src)
 
 /* ---- qsort and bsearch: msvcrt's algorithms ---- */
 
+/* The comparator is entered with DF clear, as Windows promises every callback,
+ * and the caller gets its own DF back. */
+static u32 clear_df(void)
+{
+    u32 fl;
+    __asm__ volatile("pushfl\n\t"
+                     "popl %0\n\t"
+                     "cld"
+                     : "=r"(fl)
+                     :
+                     : "cc");
+    return fl;
+}
+
+static void restore_flags(u32 fl)
+{
+    __asm__ volatile("pushl %0\n\t"
+                     "popfl"
+                     :
+                     : "r"(fl)
+                     : "cc");
+}
+
 static void swap(u32 a, u32 b, u32 width)
 {
     if (a == b)
@@ -135,7 +167,7 @@ static void shortsort(u32 lo, u32 hi, u32 width, cmp_fn f)
 /* Non-recursive quicksort with the middle element as pivot; the larger part is
  * pushed and the smaller one sorted first, so the stack holds at most one entry
  * per halving (32 for any 32-bit count). */
-EXPORT void qsort(void *base, u32 num, u32 width, cmp_fn f)
+static void sort(void *base, u32 num, u32 width, cmp_fn f)
 {
     u32 stk_lo[32], stk_hi[32];
     int sp = 0;
@@ -190,7 +222,7 @@ EXPORT void qsort(void *base, u32 num, u32 width, cmp_fn f)
     }
 }
 
-EXPORT void *bsearch(const void *key, const void *base, u32 num, u32 width, cmp_fn f)
+static void *search(const void *key, const void *base, u32 num, u32 width, cmp_fn f)
 {
     u32 lo = (u32)base, hi = (u32)base + (num - 1) * width;
     while (num > 0 && lo <= hi) {
@@ -212,4 +244,19 @@ EXPORT void *bsearch(const void *key, const void *base, u32 num, u32 width, cmp_
         }
     }
     return 0;
+}
+
+EXPORT void qsort(void *base, u32 num, u32 width, cmp_fn f)
+{
+    u32 fl = clear_df();
+    sort(base, num, width, f);
+    restore_flags(fl);
+}
+
+EXPORT void *bsearch(const void *key, const void *base, u32 num, u32 width, cmp_fn f)
+{
+    u32 fl = clear_df();
+    void *r = search(key, base, num, width, f);
+    restore_flags(fl);
+    return r;
 }
