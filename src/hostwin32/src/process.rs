@@ -317,7 +317,7 @@ impl Process {
                 map.insert((dll, index), a);
                 Ok(a)
             }
-            ExportKind::Code { blob, offset } => Ok(self.guest_blob(blob)? + offset),
+            ExportKind::Code { blob, offset, .. } => Ok(self.guest_blob(blob)? + offset),
         }
     }
 

@@ -69,7 +69,9 @@ fn every_hle_function_matches_the_system_export_table() {
             if def.name.contains("::") {
                 continue;
             }
-            let ExportKind::Function { conv, nargs, .. } = def.kind else {
+            let (ExportKind::Function { conv, nargs, .. } | ExportKind::Code { conv, nargs, .. }) =
+                def.kind
+            else {
                 if let Some(e) = sys.by_name(def.name)
                     && e.kind != Kind::Data
                     && e.kind != Kind::Stub

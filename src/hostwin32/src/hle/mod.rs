@@ -82,10 +82,14 @@ pub enum ExportKind {
         init: fn(&Arc<Process>, u32) -> ApiResult<()>,
     },
     /// A function that runs as guest code: the routine at `offset` in `blob`, which
-    /// is mapped read-execute into the process once, on first use.
+    /// is mapped read-execute into the process once, on first use. `conv` and
+    /// `nargs` are its declared convention and argument slots (checked against the
+    /// system export table like every function's).
     Code {
         blob: &'static GuestBlob,
         offset: u32,
+        conv: Conv,
+        nargs: u8,
     },
 }
 
@@ -186,12 +190,18 @@ pub fn cdecl<Args, F: ApiFn<Args>>(name: &'static str, f: F) -> ApiDef {
     function(name, Conv::Cdecl, f)
 }
 
-/// Declares an export that runs as guest code: `offset` into `blob`.
-pub fn guest_code(name: &'static str, blob: &'static GuestBlob, offset: u32) -> ApiDef {
+/// Declares a cdecl export of `nargs` argument slots that runs as guest code:
+/// `offset` into `blob`.
+pub fn guest_code(name: &'static str, blob: &'static GuestBlob, offset: u32, nargs: u8) -> ApiDef {
     ApiDef {
         name,
         ordinal: None,
-        kind: ExportKind::Code { blob, offset },
+        kind: ExportKind::Code {
+            blob,
+            offset,
+            conv: Conv::Cdecl,
+            nargs,
+        },
     }
 }
 
@@ -217,8 +227,10 @@ impl ApiDef {
 
     pub fn conv_nargs(&self) -> Option<(Conv, u8)> {
         match &self.kind {
-            ExportKind::Function { conv, nargs, .. } => Some((*conv, *nargs)),
-            ExportKind::Data { .. } | ExportKind::Code { .. } => None,
+            ExportKind::Function { conv, nargs, .. } | ExportKind::Code { conv, nargs, .. } => {
+                Some((*conv, *nargs))
+            }
+            ExportKind::Data { .. } => None,
         }
     }
 

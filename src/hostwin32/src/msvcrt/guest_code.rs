@@ -18,8 +18,36 @@ pub static CRT: GuestBlob = GuestBlob {
     bytes: include_bytes!("guest/crt.bin"),
 };
 
+/// Argument slots of each routine (all cdecl), as `crt.c` declares them.
+const NARGS: &[(&str, u8)] = &[
+    ("bsearch", 5),
+    ("memcmp", 3),
+    ("memcpy", 3),
+    ("memmove", 3),
+    ("memset", 3),
+    ("qsort", 4),
+    ("strcmp", 2),
+    ("strcpy", 2),
+    ("strlen", 1),
+];
+
 pub fn exports() -> Vec<ApiDef> {
     SYMS.iter()
-        .map(|&(name, offset)| guest_code(name, &CRT, offset))
+        .map(|&(name, offset)| {
+            let nargs = NARGS
+                .iter()
+                .find(|n| n.0 == name)
+                .map(|n| n.1)
+                .unwrap_or_else(|| panic!("guest/crt.c exports {name}, which NARGS lacks"));
+            guest_code(name, &CRT, offset, nargs)
+        })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_routine_has_its_argument_count() {
+        assert_eq!(super::exports().len(), super::NARGS.len());
+    }
 }

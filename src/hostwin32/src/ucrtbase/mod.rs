@@ -13,7 +13,7 @@ mod stdio;
 #[cfg(test)]
 mod tests;
 
-use crate::hle::{ApiDef, ApiError, ApiResult, Conv, Ctx, ExportKind, HleDll, Outcome};
+use crate::hle::{ApiDef, ApiError, ApiResult, Conv, Ctx, HleDll, Outcome};
 use std::collections::HashSet;
 
 pub const DLL: HleDll = HleDll {
@@ -37,8 +37,6 @@ fn exports() -> Vec<ApiDef> {
         (Some((conv, nargs)), Some(r)) => r
             .kind
             .agrees_with(conv == Conv::Stdcall, u16::from(nargs) * 4),
-        // msvcrt's guest-code routines: the same functions, if UCRT has them.
-        (None, Some(r)) => matches!(e.kind, ExportKind::Code { .. }) && r.kind.is_code(),
         _ => false,
     };
     v.extend(
