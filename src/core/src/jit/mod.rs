@@ -2012,27 +2012,24 @@ impl Gen<'_> {
     }
 
     /// Branches to `slow` unless the inline path may do a `bits` access at
-    /// `addr`. The page's derived bit (`perm::FAST_READ`/`FAST_WRITE`: this page
-    /// and the next allow the access) decides in one test; where it is clear, a
-    /// cold block makes the precise test (the access stays inside the page and
-    /// the page's bits under `mask` are `want`, the accessors' own), so an
-    /// access at the end of a page before an inaccessible one is not a side exit.
+    /// `addr`: the access stays inside the page and the page's permission bits
+    /// under `mask` are `want` (the accessors' own test). Not the derived bit
+    /// first: a stack in the top page of its region (the next page inaccessible)
+    /// would take both tests at every push and pop (call_ret lost a quarter).
     fn fast_or(&mut self, addr: Value, bits: u32, mask: u8, want: u8, slow: Cblock) {
+        if bits > 8 {
+            let off = self.b.ins().band_imm(addr, 0xfff);
+            let crosses = self.b.ins().icmp_imm(
+                IntCC::UnsignedGreaterThan,
+                off,
+                (crate::mem::PAGE_SIZE - bits / 8) as i64,
+            );
+            self.fail_if(crosses, slow);
+        }
         let p = self.perm_byte(addr);
-        self.fast_bit_or(p, want, |g| {
-            if bits > 8 {
-                let off = g.b.ins().band_imm(addr, 0xfff);
-                let crosses = g.b.ins().icmp_imm(
-                    IntCC::UnsignedGreaterThan,
-                    off,
-                    (crate::mem::PAGE_SIZE - bits / 8) as i64,
-                );
-                g.fail_if(crosses, slow);
-            }
-            let pm = g.b.ins().band_imm(p, mask as i64);
-            let bad = g.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
-            g.fail_if(bad, slow);
-        });
+        let pm = self.b.ins().band_imm(p, mask as i64);
+        let bad = self.b.ins().icmp_imm(IntCC::NotEqual, pm, want as i64);
+        self.fail_if(bad, slow);
     }
 
     /// Continues on the fast path when the permission byte `p` has the derived
