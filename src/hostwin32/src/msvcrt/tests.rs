@@ -117,6 +117,22 @@ impl Env {
         r
     }
 
+    /// Writes `int cmp(const int *a, const int *b) { return *a - *b; }` (cdecl)
+    /// into the data area and returns its address.
+    fn int_comparator(&self) -> u32 {
+        let code = self.data + 0x800;
+        self.proc
+            .mem
+            .write_bytes(
+                code,
+                &[
+                    0x8b, 0x44, 0x24, 0x04, 0x8b, 0x00, 0x8b, 0x4c, 0x24, 0x08, 0x2b, 0x01, 0xc3,
+                ],
+            )
+            .unwrap();
+        code
+    }
+
     fn ret(&mut self, name: &str, args: &[u32]) -> u32 {
         match self.call(name, args) {
             Outcome::Return(v) => v as u32,
@@ -254,17 +270,7 @@ fn printf_writes_text_mode_to_stdout() {
 #[test]
 fn qsort_calls_the_guest_comparator() {
     let mut e = env(&[]);
-    // int cmp(const int *a, const int *b) { return *a - *b; }
-    let code = e.data + 0x800;
-    e.proc
-        .mem
-        .write_bytes(
-            code,
-            &[
-                0x8b, 0x44, 0x24, 0x04, 0x8b, 0x00, 0x8b, 0x4c, 0x24, 0x08, 0x2b, 0x01, 0xc3,
-            ],
-        )
-        .unwrap();
+    let code = e.int_comparator();
     let vals: Vec<i32> = vec![5, -3, 9, 0, 5, 12, -8, 7, 1, 1, 100, -50, 3, 2, 8, 6, 4];
     let arr = e.data + 0x1000;
     for (k, v) in vals.iter().enumerate() {
@@ -355,17 +361,8 @@ fn msvcrt_qsort_reference(v: &mut [(i32, u32)]) {
 #[test]
 fn qsort_orders_equal_keys_as_msvcrt() {
     let mut e = env(&[]);
-    // int cmp(const rec *a, const rec *b) { return a->key - b->key; }
-    let code = e.data + 0x800;
-    e.proc
-        .mem
-        .write_bytes(
-            code,
-            &[
-                0x8b, 0x44, 0x24, 0x04, 0x8b, 0x00, 0x8b, 0x4c, 0x24, 0x08, 0x2b, 0x01, 0xc3,
-            ],
-        )
-        .unwrap();
+    // Records whose first dword is the key.
+    let code = e.int_comparator();
     let mut seed = 12345u32;
     for (n, width) in [(300u32, 8u32), (57, 12), (9, 8), (1000, 4)] {
         let recs: Vec<(i32, u32)> = (0..n)
