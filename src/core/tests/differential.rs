@@ -83,7 +83,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use iced_x86::{
     Code, Decoder, DecoderOptions, Encoder, Formatter, Instruction, IntelFormatter, MemoryOperand,
-    Register, RepPrefixKind,
+    Mnemonic, Register, RepPrefixKind,
 };
 use oracle::{Case, FSAVE_SIZE, HostResult, Oracle};
 use rand::rngs::SmallRng;
@@ -770,6 +770,108 @@ fn either_read_faulted(h: &Outcome, e: &Outcome, m: &Mask) -> bool {
     };
     let (hs, es) = (operands(*haddr), operands(*eaddr));
     hs.iter().any(|x| es.iter().any(|y| x != y))
+}
+
+/// The x87 status word bits an unmasked invalid operation sets: busy, error summary,
+/// stack fault, invalid, and C1 (which a stack fault defines).
+const INVALID_BITS: u16 = 0x8000 | 0x0080 | 0x0040 | 0x0001 | C1;
+
+/// Page-edge cases where host CPUs differ in the order of a fault and the rest of the
+/// instruction. An Intel Xeon host (2026-12) showed all three; the hosts this test
+/// passed on first did not, and neither does winterp, which checks the whole operand
+/// before doing anything:
+/// - an x87 store whose unmasked invalid operation suppresses it (SDM: the destination
+///   is left unchanged) completes there without checking the destination's page;
+/// - a 10-byte x87 store (FSTP m80, FBSTP) that faults on its second page has already
+///   written its bytes on the first page;
+/// - BOUND raises #BR from the lower bound without reading the upper bound from the
+///   next, unmapped page.
+///
+/// Returns winterp's outcome as the host's order would have left it, built from
+/// winterp's own state at the fault, so everything else is still compared.
+fn host_order_variant(c: &Case, h: &Outcome, e: &Outcome, pristine: &[u8]) -> Option<Outcome> {
+    let Stop::Fault(FaultKind::Access(access), page) = e.stop else {
+        return None;
+    };
+    let at = e.eip.checked_sub(CODE)? as usize;
+    let ins = Decoder::with_ip(32, c.code.get(at..)?, e.eip as u64, DecoderOptions::NONE).decode();
+    let mop = (0..ins.op_count()).find(|&i| ins.op_kind(i) == iced_x86::OpKind::Memory)?;
+    let reg = |r: Register| -> Option<u64> {
+        let n = r.full_register32();
+        if r.is_segment_register() {
+            Some(0)
+        } else if (Register::EAX..=Register::EDI).contains(&n) {
+            Some(e.regs[n as usize - Register::EAX as usize] as u64)
+        } else {
+            None
+        }
+    };
+    let addr = ins.virtual_address(mop, 0, |r, _, _| reg(r))? as u32;
+    let size = ins.memory_size().size() as u32;
+    let straddles = addr < page && page.wrapping_sub(addr) < size;
+    let byte = |o: &Outcome, a: u32| -> u8 {
+        let off = (a - WIN) as u16;
+        match o.mem.binary_search_by_key(&off, |x| x.0) {
+            Ok(i) => o.mem[i].1,
+            Err(_) => pristine[off as usize],
+        }
+    };
+    let mut v = e.clone();
+    let sw = |f: &[u8; FSAVE_SIZE]| u16::from_le_bytes([f[4], f[5]]);
+    let x87_store = matches!(
+        ins.mnemonic(),
+        Mnemonic::Fst
+            | Mnemonic::Fstp
+            | Mnemonic::Fist
+            | Mnemonic::Fistp
+            | Mnemonic::Fisttp
+            | Mnemonic::Fbstp
+    );
+    match (&h.stop, access) {
+        (Stop::End, Access::Write) if x87_store => {
+            let (hsw, cw) = (sw(&h.fsave), u16::from_le_bytes([h.fsave[0], h.fsave[1]]));
+            let unmasked_invalid = cw & 1 == 0 && hsw & 0x81 == 0x81;
+            if !unmasked_invalid || e.eip + ins.len() as u32 != h.eip {
+                return None;
+            }
+            v.stop = Stop::End;
+            v.eip = h.eip;
+            let s = (sw(&e.fsave) & !INVALID_BITS) | (hsw & INVALID_BITS);
+            v.fsave[4..6].copy_from_slice(&s.to_le_bytes());
+        }
+        (Stop::Fault(FaultKind::Access(Access::Write), hp), Access::Write)
+            if *hp == page && size == 10 && straddles && x87_store =>
+        {
+            let (lo, hi) = ((addr - WIN) as u16, (page - WIN) as u16);
+            v.mem.retain(|x| !(lo..hi).contains(&x.0));
+            for a in addr..page {
+                let b = byte(h, a);
+                if b != pristine[(a - WIN) as usize] {
+                    v.mem.push(((a - WIN) as u16, b));
+                }
+            }
+            v.mem.sort_by_key(|x| x.0);
+        }
+        (Stop::Fault(FaultKind::Bound, _), Access::Read) if ins.mnemonic() == Mnemonic::Bound => {
+            let half = size / 2;
+            if !straddles || addr + half > page {
+                return None;
+            }
+            let lower = (0..half).fold(0u32, |x, k| x | (byte(e, addr + k) as u32) << (8 * k));
+            let index = reg(ins.op0_register())? as u32;
+            let below = if half == 2 {
+                (index as i16) < (lower as i16)
+            } else {
+                (index as i32) < (lower as i32)
+            };
+            if !below {
+                return None;
+            }
+            v.stop = h.stop.clone();
+        }
+        _ => return None,
+    }
+    Some(v)
 }
 
 /// Both sides raised a read fault at an unmapped byte of [`Mask::span_read`].
@@ -4741,6 +4843,7 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
         }
     }
     let (mut total, mut bad, mut shown) = (0usize, 0usize, 0usize);
+    let mut host_order = 0usize;
     let started = std::time::Instant::now();
     while let Some((cases, meta)) = inflight.pop_front() {
         if let Some((c2, m2)) = next_batch(forms) {
@@ -4776,7 +4879,14 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
                 };
                 e = &as_priv;
             }
-            let diffs = compare(&h, e, mask, &pristine);
+            let mut diffs = compare(&h, e, mask, &pristine);
+            if !diffs.is_empty()
+                && host_order_variant(c, &h, e, &pristine)
+                    .is_some_and(|v| compare(&h, &v, mask, &pristine).is_empty())
+            {
+                diffs.clear();
+                host_order += 1;
+            }
             for ins in Decoder::with_ip(32, &c.code, CODE as u64, DecoderOptions::NONE) {
                 covered.insert(ins.code());
             }
@@ -4864,6 +4974,10 @@ fn run_all(forms: &[Form], pristine: Arc<Vec<u8>>, opts: &Opts) -> (usize, usize
     }
     let nforms = stats.iter().filter(|s| s.cases > 0).count();
     println!("differential: {total} cases over {nforms} forms, {bad} mismatches");
+    println!(
+        "  {host_order} cases matched only in the host's order at a page edge \
+         (x87 store suppressed, partial m80 store, BOUND's lower bound first)"
+    );
     let tier_bad = tier.as_ref().map_or(0, TierCheck::finish)
         + loops.as_ref().map_or(0, diff_tiers::TierLoops::finish);
     // Only a full run covers every form.
