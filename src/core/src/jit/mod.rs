@@ -2405,6 +2405,9 @@ impl Gen<'_> {
             };
             return if cc & 1 != 0 { self.not(v) } else { v };
         }
+        if let Some(v) = self.fused_cond(r, cc) {
+            return v;
+        }
         let zf = |g: &mut Gen| g.b.ins().icmp_imm(IntCC::Equal, r.res, 0);
         // The sign of a record value: bit 31, or bit `sb` of a truncated one.
         let neg = |g: &mut Gen, x: Value| -> Value {
@@ -2463,6 +2466,48 @@ impl Gen<'_> {
             }
         };
         if cc & 1 != 0 { self.not(v) } else { v }
+    }
+
+    /// Condition `cc` of a CMP/SUB or logic record as one comparison of its
+    /// operands where the flags it combines say exactly that: after `a - b`,
+    /// CF|ZF is `a <= b` unsigned, SF^OF `a < b` signed and ZF|(SF^OF) `a <= b`
+    /// signed; after a logic op (CF = OF = 0) SF^OF is `res < 0` and ZF|(SF^OF)
+    /// `res <= 0`. Values truncated to `sb + 1` bits are moved up to bit 31 for a
+    /// signed comparison. None where the generic combination of flags is used.
+    fn fused_cond(&mut self, r: Rec, cc: u8) -> Option<Value> {
+        let up = |g: &mut Gen, x: Value| {
+            if r.sb == 31 {
+                x
+            } else {
+                g.b.ins().ishl_imm(x, 31 - r.sb as i64)
+            }
+        };
+        let (cond, x, y) = match (r.op, cc) {
+            (FlagOp::Sub, 6) => (IntCC::UnsignedLessThanOrEqual, r.a, r.b),
+            (FlagOp::Sub, 7) => (IntCC::UnsignedGreaterThan, r.a, r.b),
+            (FlagOp::Sub, 12..=15) => {
+                let (x, y) = (up(self, r.a), up(self, r.b));
+                let c = [
+                    IntCC::SignedLessThan,
+                    IntCC::SignedGreaterThanOrEqual,
+                    IntCC::SignedLessThanOrEqual,
+                    IntCC::SignedGreaterThan,
+                ][cc as usize - 12];
+                (c, x, y)
+            }
+            (FlagOp::Logic, 12..=15) => {
+                let x = up(self, r.res);
+                let c = [
+                    IntCC::SignedLessThan,
+                    IntCC::SignedGreaterThanOrEqual,
+                    IntCC::SignedLessThanOrEqual,
+                    IntCC::SignedGreaterThan,
+                ][cc as usize - 12];
+                return Some(self.b.ins().icmp_imm(c, x, 0));
+            }
+            _ => return None,
+        };
+        Some(self.b.ins().icmp(cond, x, y))
     }
 
     /// The negation of a 0/1 I8: a comparison with the complementary condition
