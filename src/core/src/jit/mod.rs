@@ -2475,6 +2475,13 @@ impl Gen<'_> {
     /// `res <= 0`. Values truncated to `sb + 1` bits are moved up to bit 31 for a
     /// signed comparison. None where the generic combination of flags is used.
     fn fused_cond(&mut self, r: Rec, cc: u8) -> Option<Value> {
+        // L, GE, LE, G (condition codes 12..=15).
+        const SIGNED: [IntCC; 4] = [
+            IntCC::SignedLessThan,
+            IntCC::SignedGreaterThanOrEqual,
+            IntCC::SignedLessThanOrEqual,
+            IntCC::SignedGreaterThan,
+        ];
         let up = |g: &mut Gen, x: Value| {
             if r.sb == 31 {
                 x
@@ -2487,22 +2494,11 @@ impl Gen<'_> {
             (FlagOp::Sub, 7) => (IntCC::UnsignedGreaterThan, r.a, r.b),
             (FlagOp::Sub, 12..=15) => {
                 let (x, y) = (up(self, r.a), up(self, r.b));
-                let c = [
-                    IntCC::SignedLessThan,
-                    IntCC::SignedGreaterThanOrEqual,
-                    IntCC::SignedLessThanOrEqual,
-                    IntCC::SignedGreaterThan,
-                ][cc as usize - 12];
-                (c, x, y)
+                (SIGNED[cc as usize - 12], x, y)
             }
             (FlagOp::Logic, 12..=15) => {
                 let x = up(self, r.res);
-                let c = [
-                    IntCC::SignedLessThan,
-                    IntCC::SignedGreaterThanOrEqual,
-                    IntCC::SignedLessThanOrEqual,
-                    IntCC::SignedGreaterThan,
-                ][cc as usize - 12];
+                let c = SIGNED[cc as usize - 12];
                 return Some(self.b.ins().icmp_imm(c, x, 0));
             }
             _ => return None,
