@@ -23,7 +23,16 @@ pub struct Machine {
 
 impl Machine {
     pub fn new() -> Machine {
-        let mem = GuestMemory::new().expect("reserve guest memory");
+        Machine::with_memory(GuestMemory::new().expect("reserve guest memory"))
+    }
+
+    /// A machine whose memory has no protected view: the `jit` tier tests every
+    /// access against the permission table (the path of hosts without one).
+    pub fn new_tested() -> Machine {
+        Machine::with_memory(GuestMemory::new_without_view().expect("reserve guest memory"))
+    }
+
+    fn with_memory(mem: GuestMemory) -> Machine {
         mem.commit(CODE, CODE_SIZE, Prot::RWX).expect("commit code");
         mem.commit(DATA, DATA_SIZE, Prot::RW).expect("commit data");
         mem.commit(STACK_TOP - STACK_SIZE, STACK_SIZE, Prot::RW)

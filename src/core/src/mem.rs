@@ -6,6 +6,14 @@
 //! bad guest access becomes a [`Fault`] (a guest exception) and never a host signal.
 //! Uncommitted pages are also `PROT_NONE` on the host as a second line of defence.
 //!
+//! Where the host allows it (Linux: a `memfd` mapped twice), the same bytes are
+//! also mapped at a second address, the *protected view*, whose host protection
+//! follows the permission table: readable where a guest load may go inline
+//! (committed, readable, no guard bit), writable where a guest store may (and no
+//! decoded code). The `jit` tier's compiled code accesses guest memory through it
+//! without testing the table; an access the table would refuse raises a host
+//! fault that `jit::native` turns back into the interpreter's slow path.
+//!
 //! This is one of the two modules allowed to use `unsafe` (the other is the executor).
 
 use std::sync::Arc;
@@ -21,6 +29,8 @@ const RESERVE: usize = 1 << 32;
 /// Tail beyond 4 GiB so that an unaligned access at the very top can never reach
 /// past the reservation even if a caller forgets the wrap check.
 const GUARD: usize = 1 << 16;
+/// Bytes of the protected view's reservation (guest space and tail).
+pub const VIEW_LEN: usize = RESERVE + GUARD;
 
 /// Per-page permission bits.
 pub mod perm {
@@ -154,6 +164,10 @@ struct CodeLog {
 
 struct Region {
     base: *mut u8,
+    /// The protected view (see the module notes), or null where the host gives
+    /// none; `fd` is the memfd both views map (-1 without a view).
+    view: *mut u8,
+    fd: libc::c_int,
     perms: Box<[AtomicU8]>,
     code_epoch: AtomicU64,
     /// Bumped after every change that can withdraw what [`GuestMemory::fast_page`]
@@ -181,9 +195,16 @@ unsafe impl Sync for Region {}
 
 impl Drop for Region {
     fn drop(&mut self) {
-        // SAFETY: `base` came from mmap with exactly this length and is unmapped once.
+        // SAFETY: `base` (and `view`, if any) came from mmap with exactly this
+        // length and are unmapped once; `fd` is ours and closed once.
         unsafe {
             libc::munmap(self.base as *mut libc::c_void, RESERVE + GUARD);
+            if !self.view.is_null() {
+                libc::munmap(self.view as *mut libc::c_void, RESERVE + GUARD);
+            }
+            if self.fd >= 0 {
+                libc::close(self.fd);
+            }
         }
     }
 }
@@ -235,23 +256,42 @@ macro_rules! access {
 impl GuestMemory {
     /// Reserves the 4 GiB guest space. Nothing is committed yet.
     pub fn new() -> Result<GuestMemory, MemError> {
-        // SAFETY: an anonymous PROT_NONE reservation; no existing memory is touched.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                RESERVE + GUARD,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
+        GuestMemory::reserve(true)
+    }
+
+    /// As [`GuestMemory::new`], without a protected view (what hosts without
+    /// one get; tests take both paths).
+    pub fn new_without_view() -> Result<GuestMemory, MemError> {
+        GuestMemory::reserve(false)
+    }
+
+    fn reserve(view: bool) -> Result<GuestMemory, MemError> {
+        let (p, view, fd) = match two_views().filter(|_| view) {
+            Some(v) => v,
+            None => {
+                // SAFETY: an anonymous PROT_NONE reservation; no existing memory is
+                // touched.
+                let p = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        RESERVE + GUARD,
+                        libc::PROT_NONE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                        -1,
+                        0,
+                    )
+                };
+                if p == libc::MAP_FAILED {
+                    return Err(MemError::Reserve(std::io::Error::last_os_error()));
+                }
+                (p as *mut u8, std::ptr::null_mut(), -1)
+            }
         };
-        if p == libc::MAP_FAILED {
-            return Err(MemError::Reserve(std::io::Error::last_os_error()));
-        }
         let perms: Box<[AtomicU8]> = (0..PAGE_COUNT).map(|_| AtomicU8::new(0)).collect();
         let region = Region {
-            base: p as *mut u8,
+            base: p,
+            view,
+            fd,
             perms,
             code_epoch: AtomicU64::new(0),
             layout_epoch: AtomicU64::new(0),
@@ -350,13 +390,23 @@ impl GuestMemory {
         // PROT_NONE already; dropping and protecting them again changes nothing).
         let pages = last - first + 1;
         // SAFETY: the pages lie inside our reservation (`page_span` stops at the last
-        // guest page); dropping their contents is the intent.
+        // guest page); dropping their contents is the intent. A shared mapping
+        // keeps its bytes in the memfd, so they are punched out of it there.
         unsafe {
-            libc::madvise(
-                self.base.add((first as usize) << PAGE_SHIFT) as *mut libc::c_void,
-                (pages as usize) << PAGE_SHIFT,
-                libc::MADV_DONTNEED,
-            );
+            if self.region.fd >= 0 {
+                libc::fallocate(
+                    self.region.fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    ((first as usize) << PAGE_SHIFT) as libc::off_t,
+                    ((pages as usize) << PAGE_SHIFT) as libc::off_t,
+                );
+            } else {
+                libc::madvise(
+                    self.base.add((first as usize) << PAGE_SHIFT) as *mut libc::c_void,
+                    (pages as usize) << PAGE_SHIFT,
+                    libc::MADV_DONTNEED,
+                );
+            }
         }
         self.host_protect(first, pages, libc::PROT_NONE)?;
         Ok(())
@@ -776,6 +826,50 @@ impl GuestMemory {
                 perms[page as usize].fetch_or(fast, Ordering::SeqCst);
             }
         }
+        self.sync_view(first, last);
+    }
+
+    /// Gives the protected view of pages `first..=last` the host protection
+    /// their bits allow (called under `perm_lock`, after the bits changed): one
+    /// mprotect per run of pages with the same protection. A failure leaves a
+    /// page at most as open as before the change only if it was closing; so
+    /// the view is closed whole then (every compiled access faults and runs on
+    /// the interpreter, which is exact if slow).
+    fn sync_view(&self, first: u32, last: u32) {
+        let view = self.region.view;
+        if view.is_null() {
+            return;
+        }
+        let perms = &self.region.perms;
+        let mut page = first;
+        while page <= last {
+            let prot = view_prot(perms[page as usize].load(Ordering::Relaxed));
+            let run = page;
+            while page <= last && view_prot(perms[page as usize].load(Ordering::Relaxed)) == prot {
+                page += 1;
+            }
+            // SAFETY: pages `run..page` lie inside the view's reservation (page
+            // numbers below 2^20), page aligned.
+            let r = unsafe {
+                libc::mprotect(
+                    view.add((run as usize) << PAGE_SHIFT) as *mut libc::c_void,
+                    ((page - run) as usize) << PAGE_SHIFT,
+                    prot,
+                )
+            };
+            if r != 0 {
+                eprintln!(
+                    "winterp: protected view: mprotect failed at guest {:#010x} ({}); closing the view",
+                    run << PAGE_SHIFT,
+                    std::io::Error::last_os_error()
+                );
+                // SAFETY: the whole view reservation, ours.
+                unsafe {
+                    libc::mprotect(view as *mut libc::c_void, RESERVE + GUARD, libc::PROT_NONE)
+                };
+                return;
+            }
+        }
     }
 
     fn bump_layout(&self) {
@@ -798,6 +892,15 @@ impl GuestMemory {
     #[inline(always)]
     pub fn host_base(&self) -> *mut u8 {
         self.base
+    }
+
+    /// Host address of guest address 0 in the protected view (see the module
+    /// notes), if the host gives one. An access through it that the permission
+    /// table would refuse (or a store into a page holding decoded code) raises
+    /// a host fault (SIGSEGV) instead of happening; one it would allow touches
+    /// the same bytes as [`GuestMemory::host_base`].
+    pub fn protected_view(&self) -> Option<*mut u8> {
+        (!self.region.view.is_null()).then_some(self.region.view)
     }
 
     /// Address of the permission table (one byte per 4 KiB page, [`perm`] bits), for
@@ -972,6 +1075,69 @@ fn page_span(addr: u32, len: u32) -> (u32, u32) {
     let first = addr >> PAGE_SHIFT;
     let last = (addr as u64 + len.max(1) as u64 - 1).min(u32::MAX as u64) as u32 >> PAGE_SHIFT;
     (first, last)
+}
+
+/// The host protection of a page in the protected view: what the inline paths
+/// allow (`perm::alone` without the neighbour).
+fn view_prot(bits: u8) -> libc::c_int {
+    let a = perm::alone(bits);
+    if a & perm::FAST_WRITE != 0 {
+        libc::PROT_READ | libc::PROT_WRITE
+    } else if a & perm::FAST_READ != 0 {
+        libc::PROT_READ
+    } else {
+        libc::PROT_NONE
+    }
+}
+
+/// The guest space as a memfd mapped twice (the plain view, then the protected
+/// view), both `PROT_NONE` to begin with; None where the host cannot (the
+/// caller then reserves anonymous memory and the `jit` tier tests the table).
+#[cfg(target_os = "linux")]
+fn two_views() -> Option<(*mut u8, *mut u8, libc::c_int)> {
+    if std::env::var_os("WINTERP_NO_PROTECTED_VIEW").is_some() {
+        return None;
+    }
+    // SAFETY: plain system calls on a descriptor this function owns; the two
+    // mappings are new (no existing memory is touched) and are unmapped in
+    // `Region::drop`, or here on failure.
+    unsafe {
+        let fd = libc::memfd_create(c"winterp-guest".as_ptr(), libc::MFD_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        if libc::ftruncate(fd, (RESERVE + GUARD) as libc::off_t) != 0 {
+            libc::close(fd);
+            return None;
+        }
+        let map = || {
+            libc::mmap(
+                std::ptr::null_mut(),
+                RESERVE + GUARD,
+                libc::PROT_NONE,
+                libc::MAP_SHARED | libc::MAP_NORESERVE,
+                fd,
+                0,
+            )
+        };
+        let a = map();
+        if a == libc::MAP_FAILED {
+            libc::close(fd);
+            return None;
+        }
+        let b = map();
+        if b == libc::MAP_FAILED {
+            libc::munmap(a, RESERVE + GUARD);
+            libc::close(fd);
+            return None;
+        }
+        Some((a as *mut u8, b as *mut u8, fd))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn two_views() -> Option<(*mut u8, *mut u8, libc::c_int)> {
+    None
 }
 
 #[cfg(test)]

@@ -132,6 +132,10 @@ pub struct Cpu {
     pub retired: u64,
     /// Block-chaining state for the executor's branch handlers.
     pub chain: crate::exec::chain::ChainState,
+    /// Where the interpreter resumes when compiled code that accesses guest memory
+    /// through the protected view is stopped by a host fault: the exit word
+    /// (`jit::EXIT_RESUME` and an instruction index) of its last spill point.
+    pub jit_resume: u32,
 }
 
 /// How a handler chain ended.
@@ -167,6 +171,7 @@ impl Cpu {
             tsc_base: 0,
             retired: 0,
             chain: Default::default(),
+            jit_resume: 0,
         }
     }
 

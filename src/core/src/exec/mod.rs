@@ -83,6 +83,9 @@ pub struct Executor {
     pub uop: crate::uop::engine::UopState,
     /// Native-code tier state and code memory of this thread (src/core/src/jit).
     jit: crate::jit::JitState,
+    /// Compiled code may access guest memory unchecked through the protected
+    /// view (`jit::native::host_faults`).
+    host_faults: bool,
 }
 
 impl Drop for Executor {
@@ -122,6 +125,7 @@ impl Executor {
             hits: Vec::new(),
             uop: Default::default(),
             jit: Default::default(),
+            host_faults: crate::jit::native::host_faults(),
         }
     }
 
@@ -505,6 +509,10 @@ impl Executor {
                         attention: self.halt.as_ptr() as usize,
                         perms: cpu.mem.perm_table() as usize,
                         base: cpu.mem.host_base() as usize,
+                        view: match cpu.mem.protected_view() {
+                            Some(v) if self.host_faults => v as usize,
+                            _ => 0,
+                        },
                         seg: self.seen_bases,
                     };
                     self.jit.code(
@@ -524,10 +532,20 @@ impl Executor {
                 if let Some(code) = code {
                     self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
-                    let kind = code.run(cpu);
+                    let mut kind = code.run(cpu);
                     cpu.chain.dispatches += 1;
                     self.jit
                         .note_exit(kind, cpu.retired - before, cpu.chain.blocks - blocks);
+                    // An unchecked access faulted on the host: compiled code had
+                    // spilled the state of a point before it with no store after
+                    // (`jit::Gen::spill`), EIP the block of that point; the
+                    // interpreter repeats what the code did from there, up to the
+                    // access, which it makes (or faults on) exactly.
+                    let mut recheck = Vec::new();
+                    if kind == crate::jit::EXIT_HOST_FAULT {
+                        kind = cpu.jit_resume;
+                        recheck = self.jit.host_fault(cpu.eip, &self.tiers.jit);
+                    }
                     if kind == crate::jit::EXIT_FAULT {
                         return fault_stop(cpu);
                     }
@@ -549,6 +567,15 @@ impl Executor {
                     // The first k ops of the block were compiled code's.
                     let disp = charge(cpu, exit);
                     cpu.chain.dispatches += disp.saturating_sub(k as u64);
+                    if !recheck.is_empty() {
+                        // Links may name the code: a new link epoch first.
+                        self.jit.unlink_all();
+                        for h in recheck {
+                            if let Some(b) = self.cache.lookup(h) {
+                                b.jit.set(crate::jit::Slot::Untried);
+                            }
+                        }
+                    }
                     if exit == Exit::Fault {
                         return fault_stop(cpu);
                     }

@@ -80,6 +80,10 @@ pub const EXIT_CODE_WRITE: u32 = 2;
 /// Compiled code handed the rest of a block to the interpreter at the instruction
 /// index above the kind, EIP holding the block's start (see `Gen::side_exit`).
 pub const EXIT_RESUME: u32 = 3;
+/// An unchecked access through the protected view faulted on the host
+/// (`native::host_faults`): the interpreter resumes at the exit word compiled
+/// code last spilled into `cpu.jit_resume` (an `EXIT_RESUME` word; EIP set).
+pub const EXIT_HOST_FAULT: u32 = 4;
 
 /// What a block's compiled code is (set at most once per block lifetime).
 #[derive(Clone, Copy, Default)]
@@ -117,6 +121,10 @@ pub struct JitStats {
     pub exit_code_write: AtomicU64,
     /// Slow paths of memory accesses: the rest of the block ran on the interpreter.
     pub exit_resume: AtomicU64,
+    /// Unchecked accesses that faulted on the host (`EXIT_HOST_FAULT`), and the
+    /// region heads recompiled with tested accesses because theirs kept faulting.
+    pub exit_host_fault: AtomicU64,
+    pub rechecked: AtomicU64,
     /// Instructions retired inside compiled code.
     pub insns: AtomicU64,
     pub compile_ns: AtomicU64,
@@ -175,6 +183,8 @@ pub struct JitSnapshot {
     pub exit_fault: u64,
     pub exit_code_write: u64,
     pub exit_resume: u64,
+    pub exit_host_fault: u64,
+    pub rechecked: u64,
     pub insns: u64,
     pub compile_ns: u64,
     pub compile_ns_max: u64,
@@ -200,6 +210,8 @@ impl JitStats {
             exit_fault: r(&self.exit_fault),
             exit_code_write: r(&self.exit_code_write),
             exit_resume: r(&self.exit_resume),
+            exit_host_fault: r(&self.exit_host_fault),
+            rechecked: r(&self.rechecked),
             insns: r(&self.insns),
             compile_ns: r(&self.compile_ns),
             compile_ns_max: r(&self.compile_ns_max),
@@ -220,7 +232,7 @@ impl JitSnapshot {
     pub fn to_json(&self) -> String {
         format!(
             "{{\"compiled\":{},\"region_blocks\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
-             \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{},\"resume\":{}}},\"insns\":{},\
+             \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{},\"resume\":{},\"host_fault\":{}}},\"rechecked\":{},\"insns\":{},\
              \"compile_ns\":{},\"compile_ns_max\":{},\"compile_ns_p50\":{},\
              \"compile_ns_p99\":{},\"code_bytes_live\":{},\"code_bytes_peak\":{}}}",
             self.compiled,
@@ -234,6 +246,8 @@ impl JitSnapshot {
             self.exit_fault,
             self.exit_code_write,
             self.exit_resume,
+            self.exit_host_fault,
+            self.rechecked,
             self.insns,
             self.compile_ns,
             self.compile_ns_max,
@@ -258,6 +272,10 @@ pub struct Env {
     /// `GuestMemory::perm_table` and `host_base`.
     pub perms: usize,
     pub base: usize,
+    /// `GuestMemory::protected_view` where the host-fault path is installed
+    /// (`native::host_faults`), else 0: compiled code then accesses guest memory
+    /// through it without testing the permission table (`Gen::spill`).
+    pub view: usize,
     /// `Cpu::seg_base`: compiled code adds the bases as constants (for the flat
     /// segments, nothing). The executor flushes all code when the thread's bases
     /// differ from those it compiled under (`Executor::seen_bases`).
@@ -299,6 +317,7 @@ struct Local {
     exit_fault: u64,
     exit_code_write: u64,
     exit_resume: u64,
+    exit_host_fault: u64,
     insns: u64,
 }
 
@@ -332,7 +351,20 @@ pub struct JitState {
     /// Starts of the blocks compiled into some region other than as its head
     /// (until the next flush).
     members: std::collections::HashSet<u32>,
+    /// Host faults of unchecked code by the block compiled code resumed at, and
+    /// the region heads compiled with tested accesses since (see
+    /// [`JitState::host_fault`]; until the next flush).
+    host_faults: std::collections::HashMap<u32, u32>,
+    checked: std::collections::HashSet<u32>,
 }
+
+/// Host faults resuming at one block before the regions holding it are
+/// compiled again with tested accesses. One: a loop with no store has no spill
+/// point after the function's entry (a spill per turn cost cpuheavy a third of
+/// its time), so a fault in it repeats every turn since the entry, once; again
+/// and again, a store into a page that also holds code would pay that and a
+/// signal (a few microseconds) per turn where a tested access takes a side exit.
+pub const HOST_FAULTS_MAX: u32 = 1;
 
 impl Default for JitState {
     fn default() -> Self {
@@ -350,6 +382,8 @@ impl Default for JitState {
             keep: Vec::new(),
             regions: Default::default(),
             members: Default::default(),
+            host_faults: Default::default(),
+            checked: Default::default(),
         }
     }
 }
@@ -364,6 +398,8 @@ impl JitState {
         self.keep.clear();
         self.regions.clear();
         self.members.clear();
+        self.host_faults.clear();
+        self.checked.clear();
         st.code_bytes_live
             .fetch_sub(self.bytes as u64, Ordering::Relaxed);
         self.bytes = 0;
@@ -381,6 +417,26 @@ impl JitState {
         } else {
             self.links.key = e << 32;
         }
+    }
+
+    /// After compiled code stopped at a host fault and resumed at the block at
+    /// `eip`: counts it, and at the [`HOST_FAULTS_MAX`]th returns the heads of
+    /// the regions holding that block (`eip` itself and those of `regions`,
+    /// which forgets them), now to be compiled with tested accesses. The caller
+    /// retires their code once the interpreter is past the block.
+    pub fn host_fault(&mut self, eip: u32, st: &JitStats) -> Vec<u32> {
+        let n = self.host_faults.entry(eip).or_insert(0);
+        *n += 1;
+        if *n < HOST_FAULTS_MAX {
+            return Vec::new();
+        }
+        self.host_faults.remove(&eip);
+        let mut heads = vec![eip];
+        self.regions.take_hits(eip, 1, &mut heads);
+        self.checked.extend(heads.iter().copied());
+        st.rechecked
+            .fetch_add(heads.len() as u64, Ordering::Relaxed);
+        heads
     }
 
     pub fn over_cap(&self) -> bool {
@@ -413,6 +469,7 @@ impl JitState {
             EXIT_BLOCK => l.exit_block += 1,
             EXIT_CODE_WRITE => l.exit_code_write += 1,
             EXIT_RESUME => l.exit_resume += 1,
+            EXIT_HOST_FAULT => l.exit_host_fault += 1,
             _ => l.exit_fault += 1,
         }
         l.insns += insns;
@@ -435,6 +492,7 @@ impl JitState {
         add(&st.linked, l.linked);
         add(&st.exit_block, l.exit_block);
         add(&st.exit_fault, l.exit_fault);
+        add(&st.exit_host_fault, l.exit_host_fault);
         add(&st.exit_code_write, l.exit_code_write);
         add(&st.exit_resume, l.exit_resume);
         add(&st.insns, l.insns);
@@ -474,6 +532,13 @@ impl JitState {
                 None
             }
             Slot::Untried => {
+                let checked_env;
+                let env = if env.view != 0 && self.checked.contains(&block.start) {
+                    checked_env = Env { view: 0, ..*env };
+                    &checked_env
+                } else {
+                    env
+                };
                 let t0 = std::time::Instant::now();
                 let mut plan = match plan(mem, block) {
                     Ok(p) => p,
@@ -797,7 +862,11 @@ fn fill(
             b.switch_to_block(entry);
             let cpu = b.block_params(entry)[0];
             let regs: [Variable; 8] = std::array::from_fn(|_| b.declare_var(i32));
-            let info = region_info(ms);
+            let mut info = region_info(ms);
+            let unchecked = env.view != 0;
+            if unchecked {
+                spill_in(ms, &mut info);
+            }
             // A region of more than one block, or a block that branches to its own
             // start, keeps the guest registers in host registers across its internal
             // edges: every register some block assigns is written back at every
@@ -835,6 +904,15 @@ fn fill(
             let bend = b
                 .ins()
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_BUDGET as i32);
+            if unchecked {
+                // The function's entry is a spill point: `cpu` holds the state at
+                // the head's start (from the run loop, or stored by the link).
+                let f = MemFlags::trusted();
+                let s = b.ins().iconst(i32, ms[0].start as i64);
+                b.ins().store(f, s, cpu, OFF_EIP as i32);
+                let w = b.ins().iconst(i32, EXIT_RESUME as i64);
+                b.ins().store(f, w, cpu, OFF_RESUME as i32);
+            }
             let blocks: Vec<Cblock> = ms.iter().map(|_| b.create_block()).collect();
             b.ins().jump(blocks[0], &[]);
             let mut g = Gen {
@@ -857,6 +935,10 @@ fn fill(
                 flags_live: true,
                 acc: Default::default(),
                 acc_ok: true,
+                unchecked,
+                need_spill: true,
+                need_eip_counts: true,
+                spill_regs: 0,
                 conts: region_conts(ms),
                 info,
                 blocks,
@@ -877,6 +959,9 @@ fn fill(
                 let live = p.flags_live_after();
                 g.acc = access::plan_accesses(p).into();
                 g.acc_ok = true;
+                g.need_spill = g.info[m].need_spill;
+                g.need_eip_counts = true;
+                g.spill_regs = g.info[m].spill_regs;
                 for (k, s) in p.steps.iter().enumerate() {
                     g.flags_live = live[k];
                     g.step(s, k as u32);
@@ -908,6 +993,11 @@ struct MemberInfo {
     /// The flag record an only predecessor leaves it (set at that edge).
     state: Option<(Option<Rec>, bool)>,
     queued: bool,
+    /// On some path into the block a store (or a helper) ran after the last
+    /// spill point, and the registers that may differ from `cpu` there (see
+    /// `Gen::spill`; `spill_in`).
+    need_spill: bool,
+    spill_regs: u8,
 }
 
 /// The blocks a region takes in after a block: its static jump targets, and for a
@@ -979,6 +1069,83 @@ fn region_edges(ms: &[Member]) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// For unchecked accesses (`Gen::spill`): whether a store or helper may have run
+/// since the last spill point on some path into each member, and which registers may have been assigned since. The
+/// function's entry is a spill point (the head's start with nothing assigned);
+/// a block passes on what it was entered with, what it assigns and whether it
+/// still needs a spill at its end (`spill_out`; a superset is safe: it only
+/// spills more).
+fn spill_in(ms: &[Member], info: &mut [MemberInfo]) {
+    let edges: Vec<Vec<usize>> = region_edges(ms)
+        .iter()
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|&t| ms.iter().position(|x| x.start == t))
+                .collect()
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for (p, ts) in edges.iter().enumerate() {
+            let (need, regs) = spill_out(&ms[p].plan, info[p].need_spill, info[p].spill_regs);
+            for &m in ts {
+                let i = &mut info[m];
+                if (need && !i.need_spill) || regs & !i.spill_regs != 0 {
+                    i.need_spill |= need;
+                    i.spill_regs |= regs;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Its flags are observed at an access only through a spill: only where a
+    // block may spill before writing flags must they be in `cpu` at its edges.
+    for (i, m) in info.iter_mut().zip(ms) {
+        i.reads_in = reads_incoming_flags_with(&m.plan, false) || i.need_spill;
+    }
+}
+
+/// What a block entered with (`need`, `regs`) leaves to its successors, as
+/// `Gen::spill` makes it (or more): an access spills when needed; a store or a
+/// helper needs a spill again; a helper leaves every register in `cpu`.
+fn spill_out(p: &Plan, mut need: bool, mut regs: u8) -> (bool, u8) {
+    let acc = access::plan_accesses(p);
+    let n = p.steps.len() as u32;
+    for k in 0..=n {
+        let (mut rd, mut wr) = (0u8, 0u8);
+        let interp = if k < n {
+            let ins = &p.steps[k as usize].ins;
+            ins_regs(ins, &mut rd, &mut wr);
+            matches!(ins, Ins::Interp { .. })
+        } else {
+            term_regs(&p.term, &mut rd, &mut wr);
+            false
+        };
+        // The terminator's accesses carry its index, `term_k` = n.
+        let mine = || acc.iter().filter(|a| a.k == k);
+        let any = mine().next().is_some();
+        if interp {
+            need = true;
+            regs = 0;
+            continue;
+        }
+        if any {
+            if need {
+                need = false;
+                regs = 0;
+            }
+            if mine().any(|a| a.store) {
+                need = true;
+            }
+        }
+        regs |= wr;
+    }
+    (need, regs)
+}
+
 fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
     let mut info: Vec<MemberInfo> = ms
         .iter()
@@ -989,6 +1156,8 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
             reads_in: reads_incoming_flags(&m.plan),
             state: None,
             queued: false,
+            need_spill: false,
+            spill_regs: 0,
         })
         .collect();
     info[0].preds = 1;
@@ -1201,7 +1370,13 @@ enum Term {
 /// code-write exit leaves `cpu.flags` as they are), or reaching the terminator. A
 /// self-loop that cannot need not store its flag record at the back edge.
 fn reads_incoming_flags(p: &Plan) -> bool {
-    let mem = |o: &Opnd| matches!(o, Opnd::M(_));
+    reads_incoming_flags_with(p, true)
+}
+
+/// [`reads_incoming_flags`], with `access` false when memory accesses do not
+/// count (unchecked accesses: a spill stores the flags itself, see `spill_in`).
+fn reads_incoming_flags_with(p: &Plan, access: bool) -> bool {
+    let mem = |o: &Opnd| access && matches!(o, Opnd::M(_));
     for s in &p.steps {
         match s.ins {
             Ins::Alu { op, d, s: src } => {
@@ -1216,7 +1391,7 @@ fn reads_incoming_flags(p: &Plan) -> bool {
             }
             Ins::MovN { d, s: src, .. } if mem(&d) || mem(&src) => return true,
             Ins::Setcc { .. } | Ins::Cmov { .. } => return true,
-            Ins::Push(_) | Ins::Pop(_) => return true,
+            Ins::Push(_) | Ins::Pop(_) if access => return true,
             Ins::Shift { .. } => return false,
             // Its count-0 side exit leaves the incoming flags as they are.
             Ins::ShiftCl { .. } => return true,
@@ -1288,106 +1463,11 @@ impl Plan {
     /// (registers read, registers written) by the block, conservatively (a written
     /// 8-bit register is read too: its other bytes are kept).
     fn regs(&self) -> (u8, u8) {
-        let esp = bit(crate::cpu::ESP as u8);
         let (mut rd, mut wr) = (0u8, 0u8);
-        // A destination operand: its address registers are read; a register is
-        // written (and read when the instruction reads it or keeps bytes of it).
-        let dst = |d: &Opnd, reads: bool, rd: &mut u8, wr: &mut u8| match *d {
-            Opnd::R(r) => {
-                *wr |= bit(r);
-                if reads {
-                    *rd |= bit(r);
-                }
-            }
-            Opnd::R8(r) => {
-                *wr |= bit(r & 3);
-                *rd |= bit(r & 3);
-            }
-            Opnd::R16(r) => {
-                *wr |= bit(r);
-                *rd |= bit(r);
-            }
-            Opnd::M(m) => *rd |= m.regs(),
-            Opnd::I(_) => {}
-        };
         for s in &self.steps {
-            match s.ins {
-                Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
-                    rd |= s.regs();
-                    dst(&d, false, &mut rd, &mut wr);
-                }
-                Ins::Alu { d, s, .. } | Ins::AluN { d, s, .. } => {
-                    rd |= s.regs();
-                    dst(&d, true, &mut rd, &mut wr);
-                }
-                Ins::Unary { r, .. } | Ins::Shift { r, .. } => {
-                    rd |= bit(r);
-                    wr |= bit(r);
-                }
-                Ins::ShiftCl { r, .. } => {
-                    rd |= bit(r) | bit(crate::cpu::ECX as u8);
-                    wr |= bit(r);
-                }
-                Ins::Lea { d, m } => {
-                    rd |= m.regs();
-                    wr |= bit(d);
-                }
-                Ins::Movx { d, s, bits, .. } => {
-                    rd |= match s {
-                        // An 8-bit source register by x86 number (AH..BH are 4..7).
-                        Opnd::R(r) if bits == 8 => bit(r & 3),
-                        _ => s.regs(),
-                    };
-                    wr |= bit(d);
-                }
-                Ins::Push(s) => {
-                    rd |= s.regs() | esp;
-                    wr |= esp;
-                }
-                Ins::Pop(r) => {
-                    rd |= esp;
-                    wr |= esp | bit(r);
-                }
-                Ins::Setcc { d, .. } => dst(&d, false, &mut rd, &mut wr),
-                Ins::Cmov { d, s, .. } => {
-                    rd |= bit(d) | bit(s);
-                    wr |= bit(d);
-                }
-                Ins::Mul(s) => {
-                    rd |= s.regs() | bit(crate::cpu::EAX as u8);
-                    wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
-                }
-                Ins::Div(s) => {
-                    rd |= s.regs() | bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
-                    wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
-                }
-                Ins::Imul { d, s, imm } => {
-                    rd |= s.regs();
-                    if imm.is_none() {
-                        rd |= bit(d);
-                    }
-                    wr |= bit(d);
-                }
-                // The handler may read and write any register.
-                Ins::Interp { .. } => {
-                    rd = 0xff;
-                    wr = 0xff;
-                }
-                Ins::Nop => {}
-            }
+            ins_regs(&s.ins, &mut rd, &mut wr);
         }
-        match self.term {
-            Term::Goto(_) | Term::Jcc { .. } => {}
-            Term::Call { .. } | Term::Ret { .. } => {
-                rd |= esp;
-                wr |= esp;
-            }
-            Term::Jind(s) => rd |= s.regs(),
-            Term::CallInd { s, .. } => {
-                rd |= s.regs() | esp;
-                wr |= esp;
-            }
-        }
+        term_regs(&self.term, &mut rd, &mut wr);
         (rd, wr)
     }
 
@@ -1433,6 +1513,117 @@ impl Plan {
         }
         live
     }
+}
+
+/// Adds the registers instruction `ins` reads and writes to `rd` and `wr`
+/// (conservatively, as [`Plan::regs`]).
+fn ins_regs(ins: &Ins, rd_out: &mut u8, wr_out: &mut u8) {
+    let (mut rd, mut wr) = (*rd_out, *wr_out);
+    let esp = bit(crate::cpu::ESP as u8);
+    // A destination operand: its address registers are read; a register is
+    // written (and read when the instruction reads it or keeps bytes of it).
+    let dst = |d: &Opnd, reads: bool, rd: &mut u8, wr: &mut u8| match *d {
+        Opnd::R(r) => {
+            *wr |= bit(r);
+            if reads {
+                *rd |= bit(r);
+            }
+        }
+        Opnd::R8(r) => {
+            *wr |= bit(r & 3);
+            *rd |= bit(r & 3);
+        }
+        Opnd::R16(r) => {
+            *wr |= bit(r);
+            *rd |= bit(r);
+        }
+        Opnd::M(m) => *rd |= m.regs(),
+        Opnd::I(_) => {}
+    };
+    match *ins {
+        Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
+            rd |= s.regs();
+            dst(&d, false, &mut rd, &mut wr);
+        }
+        Ins::Alu { d, s, .. } | Ins::AluN { d, s, .. } => {
+            rd |= s.regs();
+            dst(&d, true, &mut rd, &mut wr);
+        }
+        Ins::Unary { r, .. } | Ins::Shift { r, .. } => {
+            rd |= bit(r);
+            wr |= bit(r);
+        }
+        Ins::ShiftCl { r, .. } => {
+            rd |= bit(r) | bit(crate::cpu::ECX as u8);
+            wr |= bit(r);
+        }
+        Ins::Lea { d, m } => {
+            rd |= m.regs();
+            wr |= bit(d);
+        }
+        Ins::Movx { d, s, bits, .. } => {
+            rd |= match s {
+                // An 8-bit source register by x86 number (AH..BH are 4..7).
+                Opnd::R(r) if bits == 8 => bit(r & 3),
+                _ => s.regs(),
+            };
+            wr |= bit(d);
+        }
+        Ins::Push(s) => {
+            rd |= s.regs() | esp;
+            wr |= esp;
+        }
+        Ins::Pop(r) => {
+            rd |= esp;
+            wr |= esp | bit(r);
+        }
+        Ins::Setcc { d, .. } => dst(&d, false, &mut rd, &mut wr),
+        Ins::Cmov { d, s, .. } => {
+            rd |= bit(d) | bit(s);
+            wr |= bit(d);
+        }
+        Ins::Mul(s) => {
+            rd |= s.regs() | bit(crate::cpu::EAX as u8);
+            wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
+        }
+        Ins::Div(s) => {
+            rd |= s.regs() | bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
+            wr |= bit(crate::cpu::EAX as u8) | bit(crate::cpu::EDX as u8);
+        }
+        Ins::Imul { d, s, imm } => {
+            rd |= s.regs();
+            if imm.is_none() {
+                rd |= bit(d);
+            }
+            wr |= bit(d);
+        }
+        // The handler may read and write any register.
+        Ins::Interp { .. } => {
+            rd = 0xff;
+            wr = 0xff;
+        }
+        Ins::Nop => {}
+    }
+    (*rd_out, *wr_out) = (rd, wr);
+}
+
+/// Adds the registers terminator `t` reads and writes to `rd` and `wr`.
+fn term_regs(t: &Term, rd_out: &mut u8, wr_out: &mut u8) {
+    let (mut rd, mut wr) = (*rd_out, *wr_out);
+    let esp = bit(crate::cpu::ESP as u8);
+    match *t {
+        Term::Goto(_) | Term::Jcc { .. } => {}
+        Term::Call { .. } | Term::Ret { .. } => {
+            rd |= esp;
+            wr |= esp;
+        }
+        Term::Jind(s) => rd |= s.regs(),
+        Term::CallInd { s, .. } => {
+            rd |= s.regs() | esp;
+            wr |= esp;
+        }
+    }
+    (*rd_out, *wr_out) = (rd, wr);
 }
 
 fn gpr32(ins: &Instruction, n: u32) -> Option<u8> {
@@ -1794,6 +1985,7 @@ const OFF_F_A: usize = OFF_F + offset_of!(LazyFlags, a);
 const OFF_F_B: usize = OFF_F + offset_of!(LazyFlags, b);
 const OFF_F_AUX: usize = OFF_F + offset_of!(LazyFlags, aux);
 const OFF_RETIRED: usize = offset_of!(Cpu, retired);
+const OFF_RESUME: usize = offset_of!(Cpu, jit_resume);
 const OFF_CHAIN: usize = offset_of!(Cpu, chain);
 const OFF_BLOCKS: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, blocks);
 const OFF_BUDGET: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, budget_end);
@@ -1872,6 +2064,14 @@ struct Gen<'a> {
     /// (every later access then makes its own test).
     acc: std::collections::VecDeque<access::Access>,
     acc_ok: bool,
+    /// Accesses go unchecked through the protected view (`Env::view`): before
+    /// an access, the state the interpreter would resume from is spilled to `cpu`
+    /// when no spill point of this block iteration covers it (see `Gen::spill`).
+    unchecked: bool,
+    need_spill: bool,
+    need_eip_counts: bool,
+    /// Registers assigned since the last spill of this block iteration.
+    spill_regs: u8,
 }
 
 impl Gen<'_> {
@@ -1889,6 +2089,7 @@ impl Gen<'_> {
     fn set(&mut self, r: u8, v: Value) {
         self.b.def_var(self.regs[(r & 7) as usize], v);
         self.dirty |= 1 << (r & 7);
+        self.spill_regs |= 1 << (r & 7);
     }
 
     /// The base of segment slot `seg`, fixed for the life of the code
@@ -2063,17 +2264,21 @@ impl Gen<'_> {
 
     /// The host address of guest `addr`.
     fn host(&mut self, addr: Value) -> Value {
-        let base = self.konst(self.env.base);
+        let base = self.konst(if self.unchecked {
+            self.env.view
+        } else {
+            self.env.base
+        });
         let a = self.b.ins().uextend(self.ptr, addr);
         self.b.ins().iadd(base, a)
     }
 
-    fn guest_flags() -> MemFlags {
-        // Guest bytes: little-endian whatever the host, maybe unaligned, never
-        // trapping (the permission test passed on a committed page).
-        MemFlags::new()
-            .with_notrap()
-            .with_endianness(Endianness::Little)
+    fn guest_flags(&self) -> MemFlags {
+        // Guest bytes: little-endian whatever the host, maybe unaligned; never
+        // trapping after a permission test, trapping (a host fault) through the
+        // protected view, where Cranelift must keep the access in its place.
+        let f = MemFlags::new().with_endianness(Endianness::Little);
+        if self.unchecked { f } else { f.with_notrap() }
     }
 
     /// On a slow path: `cpu.flags` as the interpreter would hold them here (the
@@ -2106,6 +2311,41 @@ impl Gen<'_> {
         self.b.ins().return_(&[w]);
     }
 
+    /// Before an unchecked access by instruction `k`: unless a spill point of
+    /// this block iteration with no store committed after it covers the access,
+    /// `cpu` gets what `Gen::side_exit` would leave for `k` (flags, the registers
+    /// assigned since the last spill, on the first spill of the iteration the
+    /// counters and EIP) and the exit word resuming at `k`. A host fault in the
+    /// access then resumes the interpreter there: between the spill point and
+    /// the access only loads and register work ran, which it repeats exactly.
+    fn spill(&mut self, k: u32) {
+        if !self.need_spill {
+            return;
+        }
+        self.flush_flags();
+        let f = MemFlags::trusted();
+        for r in 0..8u8 {
+            if self.spill_regs & (1 << r) != 0 {
+                let v = self.b.use_var(self.regs[r as usize]);
+                self.b
+                    .ins()
+                    .store(f, v, self.cpu, (OFF_REGS + 4 * r as usize) as i32);
+            }
+        }
+        self.spill_regs = 0;
+        if self.need_eip_counts {
+            let r = self.b.use_var(self.vret);
+            let bk = self.b.use_var(self.vblk);
+            self.store_counts(r, bk);
+            let s = self.k32(self.start);
+            self.b.ins().store(f, s, self.cpu, OFF_EIP as i32);
+            self.need_eip_counts = false;
+        }
+        let w = self.k32(EXIT_RESUME | k << 8);
+        self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
+        self.need_spill = false;
+    }
+
     /// How the access instruction `k` makes next tests its page: as planned
     /// (`access::plan_accesses`) while the accesses generated match the plan's.
     fn next_check(&mut self, k: u32, bits: u32, store: bool) -> access::Check {
@@ -2125,6 +2365,10 @@ impl Gen<'_> {
     fn test_access(&mut self, addr: Value, bits: u32, store: bool, k: u32) {
         let (mask, want) = access::test_of(store);
         let check = self.next_check(k, bits, store);
+        if self.unchecked {
+            self.spill(k);
+            return;
+        }
         if check == access::Check::Covered {
             return;
         }
@@ -2169,7 +2413,7 @@ impl Gen<'_> {
     fn load(&mut self, addr: Value, bits: u32, k: u32) -> Value {
         self.test_access(addr, bits, false, k);
         let h = self.host(addr);
-        let gf = Self::guest_flags();
+        let gf = self.guest_flags();
         match bits {
             8 => self.b.ins().uload8(types::I32, gf, h, 0),
             16 => self.b.ins().uload16(types::I32, gf, h, 0),
@@ -2182,12 +2426,13 @@ impl Gen<'_> {
     fn store(&mut self, addr: Value, v: Value, bits: u32, k: u32) {
         self.test_access(addr, bits, true, k);
         let h = self.host(addr);
-        let gf = Self::guest_flags();
+        let gf = self.guest_flags();
         match bits {
             8 => self.b.ins().istore8(gf, v, h, 0),
             16 => self.b.ins().istore16(gf, v, h, 0),
             _ => self.b.ins().store(gf, v, h, 0),
         };
+        self.need_spill = true;
     }
 
     fn set_rec(&mut self, r: Rec) {
@@ -2751,6 +2996,10 @@ impl Gen<'_> {
                 let r = self.call(self.sigs.interp, native::interp as *const () as usize, &[a]);
                 self.rec = None;
                 self.rec_stored = true;
+                // It may have stored into memory, and left other counts and EIP.
+                self.need_spill = true;
+                self.need_eip_counts = true;
+                self.spill_regs = 0;
                 let (ex, cont) = (self.b.create_block(), self.b.create_block());
                 self.b.set_cold_block(ex);
                 self.b.ins().brif(r, ex, &[], cont, &[]);

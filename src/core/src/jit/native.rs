@@ -1,7 +1,8 @@
 //! Everything `unsafe` the `jit` tier needs, in one place: the code memory
-//! (a Cranelift `JITModule` per executor), the call into compiled code, and the
+//! (a Cranelift `JITModule` per executor), the call into compiled code, the
 //! `extern "C"` helpers compiled code calls back (an instruction through its
-//! interpreter handler, the lazy-flag readers).
+//! interpreter handler, the lazy-flag readers), and the host-fault path of
+//! unchecked accesses ([`host_faults`]).
 //!
 //! A compiled block is a function `(cpu: *mut Cpu) -> u32` in Cranelift's `tail`
 //! calling convention, entered from the run loop through a per-module C-convention
@@ -42,6 +43,10 @@ impl Code {
     /// exit word of the last one (see `super::EXIT_BLOCK`).
     #[inline(always)]
     pub fn run(self, cpu: &mut Cpu) -> u32 {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        if let Some(view) = cpu.mem.protected_view() {
+            return guard::run(self, cpu, view as usize);
+        }
         // SAFETY: the trampoline and the function were compiled by
         // `CodeMemory::compile` of the same module for exactly these signatures and
         // are still mapped: the executor clears its code memory only after dropping
@@ -234,4 +239,176 @@ pub(super) unsafe extern "C" fn bits(cpu: *mut Cpu) -> u32 {
     // SAFETY: as in `interp`; read only.
     let cpu = unsafe { &*cpu };
     cpu.flags.bits()
+}
+
+/// Whether compiled code may access guest memory unchecked through the protected
+/// view (`GuestMemory::protected_view`): the host has the entry and landing below
+/// and the fault handler is installed (once per process, at the first ask).
+pub fn host_faults() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        guard::installed()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        false
+    }
+}
+
+/// The host-fault path (x86-64 Linux). Compiled code is entered through
+/// `winterp_jit_enter`, which saves the callee-saved registers and records its
+/// stack pointer in a thread-local slot before calling the trampoline. An access
+/// through the protected view that the permission table refuses raises SIGSEGV;
+/// the handler, seeing the slot set and the faulting address inside this
+/// thread's view, makes the signal return to `winterp_jit_landing` with that
+/// stack pointer and `super::EXIT_HOST_FAULT` in EAX: the compiled frames are
+/// dropped (they own nothing) and the entry returns as if the code had. The
+/// state compiled code spilled before the access (`Gen::spill`) says where the
+/// interpreter resumes. Any other SIGSEGV goes to the handler installed before
+/// (Rust's stack-overflow report, or the default action).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod guard {
+    use super::{Code, Trampoline};
+    use crate::cpu::Cpu;
+    use std::cell::Cell;
+    use std::sync::OnceLock;
+
+    thread_local! {
+        /// The entry's stack pointer while compiled code runs on this thread, else 0.
+        static SP: Cell<usize> = const { Cell::new(0) };
+        /// This thread's protected view while compiled code runs: [start, end).
+        static VIEW: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    }
+
+    // The entry keeps the stack 16-byte aligned at the call (six pushes with the
+    // return address, and eight bytes more) and records the stack pointer the
+    // call leaves on return, so the landing is the return path itself.
+    std::arch::global_asm!(
+        ".text",
+        ".p2align 4",
+        ".globl winterp_jit_enter",
+        ".hidden winterp_jit_enter",
+        ".type winterp_jit_enter, @function",
+        "winterp_jit_enter:",
+        "push rbp",
+        "mov rbp, rsp",
+        "push rbx",
+        "push r12",
+        "push r13",
+        "push r14",
+        "push r15",
+        "sub rsp, 8",
+        "mov qword ptr [rcx], rsp",
+        "call rdx",
+        ".globl winterp_jit_landing",
+        ".hidden winterp_jit_landing",
+        "winterp_jit_landing:",
+        "add rsp, 8",
+        "pop r15",
+        "pop r14",
+        "pop r13",
+        "pop r12",
+        "pop rbx",
+        "pop rbp",
+        "ret",
+        ".size winterp_jit_enter, . - winterp_jit_enter",
+    );
+
+    unsafe extern "C" {
+        /// `tramp(cpu, f)` with the stack pointer recorded in `*slot`.
+        fn winterp_jit_enter(
+            cpu: *mut std::ffi::c_void,
+            f: *const u8,
+            tramp: Trampoline,
+            slot: *mut usize,
+        ) -> u32;
+        fn winterp_jit_landing();
+    }
+
+    #[inline(always)]
+    pub(super) fn run(code: Code, cpu: &mut Cpu, view: usize) -> u32 {
+        VIEW.set((view, view + crate::mem::VIEW_LEN));
+        let slot = SP.with(|c| c.as_ptr());
+        // SAFETY: as for the trampoline in `Code::run`; the entry only adds the
+        // saved registers and the recorded stack pointer around the same call,
+        // and the landing returns through the same path with the registers the
+        // entry saved. `slot` is this thread's `SP`, read by the handler on this
+        // thread only.
+        let w = unsafe { winterp_jit_enter(cpu as *mut Cpu as *mut _, code.f, code.tramp, slot) };
+        SP.set(0);
+        w
+    }
+
+    static PREV: OnceLock<Option<libc::sigaction>> = OnceLock::new();
+
+    pub(super) fn installed() -> bool {
+        PREV.get_or_init(install).is_some()
+    }
+
+    fn install() -> Option<libc::sigaction> {
+        if std::env::var_os("WINTERP_NO_HOST_FAULTS").is_some() {
+            return None;
+        }
+        // SAFETY: installs a SA_SIGINFO handler for SIGSEGV, keeping the old
+        // action to chain to; both structs are plain data owned here.
+        unsafe {
+            let mut new: libc::sigaction = std::mem::zeroed();
+            new.sa_sigaction = on_segv as *const () as usize;
+            new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut new.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGSEGV, &new, &mut old) != 0 {
+                return None;
+            }
+            Some(old)
+        }
+    }
+
+    unsafe extern "C" fn on_segv(
+        sig: libc::c_int,
+        info: *mut libc::siginfo_t,
+        ctx: *mut libc::c_void,
+    ) {
+        // SAFETY: the kernel passes a valid siginfo and ucontext for a SA_SIGINFO
+        // handler; the thread-locals are const-initialised cells (no lazy
+        // initialisation or destructor runs here).
+        unsafe {
+            let addr = (*info).si_addr() as usize;
+            let sp = SP.get();
+            let (lo, hi) = VIEW.get();
+            if sp != 0 && addr >= lo && addr < hi {
+                let uc = ctx as *mut libc::ucontext_t;
+                let g = &mut (*uc).uc_mcontext.gregs;
+                g[libc::REG_RSP as usize] = sp as i64;
+                g[libc::REG_RIP as usize] = winterp_jit_landing as *const () as usize as i64;
+                g[libc::REG_RAX as usize] = super::super::EXIT_HOST_FAULT as i64;
+                SP.set(0);
+                return;
+            }
+            chain(sig, info, ctx);
+        }
+    }
+
+    /// Hands a fault that is not ours to the action installed before.
+    unsafe fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let Some(Some(old)) = PREV.get() else {
+            return;
+        };
+        // SAFETY: `old` is the action the kernel returned at install: a handler
+        // of the kind its flags say, or SIG_DFL/SIG_IGN, which are restored so
+        // the faulting instruction faults again under them.
+        unsafe {
+            let h = old.sa_sigaction;
+            if h == libc::SIG_DFL || h == libc::SIG_IGN {
+                libc::sigaction(sig, old, std::ptr::null_mut());
+            } else if old.sa_flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(h);
+                f(sig, info, ctx);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(h);
+                f(sig);
+            }
+        }
+    }
 }
