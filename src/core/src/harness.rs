@@ -22,14 +22,16 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// A machine whose memory has the protected view where the host gives one
+    /// (`GuestMemory::with_protected_view`): the `jit` tier's accesses unchecked.
     pub fn new() -> Machine {
-        Machine::with_memory(GuestMemory::new().expect("reserve guest memory"))
+        Machine::with_memory(GuestMemory::with_protected_view().expect("reserve guest memory"))
     }
 
     /// A machine whose memory has no protected view: the `jit` tier tests every
     /// access against the permission table (the path of hosts without one).
     pub fn new_tested() -> Machine {
-        Machine::with_memory(GuestMemory::new_without_view().expect("reserve guest memory"))
+        Machine::with_memory(GuestMemory::new().expect("reserve guest memory"))
     }
 
     fn with_memory(mem: GuestMemory) -> Machine {

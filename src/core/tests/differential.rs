@@ -409,7 +409,7 @@ impl Emu {
 
     /// An emulator with its own tier gates (`None`: the process-wide defaults).
     fn with_tiers(pristine: Arc<Vec<u8>>, tiers: Option<Arc<Tiers>>) -> Emu {
-        let mem = GuestMemory::new().expect("reserve guest memory");
+        let mem = GuestMemory::with_protected_view().expect("reserve guest memory");
         mem.commit(CODE, 0x1000, Prot::RWX)
             .expect("commit code page");
         mem.commit(WIN, WIN_SIZE, Prot::RW)

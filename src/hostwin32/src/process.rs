@@ -181,7 +181,15 @@ impl Process {
         host: Arc<dyn Host>,
         dlls: &[HleDll],
     ) -> Result<Arc<Process>, ProcessError> {
-        let mem = GuestMemory::new().map_err(|e| ProcessError::Memory(e.to_string()))?;
+        // The protected view only for a process that starts with `jit` on (its
+        // unchecked accesses need it; the shared mapping costs the others).
+        let jit = winterp_core::tiers::global().is_on(winterp_core::tiers::Tier::Jit);
+        let mem = if jit {
+            GuestMemory::with_protected_view()
+        } else {
+            GuestMemory::new()
+        }
+        .map_err(|e| ProcessError::Memory(e.to_string()))?;
         let mut vm = AddressSpace::new(mem.clone());
         // The thunk range: executable-looking bytes (RET) so a guest that inspects an
         // imported function's first byte sees something sane.
