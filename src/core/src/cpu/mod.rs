@@ -133,9 +133,10 @@ pub struct Cpu {
     /// Block-chaining state for the executor's branch handlers.
     pub chain: crate::exec::chain::ChainState,
     /// Where the interpreter resumes when compiled code that accesses guest memory
-    /// through the protected view is stopped by a host fault: the exit word
-    /// (`jit::EXIT_RESUME` and an instruction index) of its last spill point.
-    pub jit_resume: u32,
+    /// through the protected view is stopped by a host fault: the block start EIP
+    /// of its last spill point in the high half, the exit word
+    /// (`jit::EXIT_RESUME` and an instruction index) in the low half (one store).
+    pub jit_resume: u64,
 }
 
 /// How a handler chain ended.

@@ -543,7 +543,8 @@ impl Executor {
                     // access, which it makes (or faults on) exactly.
                     let mut recheck = Vec::new();
                     if kind == crate::jit::EXIT_HOST_FAULT {
-                        kind = cpu.jit_resume;
+                        kind = cpu.jit_resume as u32;
+                        cpu.eip = (cpu.jit_resume >> 32) as u32;
                         recheck = self.jit.host_fault(cpu.eip, &self.tiers.jit);
                     }
                     if kind == crate::jit::EXIT_FAULT {

@@ -82,7 +82,7 @@ pub const EXIT_CODE_WRITE: u32 = 2;
 pub const EXIT_RESUME: u32 = 3;
 /// An unchecked access through the protected view faulted on the host
 /// (`native::host_faults`): the interpreter resumes at the exit word compiled
-/// code last spilled into `cpu.jit_resume` (an `EXIT_RESUME` word; EIP set).
+/// code last spilled into `cpu.jit_resume` (an `EXIT_RESUME` word and the EIP).
 pub const EXIT_HOST_FAULT: u32 = 4;
 
 /// What a block's compiled code is (set at most once per block lifetime).
@@ -908,9 +908,7 @@ fn fill(
                 // The function's entry is a spill point: `cpu` holds the state at
                 // the head's start (from the run loop, or stored by the link).
                 let f = MemFlags::trusted();
-                let s = b.ins().iconst(i32, ms[0].start as i64);
-                b.ins().store(f, s, cpu, OFF_EIP as i32);
-                let w = b.ins().iconst(i32, EXIT_RESUME as i64);
+                let w = b.ins().iconst(types::I64, resume_word(ms[0].start, 0));
                 b.ins().store(f, w, cpu, OFF_RESUME as i32);
             }
             let blocks: Vec<Cblock> = ms.iter().map(|_| b.create_block()).collect();
@@ -1986,6 +1984,12 @@ const OFF_F_B: usize = OFF_F + offset_of!(LazyFlags, b);
 const OFF_F_AUX: usize = OFF_F + offset_of!(LazyFlags, aux);
 const OFF_RETIRED: usize = offset_of!(Cpu, retired);
 const OFF_RESUME: usize = offset_of!(Cpu, jit_resume);
+
+/// `Cpu::jit_resume` for a spill point before instruction `k` of the block at
+/// `start`.
+fn resume_word(start: u32, k: u32) -> i64 {
+    ((start as u64) << 32 | (EXIT_RESUME | k << 8) as u64) as i64
+}
 const OFF_CHAIN: usize = offset_of!(Cpu, chain);
 const OFF_BLOCKS: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, blocks);
 const OFF_BUDGET: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, budget_end);
@@ -2315,7 +2319,8 @@ impl Gen<'_> {
     /// this block iteration with no store committed after it covers the access,
     /// `cpu` gets what `Gen::side_exit` would leave for `k` (flags, the registers
     /// assigned since the last spill, on the first spill of the iteration the
-    /// counters and EIP) and the exit word resuming at `k`. A host fault in the
+    /// counters) and, in one store, the block's EIP and the exit word resuming
+    /// at `k` (`resume_word`). A host fault in the
     /// access then resumes the interpreter there: between the spill point and
     /// the access only loads and register work ran, which it repeats exactly.
     fn spill(&mut self, k: u32) {
@@ -2337,11 +2342,9 @@ impl Gen<'_> {
             let r = self.b.use_var(self.vret);
             let bk = self.b.use_var(self.vblk);
             self.store_counts(r, bk);
-            let s = self.k32(self.start);
-            self.b.ins().store(f, s, self.cpu, OFF_EIP as i32);
             self.need_eip_counts = false;
         }
-        let w = self.k32(EXIT_RESUME | k << 8);
+        let w = self.b.ins().iconst(types::I64, resume_word(self.start, k));
         self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
         self.need_spill = false;
     }
