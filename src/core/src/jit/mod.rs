@@ -1068,20 +1068,13 @@ fn region_edges(ms: &[Member]) -> Vec<Vec<u32>> {
 }
 
 /// For unchecked accesses (`Gen::spill`): whether a store or helper may have run
-/// since the last spill point on some path into each member, and which registers may have been assigned since. The
-/// function's entry is a spill point (the head's start with nothing assigned);
+/// since the last spill point on some path into each member, and which
+/// registers may have been assigned since. The function's entry is a spill point (the head's start with nothing assigned);
 /// a block passes on what it was entered with, what it assigns and whether it
 /// still needs a spill at its end (`spill_out`; a superset is safe: it only
 /// spills more).
 fn spill_in(ms: &[Member], info: &mut [MemberInfo]) {
-    let edges: Vec<Vec<usize>> = region_edges(ms)
-        .iter()
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|&t| ms.iter().position(|x| x.start == t))
-                .collect()
-        })
-        .collect();
+    let edges = member_edges(ms);
     loop {
         let mut changed = false;
         for (p, ts) in edges.iter().enumerate() {
@@ -1144,6 +1137,18 @@ fn spill_out(p: &Plan, mut need: bool, mut regs: u8) -> (bool, u8) {
     (need, regs)
 }
 
+/// [`region_edges`] as member indices.
+fn member_edges(ms: &[Member]) -> Vec<Vec<usize>> {
+    region_edges(ms)
+        .iter()
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|&t| ms.iter().position(|x| x.start == t))
+                .collect()
+        })
+        .collect()
+}
+
 fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
     let mut info: Vec<MemberInfo> = ms
         .iter()
@@ -1174,14 +1179,7 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
 /// what pays for Cranelift's optimizer (see docs/tiers.md).
 fn looped(ms: &[Member]) -> bool {
     let n = ms.len();
-    let succ: Vec<Vec<usize>> = region_edges(ms)
-        .iter()
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|&t| ms.iter().position(|x| x.start == t))
-                .collect()
-        })
-        .collect();
+    let succ = member_edges(ms);
     (0..n).any(|s| {
         let mut seen = vec![false; n];
         let mut stack = succ[s].clone();
