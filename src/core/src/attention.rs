@@ -7,8 +7,15 @@
 //! tests one byte at a cycle-closing check where it loaded and compared three
 //! words (the halt flag, the gate epoch, the code-write epoch against the one the
 //! executor replayed).
+//!
+//! Next to the byte sits the *limit*: the instruction count at which compiled code
+//! must stop (the run loop's budget end, armed before each entry). Every raise
+//! zeroes it, so compiled code's one budget comparison at a link or backward edge
+//! also sees halts, switches and code writes: one load and compare where the budget
+//! compare and the byte test were two (intbench: a tenth of the host instructions
+//! retired was the byte test).
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 /// Stop the run at the next block boundary (`StopReason::Halt`); set and cleared by
@@ -20,50 +27,73 @@ pub const TIERS: u8 = 2;
 pub const CODE: u8 = 4;
 
 #[derive(Default)]
-pub struct Attention(AtomicU8);
+pub struct Attention {
+    bits: AtomicU8,
+    limit: AtomicU64,
+}
 
 impl Attention {
     pub fn new() -> Attention {
-        Attention(AtomicU8::new(0))
+        Attention::default()
     }
 
     /// Asks for a halt (`true`) or withdraws the request: the halt bit alone, as
     /// an `AtomicBool` halt flag is stored.
     pub fn store(&self, halt: bool, o: Ordering) {
         if halt {
-            self.0.fetch_or(HALT, o);
+            self.bits.fetch_or(HALT, o);
+            self.limit.store(0, Ordering::SeqCst);
         } else {
-            self.0.fetch_and(!HALT, o);
+            self.bits.fetch_and(!HALT, o);
         }
     }
 
     /// Whether a halt is asked.
     #[inline(always)]
     pub fn load(&self, o: Ordering) -> bool {
-        self.0.load(o) & HALT != 0
+        self.bits.load(o) & HALT != 0
     }
 
     /// Sets `bits` (after the change they announce is visible).
     pub fn raise(&self, bits: u8) {
-        self.0.fetch_or(bits, Ordering::SeqCst);
+        self.bits.fetch_or(bits, Ordering::SeqCst);
+        self.limit.store(0, Ordering::SeqCst);
     }
 
     /// The byte as it stands (a relaxed load): the run loop reads it once per
     /// block boundary.
     #[inline(always)]
     pub fn bits(&self) -> u8 {
-        self.0.load(Ordering::Relaxed)
+        self.bits.load(Ordering::Relaxed)
     }
 
     /// Clears `bits` (before the state they announce is read again, so a raise
     /// after this stays visible).
     pub fn clear(&self, bits: u8) {
-        self.0.fetch_and(!bits, Ordering::AcqRel);
+        self.bits.fetch_and(!bits, Ordering::AcqRel);
     }
 
-    /// The byte's address, for compiled code's check. Valid while `self` lives.
-    pub fn as_ptr(&self) -> *const u8 {
-        self.0.as_ptr() as *const u8
+    /// Before compiled code runs: sets the limit it checks its budget against to
+    /// `end`. False if a bit was raised since the run loop read the byte (the run
+    /// loop goes round first). A raise stores the byte before zeroing the limit and
+    /// this stores the limit before reading the byte, all sequentially consistent:
+    /// either the raise's zero lands after `end` and compiled code sees it, or this
+    /// load sees the raised bit. While the limit still holds `end` nothing was
+    /// raised since it was armed, and one relaxed load suffices.
+    #[inline(always)]
+    pub fn arm(&self, end: u64) -> bool {
+        if self.limit.load(Ordering::Relaxed) == end {
+            return true;
+        }
+        self.limit.store(end, Ordering::SeqCst);
+        self.bits.load(Ordering::SeqCst) == 0
+    }
+
+    /// The limit's address, for compiled code's budget check (an aligned 64-bit
+    /// load, single-copy atomic on the hosts Cranelift targets, as a `Relaxed`
+    /// load). Valid while `self` lives.
+    pub fn limit_ptr(&self) -> *const u64 {
+        self.limit.as_ptr() as *const u64
     }
 }
 
@@ -97,6 +127,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_raise_or_a_halt_zeroes_the_armed_limit() {
+        let a = Attention::new();
+        assert!(a.arm(1000));
+        assert_eq!(a.limit.load(Ordering::Relaxed), 1000);
+        assert!(a.arm(1000), "armed already");
+        a.raise(CODE);
+        assert_eq!(a.limit.load(Ordering::Relaxed), 0);
+        assert!(!a.arm(1000), "a raised bit the run loop has not read");
+        a.clear(CODE);
+        assert!(a.arm(1000));
+        a.store(true, Ordering::Relaxed);
+        assert_eq!(a.limit.load(Ordering::Relaxed), 0);
+        assert!(!a.arm(2000));
+        a.store(false, Ordering::Relaxed);
+        assert!(a.arm(2000));
+        assert_eq!(a.limit.load(Ordering::Relaxed), 2000);
+    }
+
+    #[test]
     fn halt_bit_and_raised_bits_are_independent() {
         let a = Arc::new(Attention::new());
         let ws = Watchers::default();
@@ -109,10 +158,10 @@ mod tests {
         a.clear(CODE | TIERS);
         assert!(a.load(Ordering::Relaxed), "clearing CODE keeps the halt");
         a.store(false, Ordering::Relaxed);
-        assert_eq!(a.0.load(Ordering::Relaxed), 0);
+        assert_eq!(a.bits.load(Ordering::Relaxed), 0);
         ws.raise(TIERS);
         assert_eq!(
-            a.0.load(Ordering::Relaxed),
+            a.bits.load(Ordering::Relaxed),
             TIERS,
             "added once, raised once"
         );

@@ -506,7 +506,7 @@ impl Executor {
                     Some(c)
                 } else if self.tiers.is_on(Tier::Jit) {
                     let env = crate::jit::Env {
-                        attention: self.halt.as_ptr() as usize,
+                        limit: self.halt.limit_ptr() as usize,
                         perms: cpu.mem.perm_table() as usize,
                         base: cpu.mem.host_base() as usize,
                         view: match cpu.mem.protected_view() {
@@ -529,7 +529,11 @@ impl Executor {
                     block.jit.set(crate::jit::Slot::Declined);
                     None
                 };
-                if let Some(code) = code {
+                // Compiled code stops where fewer than the margin are left (the
+                // entry condition above keeps this positive); a raise since the
+                // loop read the byte: round again first.
+                let limit = target - crate::jit::BUDGET_MARGIN;
+                if let Some(code) = code.filter(|_| self.halt.arm(limit)) {
                     self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
                     let mut kind = code.run(cpu);

@@ -266,9 +266,10 @@ impl JitSnapshot {
 /// any of them would change (a new `Tiers`, a new guest memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Env {
-    /// The executor's `attention::Attention` byte: non-zero when another thread
-    /// asked it to stop, a gate switched or code was written.
-    pub attention: usize,
+    /// The executor's `attention::Attention` limit: the budget end the run loop
+    /// armed, zeroed when another thread asked it to stop, a gate switched or code
+    /// was written.
+    pub limit: usize,
     /// `GuestMemory::perm_table` and `host_base`.
     pub perms: usize,
     pub base: usize,
@@ -350,12 +351,12 @@ pub struct JitState {
     pub regions: crate::tiers::region::RegionIndex,
     /// Starts of the blocks compiled into some region other than as its head
     /// (until the next flush).
-    members: std::collections::HashSet<u32>,
+    members: rustc_hash::FxHashSet<u32>,
     /// Host faults of unchecked code by the block compiled code resumed at, and
     /// the region heads compiled with tested accesses since (see
     /// [`JitState::host_fault`]; until the next flush).
-    host_faults: std::collections::HashMap<u32, u32>,
-    checked: std::collections::HashSet<u32>,
+    host_faults: rustc_hash::FxHashMap<u32, u32>,
+    checked: rustc_hash::FxHashSet<u32>,
 }
 
 /// Host faults resuming at one block before the regions holding it are
@@ -900,10 +901,6 @@ fn fill(
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
             b.def_var(vret, r0);
             b.def_var(vblk, b0);
-            // Only the run loop sets the budget, never while compiled code runs.
-            let bend = b
-                .ins()
-                .load(types::I64, MemFlags::trusted(), cpu, OFF_BUDGET as i32);
             if unchecked {
                 // The function's entry is a spill point: `cpu` holds the state at
                 // the head's start (from the run loop, or stored by the link).
@@ -929,7 +926,6 @@ fn fill(
                 ninsn: u.ninsn,
                 vret,
                 vblk,
-                bend,
                 flags_live: true,
                 acc: Default::default(),
                 acc_ok: true,
@@ -1990,7 +1986,6 @@ fn resume_word(start: u32, k: u32) -> i64 {
 }
 const OFF_CHAIN: usize = offset_of!(Cpu, chain);
 const OFF_BLOCKS: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, blocks);
-const OFF_BUDGET: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, budget_end);
 const OFF_LINK_KEY: usize = offset_of!(Links, key);
 const OFF_ENTRY_KEY: usize = offset_of!(Entry, key);
 const OFF_ENTRY_CODE: usize = offset_of!(Entry, code);
@@ -2048,7 +2043,6 @@ struct Gen<'a> {
     vret: Variable,
     vblk: Variable,
     /// `cpu.chain.budget_end`, read once at entry.
-    bend: Value,
     /// The region's blocks (`info[0]` the head), their Cranelift blocks, the one
     /// being generated and those still to generate.
     info: Vec<MemberInfo>,
@@ -3420,21 +3414,13 @@ impl Gen<'_> {
     }
 
     /// The run loop's per-block checks, for a link taken after this block retired
-    /// up to `retired`: the budget is not spent, no halt was asked, the gates have
-    /// not switched and no thread wrote into code since the executor last replayed
-    /// code writes. Branches to `fail` otherwise; continues in a new block.
+    /// up to `retired`: the budget is not spent, and so (the limit it is compared
+    /// with is zeroed by every raise, `crate::attention`) no halt was asked, the
+    /// gates have not switched and no thread wrote into code since the executor
+    /// last replayed code writes. Branches to `fail` otherwise; continues in a new
+    /// block.
     fn checks(&mut self, retired: Value, fail: Cblock) {
         self.budget_check(retired, fail);
-        // A halt, a gate switch or a code write by another thread (or this one)
-        // raised the executor's attention byte: the run loop reads what happened
-        // (`crate::attention`). A byte load is single-copy atomic on the hosts
-        // Cranelift targets, as a `Relaxed` load. One byte where the halt flag,
-        // the gate epoch and the code-write epoch were three checks: 14 host
-        // instructions and four loads fewer at every cycle-closing check.
-        let f = MemFlags::trusted();
-        let a = self.konst(self.env.attention);
-        let raised = self.b.ins().uload8(types::I32, f, a, 0);
-        self.fail_if(raised, fail);
     }
 
     /// Branches to `fail` if `c` is non-zero; continues in a new block.
@@ -3442,23 +3428,6 @@ impl Gen<'_> {
         let next = self.b.create_block();
         self.b.ins().brif(c, fail, &[], next, &[]);
         self.b.switch_to_block(next);
-    }
-
-    /// The checks a link from the current block to `targets` makes: all four when
-    /// some target may close a cycle (a dynamic one, or one at or below the
-    /// block's start: every cycle of links has such an edge, as every cycle inside
-    /// a region has a backward internal edge); the budget alone when all go
-    /// forward. Halts, gate switches and other threads' code writes are then seen
-    /// at the latest after a forward run of links, which is finite.
-    fn link_checks(&mut self, retired: Value, fail: Cblock, targets: &[Option<u32>]) {
-        let forward = targets
-            .iter()
-            .all(|t| matches!(t, Some(t) if *t > self.start));
-        if forward {
-            self.budget_check(retired, fail);
-        } else {
-            self.checks(retired, fail);
-        }
     }
 
     /// Before a link out of the function: `cpu` gets the flags, the registers
@@ -3483,7 +3452,7 @@ impl Gen<'_> {
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
-        self.link_checks(r, fail, &[tc]);
+        self.checks(r, fail);
         self.link(t, tc, back);
         self.b.switch_to_block(fail);
         self.b.ins().jump(back, &[t.into()]);
@@ -3503,7 +3472,7 @@ impl Gen<'_> {
         let back = self.b.create_block();
         self.b.append_block_param(back, types::I32);
         let fail = self.b.create_block();
-        self.link_checks(r, fail, &[Some(taken), Some(next)]);
+        self.checks(r, fail);
         let (tb, nb) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(c, tb, &[], nb, &[]);
         for (blk, t) in [(tb, taken), (nb, next)] {
@@ -3620,14 +3589,15 @@ impl Gen<'_> {
     /// The budget check (see [`Gen::checks`]): fails unless at least
     /// [`BUDGET_MARGIN`] instructions of the budget are left, so that the forward
     /// edges after it, which check nothing, cannot pass the block boundary where
-    /// the run loop would stop.
+    /// the run loop would stop. The run loop arms the limit with the budget end
+    /// less the margin, so the check is one compare with a memory operand.
     fn budget_check(&mut self, retired: Value, fail: Cblock) {
-        let end = self.bend;
-        let need = self.b.ins().iadd_imm(retired, BUDGET_MARGIN as i64);
+        let a = self.konst(self.env.limit);
+        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), a, 0);
         let spent = self
             .b
             .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, need, end);
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, limit);
         self.fail_if(spent, fail);
     }
 
