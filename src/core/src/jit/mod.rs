@@ -2710,7 +2710,7 @@ impl Gen<'_> {
 
     /// Condition `cc` of a CMP/SUB or logic record as one comparison of its
     /// operands where the flags it combines say exactly that: after `a - b`,
-    /// CF|ZF is `a <= b` unsigned, SF^OF `a < b` signed and ZF|(SF^OF) `a <= b`
+    /// ZF is `a == b`, CF|ZF is `a <= b` unsigned, SF^OF `a < b` signed and ZF|(SF^OF) `a <= b`
     /// signed; after a logic op (CF = OF = 0) SF^OF is `res < 0` and ZF|(SF^OF)
     /// `res <= 0`. Values truncated to `sb + 1` bits are moved up to bit 31 for a
     /// signed comparison. None where the generic combination of flags is used.
@@ -2730,6 +2730,12 @@ impl Gen<'_> {
             }
         };
         let (cond, x, y) = match (r.op, cc) {
+            // ZF of a CMP/SUB is its (truncated) operands being equal: the
+            // difference is then used only where the record is stored, on cold
+            // paths, and is computed there in looped code (an egraph places a
+            // pure value at its uses); `sub; test; jcc` becomes `cmp; jcc`.
+            (FlagOp::Sub, 4) => (IntCC::Equal, r.a, r.b),
+            (FlagOp::Sub, 5) => (IntCC::NotEqual, r.a, r.b),
             (FlagOp::Sub, 6) => (IntCC::UnsignedLessThanOrEqual, r.a, r.b),
             (FlagOp::Sub, 7) => (IntCC::UnsignedGreaterThan, r.a, r.b),
             (FlagOp::Sub, 12..=15) => {
