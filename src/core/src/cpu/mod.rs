@@ -137,6 +137,13 @@ pub struct Cpu {
     /// of its last spill point in the high half, the exit word
     /// (`jit::EXIT_RESUME` and an instruction index) in the low half (one store).
     pub jit_resume: u64,
+    /// While compiled code runs: instructions retired (shifted up by
+    /// `jit::COUNT_SHIFT`) and blocks entered (the low bits) since the run loop
+    /// entered it, in one word, and the two counts at that entry; the run loop
+    /// (and the helper that runs an instruction's handler) turns them back into
+    /// `retired` and `chain.blocks` (`jit::counts`).
+    pub jit_count: u64,
+    pub jit_base: [u64; 2],
 }
 
 /// How a handler chain ended.
@@ -173,6 +180,8 @@ impl Cpu {
             retired: 0,
             chain: Default::default(),
             jit_resume: 0,
+            jit_count: 0,
+            jit_base: [0; 2],
         }
     }
 

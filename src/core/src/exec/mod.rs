@@ -532,11 +532,12 @@ impl Executor {
                 // Compiled code stops where fewer than the margin are left (the
                 // entry condition above keeps this positive); a raise since the
                 // loop read the byte: round again first.
-                let limit = target - crate::jit::BUDGET_MARGIN;
+                let limit = crate::jit::start_counts(cpu, target - crate::jit::BUDGET_MARGIN);
                 if let Some(code) = code.filter(|_| self.halt.arm(limit)) {
                     self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
                     let mut kind = code.run(cpu);
+                    crate::jit::counts(cpu);
                     cpu.chain.dispatches += 1;
                     self.jit
                         .note_exit(kind, cpu.retired - before, cpu.chain.blocks - blocks);

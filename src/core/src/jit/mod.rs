@@ -70,6 +70,39 @@ pub const REGION_INSNS: u32 = 128;
 /// block boundary on it is one where the run loop would have stopped. The last
 /// instructions of every budget run in the run loop's plain blocks.
 pub const BUDGET_MARGIN: u64 = REGION_INSNS as u64 + 64;
+/// Compiled code counts instructions retired and blocks entered since the run
+/// loop entered it in one word (`Cpu::jit_count`): the instructions shifted up by
+/// this, the blocks below, so one add charges a block and one compare with the
+/// attention limit (armed in the same form) checks the budget.
+pub const COUNT_SHIFT: u32 = 24;
+/// At most this many instructions per entry from the run loop, so the blocks
+/// (never more than the instructions plus one) stay below `1 << COUNT_SHIFT`.
+pub const ENTRY_INSNS: u64 = 1 << 23;
+
+/// The combined count charging `insns` instructions and `blocks` blocks.
+const fn charge(insns: u32, blocks: u32) -> i64 {
+    ((insns as i64) << COUNT_SHIFT) | blocks as i64
+}
+
+/// Before the run loop enters compiled code: the counts become relative to now
+/// (`Cpu::jit_count` 0), and the attention limit to arm for `limit` (the
+/// absolute instruction count compiled code must not pass, less the margin).
+#[inline(always)]
+pub fn start_counts(cpu: &mut Cpu, limit: u64) -> u64 {
+    cpu.jit_base = [cpu.retired, cpu.chain.blocks];
+    cpu.jit_count = 0;
+    let room = (limit - cpu.retired).min(ENTRY_INSNS);
+    room << COUNT_SHIFT
+}
+
+/// `Cpu::retired` and `chain.blocks` from the combined count compiled code left.
+#[inline(always)]
+pub fn counts(cpu: &mut Cpu) {
+    let c = cpu.jit_count;
+    cpu.retired = cpu.jit_base[0] + (c >> COUNT_SHIFT);
+    cpu.chain.blocks = cpu.jit_base[1] + (c & ((1 << COUNT_SHIFT) - 1));
+}
+
 /// Host code bytes per executor before it drops all decoded code (and its code).
 pub const CODE_CAP: usize = 32 << 20;
 
@@ -892,15 +925,10 @@ fn fill(
                 }
             }
             let vret = b.declare_var(types::I64);
-            let vblk = b.declare_var(types::I64);
             let r0 = b
                 .ins()
-                .load(types::I64, MemFlags::trusted(), cpu, OFF_RETIRED as i32);
-            let b0 = b
-                .ins()
-                .load(types::I64, MemFlags::trusted(), cpu, OFF_BLOCKS as i32);
+                .load(types::I64, MemFlags::trusted(), cpu, OFF_COUNT as i32);
             b.def_var(vret, r0);
-            b.def_var(vblk, b0);
             if unchecked {
                 // The function's entry is a spill point: `cpu` holds the state at
                 // the head's start (from the run loop, or stored by the link).
@@ -925,7 +953,6 @@ fn fill(
                 start: u.start,
                 ninsn: u.ninsn,
                 vret,
-                vblk,
                 flags_live: true,
                 acc: Default::default(),
                 acc_ok: true,
@@ -1976,7 +2003,7 @@ const OFF_F_RES: usize = OFF_F + offset_of!(LazyFlags, res);
 const OFF_F_A: usize = OFF_F + offset_of!(LazyFlags, a);
 const OFF_F_B: usize = OFF_F + offset_of!(LazyFlags, b);
 const OFF_F_AUX: usize = OFF_F + offset_of!(LazyFlags, aux);
-const OFF_RETIRED: usize = offset_of!(Cpu, retired);
+const OFF_COUNT: usize = offset_of!(Cpu, jit_count);
 const OFF_RESUME: usize = offset_of!(Cpu, jit_resume);
 
 /// `Cpu::jit_resume` for a spill point before instruction `k` of the block at
@@ -1984,8 +2011,6 @@ const OFF_RESUME: usize = offset_of!(Cpu, jit_resume);
 fn resume_word(start: u32, k: u32) -> i64 {
     ((start as u64) << 32 | (EXIT_RESUME | k << 8) as u64) as i64
 }
-const OFF_CHAIN: usize = offset_of!(Cpu, chain);
-const OFF_BLOCKS: usize = OFF_CHAIN + offset_of!(crate::exec::chain::ChainState, blocks);
 const OFF_LINK_KEY: usize = offset_of!(Links, key);
 const OFF_ENTRY_KEY: usize = offset_of!(Entry, key);
 const OFF_ENTRY_CODE: usize = offset_of!(Entry, code);
@@ -2040,8 +2065,8 @@ struct Gen<'a> {
     ninsn: u32,
     /// Instructions retired and blocks entered (`cpu.retired`, `cpu.chain.blocks`)
     /// before the current iteration of the block; stored at every exit.
+    /// The combined count (`COUNT_SHIFT`): instructions and blocks.
     vret: Variable,
-    vblk: Variable,
     /// `cpu.chain.budget_end`, read once at entry.
     /// The region's blocks (`info[0]` the head), their Cranelift blocks, the one
     /// being generated and those still to generate.
@@ -2182,18 +2207,15 @@ impl Gen<'_> {
     /// instructions and this block entered.
     fn finish(&mut self, kind: u32, done: u32) {
         let r = self.b.use_var(self.vret);
-        let r = self.b.ins().iadd_imm(r, done as i64);
-        let k = self.b.use_var(self.vblk);
-        let k = self.b.ins().iadd_imm(k, 1);
-        self.store_counts(r, k);
+        let r = self.b.ins().iadd_imm(r, charge(done, 1));
+        self.store_counts(r);
         let w = self.k32(kind);
         self.b.ins().return_(&[w]);
     }
 
-    fn store_counts(&mut self, retired: Value, blocks: Value) {
+    fn store_counts(&mut self, count: Value) {
         let f = MemFlags::trusted();
-        self.b.ins().store(f, retired, self.cpu, OFF_RETIRED as i32);
-        self.b.ins().store(f, blocks, self.cpu, OFF_BLOCKS as i32);
+        self.b.ins().store(f, count, self.cpu, OFF_COUNT as i32);
     }
 
     fn call(&mut self, sig: SigRef, f: usize, args: &[Value]) -> Value {
@@ -2297,8 +2319,7 @@ impl Gen<'_> {
         self.store_rec_for_slow_path();
         self.write_back();
         let r = self.b.use_var(self.vret);
-        let bk = self.b.use_var(self.vblk);
-        self.store_counts(r, bk);
+        self.store_counts(r);
         let s = self.k32(self.start);
         self.b
             .ins()
@@ -2332,8 +2353,7 @@ impl Gen<'_> {
         self.spill_regs = 0;
         if self.need_eip_counts {
             let r = self.b.use_var(self.vret);
-            let bk = self.b.use_var(self.vblk);
-            self.store_counts(r, bk);
+            self.store_counts(r);
             self.need_eip_counts = false;
         }
         let w = self.b.ins().iconst(types::I64, resume_word(self.start, k));
@@ -2989,10 +3009,8 @@ impl Gen<'_> {
                 // before this block (RDTSC adds its index in the block: `k` here,
                 // since it runs as op 0 of its pair) and this block entered.
                 let r = self.b.use_var(self.vret);
-                let r = self.b.ins().iadd_imm(r, k as i64);
-                let bk = self.b.use_var(self.vblk);
-                let bk = self.b.ins().iadd_imm(bk, 1);
-                self.store_counts(r, bk);
+                let r = self.b.ins().iadd_imm(r, charge(k, 1));
+                self.store_counts(r);
                 let a = self.konst(ops);
                 let r = self.call(self.sigs.interp, native::interp as *const () as usize, &[a]);
                 self.rec = None;
@@ -3443,10 +3461,8 @@ impl Gen<'_> {
         self.flush_flags();
         self.write_back();
         let r = self.b.use_var(self.vret);
-        let r = self.b.ins().iadd_imm(r, self.ninsn as i64);
-        let k = self.b.use_var(self.vblk);
-        let k = self.b.ins().iadd_imm(k, 1);
-        self.store_counts(r, k);
+        let r = self.b.ins().iadd_imm(r, charge(self.ninsn, 1));
+        self.store_counts(r);
         r
     }
 
@@ -3548,11 +3564,8 @@ impl Gen<'_> {
         let (ninsn, from) = (cur.ninsn, cur.start);
         let to = self.info[m].start;
         let r = self.b.use_var(self.vret);
-        let r = self.b.ins().iadd_imm(r, ninsn as i64);
-        let k = self.b.use_var(self.vblk);
-        let k = self.b.ins().iadd_imm(k, 1);
+        let r = self.b.ins().iadd_imm(r, charge(ninsn, 1));
         self.b.def_var(self.vret, r);
-        self.b.def_var(self.vblk, k);
         let state = (self.rec, self.rec_stored);
         // A forward edge checks nothing: the budget margin checked where the
         // code was entered or last went backward covers every forward path
@@ -3582,7 +3595,7 @@ impl Gen<'_> {
         (self.rec, self.rec_stored) = state;
         self.flush_flags();
         self.write_back();
-        self.store_counts(r, k);
+        self.store_counts(r);
         let s = self.k32(to);
         self.b
             .ins()

@@ -218,6 +218,9 @@ pub(super) unsafe extern "C" fn interp(cpu: *mut Cpu, ops: *const crate::exec::o
     // SAFETY: compiled code passes the address of a live `Box<[Op; 2]>` from
     // `JitState::keep` (freed only with the code memory, see `JitState::clear`).
     let ops = unsafe { std::slice::from_raw_parts(ops, 2) };
+    // The handler reads the counts as the interpreter keeps them (RDTSC in
+    // deterministic mode); compiled code stored its combined count first.
+    super::counts(cpu);
     match (ops[0].h)(cpu, ops, 0) {
         crate::cpu::Exit::Block => 0,
         crate::cpu::Exit::Fault => super::EXIT_FAULT,
