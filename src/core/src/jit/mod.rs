@@ -2882,12 +2882,32 @@ impl Gen<'_> {
     /// An 8-bit register by x86 number (AH..BH are bits 8-15 of EAX..EBX).
     fn get8(&mut self, r: u8) -> Value {
         let c = self.reg(r & 3);
+        if r & 4 == 0 && self.fits_byte(c) {
+            return c;
+        }
         let c = if r & 4 != 0 {
             self.b.ins().ushr_imm(c, 8)
         } else {
             c
         };
         self.b.ins().band_imm(c, 0xff)
+    }
+
+    /// Whether `v` is known to be below 256 where it is made: a zero-extending
+    /// byte load (MOVZX from memory) or a mask to a byte. Its low byte then needs
+    /// no mask (`movzx edx, byte [esi]; cmp [ecx], dl` masked EDX again).
+    fn fits_byte(&self, v: Value) -> bool {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let ValueDef::Result(inst, 0) = self.b.func.dfg.value_def(v) else {
+            return false;
+        };
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::Load { opcode, .. } => opcode == Opcode::Uload8,
+            InstructionData::BinaryImm64 { opcode, imm, .. } => {
+                opcode == Opcode::BandImm && (imm.bits() as u64) <= 0xff
+            }
+            _ => false,
+        }
     }
 
     fn set8(&mut self, r: u8, v: Value) {
