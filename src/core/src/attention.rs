@@ -8,8 +8,9 @@
 //! words (the halt flag, the gate epoch, the code-write epoch against the one the
 //! executor replayed).
 //!
-//! Next to the byte sits the *limit*: the instruction count at which compiled code
-//! must stop (the run loop's budget end, armed before each entry). Every raise
+//! Next to the byte sits the *limit*: the count at which compiled code must stop
+//! (the run loop's budget end, armed before each entry in the form compiled code
+//! counts in, `jit::start_counts`). Every raise
 //! zeroes it, so compiled code's one budget comparison at a link or backward edge
 //! also sees halts, switches and code writes: one load and compare where the budget
 //! compare and the byte test were two (intbench: a tenth of the host instructions

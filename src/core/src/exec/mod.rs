@@ -532,8 +532,14 @@ impl Executor {
                 // Compiled code stops where fewer than the margin are left (the
                 // entry condition above keeps this positive); a raise since the
                 // loop read the byte: round again first.
-                let limit = crate::jit::start_counts(cpu, target - crate::jit::BUDGET_MARGIN);
-                if let Some(code) = code.filter(|_| self.halt.arm(limit)) {
+                let halt = &self.halt;
+                let code = code.filter(|_| {
+                    halt.arm(crate::jit::start_counts(
+                        cpu,
+                        target - crate::jit::BUDGET_MARGIN,
+                    ))
+                });
+                if let Some(code) = code {
                     self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
                     let mut kind = code.run(cpu);

@@ -3463,8 +3463,19 @@ impl Gen<'_> {
     /// gates have not switched and no thread wrote into code since the executor
     /// last replayed code writes. Branches to `fail` otherwise; continues in a new
     /// block.
+    ///
+    /// At least [`BUDGET_MARGIN`] instructions of the budget must be left, so that
+    /// the forward edges after it, which check nothing, cannot pass the block
+    /// boundary where the run loop would stop: the run loop arms the limit with the
+    /// budget end less the margin, so this is one compare with a memory operand.
     fn checks(&mut self, retired: Value, fail: Cblock) {
-        self.budget_check(retired, fail);
+        let a = self.konst(self.env.limit);
+        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), a, 0);
+        let spent = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, limit);
+        self.fail_if(spent, fail);
     }
 
     /// Branches to `fail` if `c` is non-zero; continues in a new block.
@@ -3623,21 +3634,6 @@ impl Gen<'_> {
         let w = self.k32(EXIT_BLOCK);
         self.b.ins().return_(&[w]);
         (self.rec, self.rec_stored) = state;
-    }
-
-    /// The budget check (see [`Gen::checks`]): fails unless at least
-    /// [`BUDGET_MARGIN`] instructions of the budget are left, so that the forward
-    /// edges after it, which check nothing, cannot pass the block boundary where
-    /// the run loop would stop. The run loop arms the limit with the budget end
-    /// less the margin, so the check is one compare with a memory operand.
-    fn budget_check(&mut self, retired: Value, fail: Cblock) {
-        let a = self.konst(self.env.limit);
-        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), a, 0);
-        let spent = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, retired, limit);
-        self.fail_if(spent, fail);
     }
 
     /// The region's block starting at `t`, if any.
