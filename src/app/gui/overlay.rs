@@ -448,9 +448,10 @@ fn jit_lines(j: &JitSnapshot) -> (String, String, String) {
     let ms = |ns: u64| ns as f64 / 1e6;
     (
         format!(
-            "{} regions ({} blocks) compiled, {} declined, {} failed; code {} B live, {} B peak",
+            "{} regions ({} blocks, {} entry) compiled, {} declined, {} failed; code {} B live, {} B peak",
             compact(j.compiled),
             compact(j.region_blocks),
+            compact(j.entry_blocks),
             compact(j.declined),
             compact(j.failed),
             compact(j.code_bytes_live),
@@ -522,6 +523,7 @@ mod tests {
         let j = JitSnapshot {
             compiled: 1234,
             region_blocks: 4321,
+            entry_blocks: 987,
             declined: 7,
             code_bytes_live: 2_500_000,
             code_bytes_peak: 3_000_000,
@@ -541,7 +543,7 @@ mod tests {
         let (code, compile, exits) = jit_lines(&j);
         assert_eq!(
             code,
-            "1.2k regions (4.3k blocks) compiled, 7 declined, 0 failed; code 2.50M B live, 3.00M B peak"
+            "1.2k regions (4.3k blocks, 987 entry) compiled, 7 declined, 0 failed; code 2.50M B live, 3.00M B peak"
         );
         assert_eq!(
             compile,

@@ -611,6 +611,42 @@ fn jit_push_into_an_unmapped_stack_page_matches_the_interpreter() {
     assert!(one_slow_path(&whole), "{whole:?}");
 }
 
+/// A join block stores and then loads before it writes flags: with unchecked
+/// accesses the load is a spill point (a store ran since the last one), so the
+/// flags its predecessors left must be in `cpu` when it faults. The load walks
+/// off the end of the data into an unmapped page at iteration 512 of a hot
+/// loop; the exception's state carries the flags of ADD or SUB, whichever
+/// branch ran last.
+#[test]
+fn jit_fault_after_a_store_in_a_join_block_keeps_the_incoming_flags() {
+    let code = assemble(|a| {
+        let mut top = a.create_label();
+        let mut even = a.create_label();
+        let mut join = a.create_label();
+        a.mov(ecx, 1000)?;
+        a.xor(edi, edi)?;
+        a.mov(eax, 0x7fff_fff0)?;
+        a.set_label(&mut top)?;
+        a.test(ecx, 1)?;
+        a.jz(even)?;
+        a.add(eax, 0x0123_4567)?;
+        a.jmp(join)?;
+        a.set_label(&mut even)?;
+        a.sub(eax, 0x7654_3210)?;
+        a.jmp(join)?;
+        a.set_label(&mut join)?;
+        a.mov(dword_ptr(DST), eax)?;
+        a.mov(ebx, dword_ptr(edi * 4 + (DATA + DATA_SIZE - 0x800)))?;
+        a.add(edi, 1)?;
+        a.dec(ecx)?;
+        a.jnz(top)?;
+        finish(a)
+    });
+    let (whole, _) = equivalent(&code);
+    assert!(whole.blocks() > 1_000, "{whole:?}");
+    assert!(one_slow_path(&whole), "{whole:?}");
+}
+
 /// A hot compiled block stores into its own bytes (the immediate of an ADD after
 /// the store, in the same block) at one iteration: the compiled code hands the
 /// store to the interpreter (a page holding code is a slow path), which leaves
@@ -696,6 +732,94 @@ fn jit_host_write_into_compiled_code_matches_the_interpreter() {
     let s = ton.jit.snapshot();
     assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
     assert!(s.blocks() > 40_000, "{s:?}");
+}
+
+/// A region entered at a block other than its head: H is hot first and its
+/// region takes M, C and IND (M and C may be entered from outside); in the
+/// second phase the loop runs M, C, IND and back to M through an indirect jump,
+/// never through H, so M is entered from the run loop and through links at the
+/// region's entry for it. `patch` (slice, address, bytes) writes into the
+/// region between slices.
+fn member_entry_loop(m_at: u32) -> Vec<u8> {
+    assemble(|a| {
+        let mut h = a.create_label();
+        let mut m = a.create_label();
+        let mut done = a.create_label();
+        a.mov(ecx, 20_000)?;
+        a.xor(edx, edx)?;
+        a.mov(esi, m_at)?;
+        a.set_label(&mut h)?;
+        a.add(edx, 0x0100_0000)?;
+        a.jmp(m)?;
+        a.set_label(&mut m)?;
+        a.add(edx, ecx)?;
+        a.dec(ecx)?;
+        a.jz(done)?;
+        a.cmp(ecx, 15_000)?;
+        a.ja(h)?;
+        a.jmp(esi)?;
+        a.set_label(&mut done)?;
+        finish(a)
+    })
+}
+
+/// The program of [`member_entry_loop`] with its indirect jump aimed at M, and
+/// the address of C's CMP immediate.
+fn member_entry_program() -> (Vec<u8>, u32) {
+    let probe = member_entry_loop(0);
+    let find = |code: &[u8], c: iced_x86::Code| {
+        iced_x86::Decoder::with_ip(32, code, CODE as u64, iced_x86::DecoderOptions::NONE)
+            .iter()
+            .find(|i| i.code() == c)
+            .expect("instruction in the program")
+    };
+    let m_at = find(&probe, iced_x86::Code::Add_rm32_r32).ip32();
+    let code = member_entry_loop(m_at);
+    assert_eq!(code.len(), probe.len());
+    let cmp = find(&code, iced_x86::Code::Cmp_rm32_imm32);
+    (code, cmp.next_ip32() - 4)
+}
+
+#[test]
+fn jit_region_entered_at_another_block_matches_the_interpreter() {
+    let (code, _) = member_entry_program();
+    let (whole, sliced) = equivalent(&code);
+    // The second phase never runs H: its 15,000 iterations enter the region's
+    // code at M (IND, an indirect jump alone, stays the interpreter's).
+    assert!(whole.entry_blocks >= 1, "{whole:?}");
+    assert!(
+        whole.entries > 10_000 && whole.blocks() > 40_000,
+        "{whole:?}"
+    );
+    assert!(
+        sliced.entry_blocks >= 1 && sliced.blocks() > 20_000,
+        "{sliced:?}"
+    );
+}
+
+/// The host rewrites C's CMP immediate while the loop runs entered at M (a
+/// block of the region other than the one written): M's hold on the region's
+/// code is retired with it, and the new bound sends the loop back through H at
+/// once, as in the interpreter.
+#[test]
+fn jit_write_into_a_region_entered_at_another_block_retires_that_entry() {
+    let (code, at) = member_entry_program();
+    // Slices of 1000: the write lands after 60,000 instructions, in the second
+    // phase (ECX about 11,500), lowering the bound to 5,000.
+    let patch = move |m: &mut Machine, k: usize| {
+        if k == 59 {
+            m.mem.write_bytes(at, &5_000u32.to_le_bytes()).unwrap();
+        }
+    };
+    let toff = gates(false);
+    let off = run_with(&code, toff, 1000, &mut |m, k| patch(m, k));
+    let ton = gates(true);
+    let on = run_with(&code, ton.clone(), 1000, &mut |m, k| patch(m, k));
+    same(&off, &on, "write into the region");
+    let s = ton.jit.snapshot();
+    assert!(s.entry_blocks >= 1, "{s:?}");
+    assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
+    assert!(s.blocks() > 30_000, "{s:?}");
 }
 
 /// The gate switched off and on every 5000 instructions while the loop runs in

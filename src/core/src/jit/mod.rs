@@ -141,6 +141,9 @@ pub struct JitStats {
     /// Blocks in the compiled units (a unit is a region: its head and the blocks
     /// its static jumps reach, see `JitState::region`).
     pub region_blocks: AtomicU64,
+    /// Blocks other than a head that were given their region's code to be
+    /// entered at (`JitState::set_entries`).
+    pub entry_blocks: AtomicU64,
     pub code_bytes: AtomicU64,
     pub declined: AtomicU64,
     /// Cranelift refused a function (reported; the block runs plain).
@@ -207,6 +210,7 @@ impl JitStats {
 pub struct JitSnapshot {
     pub compiled: u64,
     pub region_blocks: u64,
+    pub entry_blocks: u64,
     pub code_bytes: u64,
     pub declined: u64,
     pub failed: u64,
@@ -234,6 +238,7 @@ impl JitStats {
         JitSnapshot {
             compiled: r(&self.compiled),
             region_blocks: r(&self.region_blocks),
+            entry_blocks: r(&self.entry_blocks),
             code_bytes: r(&self.code_bytes),
             declined: r(&self.declined),
             failed: r(&self.failed),
@@ -264,12 +269,13 @@ impl JitSnapshot {
 
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"compiled\":{},\"region_blocks\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
+            "{{\"compiled\":{},\"region_blocks\":{},\"entry_blocks\":{},\"code_bytes\":{},\"declined\":{},\"failed\":{},\"entries\":{},\
              \"linked\":{},\"exits\":{{\"block\":{},\"fault\":{},\"code_write\":{},\"resume\":{},\"host_fault\":{}}},\"rechecked\":{},\"insns\":{},\
              \"compile_ns\":{},\"compile_ns_max\":{},\"compile_ns_p50\":{},\
              \"compile_ns_p99\":{},\"code_bytes_live\":{},\"code_bytes_peak\":{}}}",
             self.compiled,
             self.region_blocks,
+            self.entry_blocks,
             self.code_bytes,
             self.declined,
             self.failed,
@@ -602,19 +608,27 @@ impl JitState {
                         .collect();
                     self.regions.add(block.start, &spans);
                 }
-                let ms = if background {
-                    match self.queue(ms, block, env) {
+                let ents = Entries {
+                    starts: entry_starts(&ms, env.view != 0),
+                    spans: ms
+                        .iter()
+                        .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
+                        .collect(),
+                };
+                let (ms, ents) = if background {
+                    match self.queue(ms, ents, block, env) {
                         Ok(()) => return None,
-                        Err(ms) => ms,
+                        Err(back) => back,
                     }
                 } else {
-                    ms
+                    (ms, ents)
                 };
                 match self.build(&ms, block, env) {
                     Ok(c) => {
                         let ns = t0.elapsed().as_nanos() as u64;
                         self.note_compiled(env.base, c.bytes, ms.len(), ns, st, ts);
                         block.jit.set(Slot::Code(c.code));
+                        self.set_entries(cache, &ents, c.code, st);
                         Some(c.code)
                     }
                     Err(e) => {
@@ -708,23 +722,29 @@ impl JitState {
     /// Sends the region `ms` headed by `block` to the background compiler; gives
     /// it back if there is none (it could not be started, or ended), and the
     /// caller compiles here.
-    fn queue(&mut self, ms: Vec<Member>, block: &Block, env: &Env) -> Result<(), Vec<Member>> {
+    fn queue(
+        &mut self,
+        ms: Vec<Member>,
+        ents: Entries,
+        block: &Block,
+        env: &Env,
+    ) -> Result<(), (Vec<Member>, Entries)> {
         if self.worker.is_none() {
             match worker::Worker::spawn() {
                 Ok(w) => self.worker = Some(w),
                 Err(e) => {
                     log_failure(&e);
-                    return Err(ms);
+                    return Err((ms, ents));
                 }
             }
         }
         let id = self.next_job;
         let unit = self.unit(block, env);
         let w = self.worker.as_mut().expect("started above");
-        if let Err(job) = w.send(Box::new(worker::Job { id, ms, unit })) {
+        if let Err(job) = w.send(Box::new(worker::Job { id, ms, ents, unit })) {
             self.worker = None;
             self.pending = 0;
-            return Err(job.ms);
+            return Err((job.ms, job.ents));
         }
         self.next_job += 1;
         self.pending += 1;
@@ -805,6 +825,7 @@ impl JitState {
                     self.note_compiled(base, bytes.len(), d.members, d.ns, st, ts);
                     if let Some(b) = waiting(d) {
                         b.jit.set(Slot::Code(code));
+                        self.set_entries(cache, &d.ents, code, st);
                     }
                 }
             }
@@ -816,6 +837,32 @@ impl JitState {
                         b.jit.set(Slot::Declined);
                     }
                 }
+            }
+        }
+    }
+
+    /// Hands `code` (the region just mapped, whose head now holds it) to the
+    /// region's other entry blocks that have no code of their own yet: the run
+    /// loop enters the region there, and publishes it in the link table for
+    /// them as for a head. Each is registered like a head in `regions`, with the
+    /// whole region's bytes: a write into any of them retires its block (and so
+    /// its hold on the code), as it retires the head. Their bytes are the ones
+    /// compiled: a write since the region was planned retired the head, and the
+    /// code was dropped before this.
+    fn set_entries(
+        &mut self,
+        cache: &crate::exec::cache::BlockCache,
+        ents: &Entries,
+        code: native::Code,
+        st: &JitStats,
+    ) {
+        for &m in &ents.starts {
+            if let Some(b) = cache.lookup(m)
+                && matches!(b.jit.get(), Slot::Untried)
+            {
+                b.jit.set(Slot::Code(code));
+                self.regions.add(m, &ents.spans);
+                st.entry_blocks.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -847,6 +894,13 @@ impl JitState {
     }
 }
 
+/// The blocks besides the head a region's code may be entered at
+/// ([`entry_starts`]), and the byte ranges of all its blocks.
+pub(crate) struct Entries {
+    starts: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+}
+
 /// A block to compile, besides its plan: its start and instruction count, and the
 /// addresses its code embeds (`Env`, this executor's [`Links`] and link table).
 #[derive(Clone, Copy)]
@@ -872,6 +926,7 @@ fn fill(
         let (links, table, env) = (u.links, u.table, &u.env);
         ctx.func.signature.call_conv = CallConv::Tail;
         ctx.func.signature.params.push(AbiParam::new(ptr));
+        ctx.func.signature.params.push(AbiParam::new(types::I32));
         ctx.func.signature.returns.push(AbiParam::new(types::I32));
         {
             let mut b = FunctionBuilder::new(&mut ctx.func, fbc);
@@ -884,6 +939,7 @@ fn fill(
             let i32 = types::I32;
             let mut tail = Signature::new(CallConv::Tail);
             tail.params.push(AbiParam::new(ptr));
+            tail.params.push(AbiParam::new(i32));
             tail.returns.push(AbiParam::new(i32));
             let sigs = Sigs {
                 cond: b.import_signature(sig(&[ptr, i32], i32)),
@@ -901,6 +957,7 @@ fn fill(
             if unchecked {
                 spill_in(ms, &mut info);
             }
+            let ents = mark_entries(&mut info);
             // A region of more than one block, or a block that branches to its own
             // start, keeps the guest registers in host registers across its internal
             // edges: every register some block assigns is written back at every
@@ -929,15 +986,38 @@ fn fill(
                 .ins()
                 .load(types::I64, MemFlags::trusted(), cpu, OFF_COUNT as i32);
             b.def_var(vret, r0);
-            if unchecked {
-                // The function's entry is a spill point: `cpu` holds the state at
-                // the head's start (from the run loop, or stored by the link).
-                let f = MemFlags::trusted();
-                let w = b.ins().iconst(types::I64, resume_word(ms[0].start, 0));
-                b.ins().store(f, w, cpu, OFF_RESUME as i32);
-            }
             let blocks: Vec<Cblock> = ms.iter().map(|_| b.create_block()).collect();
-            b.ins().jump(blocks[0], &[]);
+            // The function's entry is a spill point: `cpu` holds the state at the
+            // start of the block it is entered at (from the run loop, or stored by
+            // the link).
+            let enter = |b: &mut FunctionBuilder, m: usize| {
+                if unchecked {
+                    let f = MemFlags::trusted();
+                    let w = b.ins().iconst(types::I64, resume_word(ms[m].start, 0));
+                    b.ins().store(f, w, cpu, OFF_RESUME as i32);
+                }
+                b.ins().jump(blocks[m], &[]);
+            };
+            if ents.is_empty() {
+                enter(&mut b, 0);
+            } else {
+                // Entered at the head or another entry block (`mark_entries`); any
+                // other address (no link table entry or block slot hands the code
+                // out for one) leaves at once, having done nothing.
+                let eip = b.block_params(entry)[1];
+                for m in std::iter::once(0).chain(ents.iter().copied()) {
+                    let (go, next) = (b.create_block(), b.create_block());
+                    let is = b.ins().icmp_imm(IntCC::Equal, eip, ms[m].start as i64);
+                    b.ins().brif(is, go, &[], next, &[]);
+                    b.switch_to_block(go);
+                    enter(&mut b, m);
+                    b.switch_to_block(next);
+                }
+                b.set_cold_block(b.current_block().expect("the last test's else"));
+                b.ins().store(MemFlags::trusted(), eip, cpu, OFF_EIP as i32);
+                let w = b.ins().iconst(i32, EXIT_BLOCK as i64);
+                b.ins().return_(&[w]);
+            }
             let mut g = Gen {
                 b,
                 cpu,
@@ -964,9 +1044,15 @@ fn fill(
                 info,
                 blocks,
                 cur: 0,
-                queue: std::collections::VecDeque::from([0]),
+                // The entry blocks too: one may be reached from no other member
+                // (the return address of a call whose callee's RET is not in the
+                // region).
+                queue: std::iter::once(0).chain(ents.iter().copied()).collect(),
             };
             g.info[0].queued = true;
+            for &m in &ents {
+                g.info[m].queued = true;
+            }
             while let Some(m) = g.queue.pop_front() {
                 g.b.switch_to_block(g.blocks[m]);
                 // A block with one predecessor edge in the region continues with
@@ -1118,7 +1204,7 @@ fn spill_in(ms: &[Member], info: &mut [MemberInfo]) {
     // Its flags are observed at an access only through a spill: only where a
     // block may spill before writing flags must they be in `cpu` at its edges.
     for (i, m) in info.iter_mut().zip(ms) {
-        i.reads_in = reads_incoming_flags_with(&m.plan, false) || i.need_spill;
+        i.reads_in = reads_incoming_flags_spilled(&m.plan, i.need_spill);
     }
 }
 
@@ -1195,6 +1281,36 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
         }
     }
     info
+}
+
+/// The members other than the head that the region's code may be entered at
+/// (their block slots and link table entries then name it, see
+/// `JitState::set_entries`): all but a block whose only edge in the region carries
+/// the flag record its predecessor left in SSA values and that reads it (an entry
+/// from outside would make it a join, its flags stored at that edge). Each gets
+/// its entry counted as one more edge into it.
+fn mark_entries(info: &mut [MemberInfo]) -> Vec<usize> {
+    let mut ents = Vec::new();
+    for (m, i) in info.iter_mut().enumerate().skip(1) {
+        if !(i.preds == 1 && i.reads_in) {
+            i.preds += 1;
+            ents.push(m);
+        }
+    }
+    ents
+}
+
+/// The starts of [`mark_entries`]' blocks for a region compiled with unchecked
+/// accesses or not (as `fill` decides them).
+fn entry_starts(ms: &[Member], unchecked: bool) -> Vec<u32> {
+    let mut info = region_info(ms);
+    if unchecked {
+        spill_in(ms, &mut info);
+    }
+    mark_entries(&mut info)
+        .into_iter()
+        .map(|m| ms[m].start)
+        .collect()
 }
 
 /// Whether the region has a cycle (a block that reaches itself through internal
@@ -1393,34 +1509,59 @@ fn reads_incoming_flags(p: &Plan) -> bool {
 }
 
 /// [`reads_incoming_flags`], with `access` false when memory accesses do not
-/// count (unchecked accesses: a spill stores the flags itself, see `spill_in`).
+/// count.
 fn reads_incoming_flags_with(p: &Plan, access: bool) -> bool {
-    let mem = |o: &Opnd| access && matches!(o, Opnd::M(_));
     for s in &p.steps {
-        match s.ins {
-            Ins::Alu { op, d, s: src } => {
-                return op == ADC || op == SBB || mem(&d) || mem(&src);
-            }
-            Ins::Unary { op, .. } if op == NEG => return false,
-            Ins::Unary { op, .. } if op != NOT => return true,
-            Ins::Mov { d, s: src } if mem(&d) || mem(&src) => return true,
-            Ins::Movx { s: src, .. } if mem(&src) => return true,
-            Ins::AluN { op, d, s: src, .. } => {
-                return op == ADC || op == SBB || mem(&d) || mem(&src);
-            }
-            Ins::MovN { d, s: src, .. } if mem(&d) || mem(&src) => return true,
-            Ins::Setcc { .. } | Ins::Cmov { .. } => return true,
-            Ins::Push(_) | Ins::Pop(_) if access => return true,
-            Ins::Shift { .. } => return false,
-            // Its count-0 side exit leaves the incoming flags as they are.
-            Ins::ShiftCl { .. } => return true,
-            // IMUL and MUL keep SF ZF AF PF, DIV CF and OF.
-            Ins::Imul { .. } | Ins::Mul(_) | Ins::Div(_) => return true,
-            Ins::Interp { .. } => return true,
-            _ => {}
+        if let Some(r) = incoming_flags_at(&s.ins, access) {
+            return r;
         }
     }
     true
+}
+
+/// [`reads_incoming_flags`] for unchecked accesses (`Gen::spill`), entered with
+/// `need` (`MemberInfo::need_spill`): an access observes the flags only where it
+/// spills, i.e. when a store (or the entry's `need`) came since the last spill.
+fn reads_incoming_flags_spilled(p: &Plan, mut need: bool) -> bool {
+    let acc = access::plan_accesses(p);
+    for (k, s) in p.steps.iter().enumerate() {
+        let mut mine = acc.iter().filter(|a| a.k == k as u32).peekable();
+        if mine.peek().is_some() {
+            if need {
+                return true;
+            }
+            need = mine.any(|a| a.store);
+        }
+        if let Some(r) = incoming_flags_at(&s.ins, false) {
+            return r;
+        }
+    }
+    true
+}
+
+/// What instruction `ins` does with the flags it finds: `Some(true)` it can
+/// observe them (a CF or condition read, or with `access` a memory access),
+/// `Some(false)` it overwrites them all first, `None` neither.
+fn incoming_flags_at(ins: &Ins, access: bool) -> Option<bool> {
+    let mem = |o: &Opnd| access && matches!(o, Opnd::M(_));
+    match *ins {
+        Ins::Alu { op, d, s: src } => Some(op == ADC || op == SBB || mem(&d) || mem(&src)),
+        Ins::Unary { op, .. } if op == NEG => Some(false),
+        Ins::Unary { op, .. } if op != NOT => Some(true),
+        Ins::Mov { d, s: src } if mem(&d) || mem(&src) => Some(true),
+        Ins::Movx { s: src, .. } if mem(&src) => Some(true),
+        Ins::AluN { op, d, s: src, .. } => Some(op == ADC || op == SBB || mem(&d) || mem(&src)),
+        Ins::MovN { d, s: src, .. } if mem(&d) || mem(&src) => Some(true),
+        Ins::Setcc { .. } | Ins::Cmov { .. } => Some(true),
+        Ins::Push(_) | Ins::Pop(_) if access => Some(true),
+        Ins::Shift { .. } => Some(false),
+        // Its count-0 side exit leaves the incoming flags as they are.
+        Ins::ShiftCl { .. } => Some(true),
+        // IMUL and MUL keep SF ZF AF PF, DIV CF and OF.
+        Ins::Imul { .. } | Ins::Mul(_) | Ins::Div(_) => Some(true),
+        Ins::Interp { .. } => Some(true),
+        _ => None,
+    }
 }
 
 struct Plan {
@@ -3283,6 +3424,19 @@ impl Gen<'_> {
             Ins::Shift { op, r, c } => {
                 use crate::ops::shift::{SAR, SHL};
                 let v = self.reg(r);
+                if !self.flags_live {
+                    // Nothing observes its flags: the result alone (the flag word
+                    // took a dozen IR instructions for Cranelift to drop).
+                    let res = match op {
+                        SHL => self.b.ins().ishl_imm(v, c as i64),
+                        SAR => self.b.ins().sshr_imm(v, c as i64),
+                        _ => self.b.ins().ushr_imm(v, c as i64),
+                    };
+                    let dead = self.k32(0);
+                    self.set_eager(dead);
+                    self.set(r, res);
+                    return;
+                }
                 let b = &mut self.b;
                 let (res, cf, of) = if op == SHL {
                     let res = b.ins().ishl_imm(v, c as i64);
@@ -3582,7 +3736,7 @@ impl Gen<'_> {
         let cpu = self.cpu;
         self.b
             .ins()
-            .return_call_indirect(self.sigs.tail, code, &[cpu]);
+            .return_call_indirect(self.sigs.tail, code, &[cpu, t]);
     }
 
     /// An internal edge of the region to its block `m`: charges the current block,

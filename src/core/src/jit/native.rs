@@ -4,8 +4,9 @@
 //! interpreter handler, the lazy-flag readers), and the host-fault path of
 //! unchecked accesses ([`host_faults`]).
 //!
-//! A compiled block is a function `(cpu: *mut Cpu) -> u32` in Cranelift's `tail`
-//! calling convention, entered from the run loop through a per-module C-convention
+//! A compiled block is a function `(cpu: *mut Cpu, eip: u32) -> u32` in Cranelift's
+//! `tail` calling convention (`eip` the guest address it is entered at: the head of
+//! its region or another block the region lets in), entered from the run loop through a per-module C-convention
 //! trampoline, and entering the next compiled block with a tail call (a link). It
 //! touches the `Cpu` it is given (registers, EIP, lazy flags, segment bases, the
 //! retired and block counters) at offsets taken with `offset_of!` from the Rust
@@ -29,7 +30,7 @@ type Trampoline = unsafe extern "C" fn(*mut Cpu, *const u8) -> u32;
 /// not been cleared (the executor drops every block holding one before it clears).
 #[derive(Clone, Copy)]
 pub struct Code {
-    /// The block's function (`tail` calling convention, `(cpu) -> u32`).
+    /// The block's function (`tail` calling convention, `(cpu, eip) -> u32`).
     f: *const u8,
     tramp: Trampoline,
 }
@@ -92,6 +93,7 @@ impl CodeMemory {
         let mut sig = Signature::new(CallConv::Tail);
         sig.params
             .push(AbiParam::new(m.target_config().pointer_type()));
+        sig.params.push(AbiParam::new(types::I32));
         sig.returns.push(AbiParam::new(types::I32));
         let mut ids = Vec::with_capacity(funcs.len());
         for &(bytes, align) in funcs {
@@ -138,13 +140,22 @@ fn trampoline(m: &mut JITModule) -> Result<Trampoline, String> {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
         let mut tail = Signature::new(CallConv::Tail);
         tail.params.push(AbiParam::new(ptr));
+        tail.params.push(AbiParam::new(types::I32));
         tail.returns.push(AbiParam::new(types::I32));
         let sig = b.import_signature(tail);
         let e = b.create_block();
         b.append_block_params_for_function_params(e);
         b.switch_to_block(e);
         let (cpu, f) = (b.block_params(e)[0], b.block_params(e)[1]);
-        let c = b.ins().call_indirect(sig, f, &[cpu]);
+        // The entry EIP (a region entered at one of its other blocks starts there):
+        // the run loop enters with `cpu.eip` at the block it found the code on.
+        let eip = b.ins().load(
+            types::I32,
+            cranelift_codegen::ir::MemFlags::trusted(),
+            cpu,
+            std::mem::offset_of!(Cpu, eip) as i32,
+        );
+        let c = b.ins().call_indirect(sig, f, &[cpu, eip]);
         let w = b.inst_results(c)[0];
         b.ins().return_(&[w]);
         b.seal_all_blocks();

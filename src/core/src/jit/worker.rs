@@ -7,7 +7,7 @@
 //! the block's start and length, the addresses its code embeds), and its result is
 //! bytes.
 
-use super::{Member, Unit, fill, looped};
+use super::{Entries, Member, Unit, fill, looped};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use std::sync::Arc;
@@ -21,6 +21,8 @@ pub(super) struct Job {
     pub id: u64,
     /// The region's blocks, its head first.
     pub ms: Vec<Member>,
+    /// Handed back with the code (`JitState::set_entries`).
+    pub ents: Entries,
     pub unit: Unit,
 }
 
@@ -33,6 +35,7 @@ pub(super) struct Done {
     pub ns: u64,
     /// Blocks in the region.
     pub members: usize,
+    pub ents: Entries,
 }
 
 pub(super) struct Worker {
@@ -61,6 +64,7 @@ impl Worker {
             .spawn(move || {
                 // Ends when the executor drops its sender.
                 while let Ok(job) = jobs.recv() {
+                    let job = *job;
                     let t0 = Instant::now();
                     let code = compile(&mut isas, &job.ms, &job.unit);
                     let ns = t0.elapsed().as_nanos() as u64;
@@ -70,6 +74,7 @@ impl Worker {
                         code,
                         ns,
                         members: job.ms.len(),
+                        ents: job.ents,
                     };
                     if done.send(d).is_err() {
                         break;
