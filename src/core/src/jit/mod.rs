@@ -609,7 +609,7 @@ impl JitState {
                     self.regions.add(block.start, &spans);
                 }
                 let ents = Entries {
-                    starts: entry_starts(&ms, env.view != 0),
+                    starts: ms[1..].iter().map(|m| m.start).collect(),
                     spans: ms
                         .iter()
                         .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
@@ -812,16 +812,7 @@ impl JitState {
         match self.mem.install(&funcs) {
             Ok(codes) => {
                 for (&(d, bytes, _), code) in ok.iter().zip(codes) {
-                    if let Some(path) = worker::dump_file() {
-                        let line = format!("unit 0x{:08x} at 0x{:x}\n", d.start, code.addr());
-                        worker::append(&path, &line);
-                        // The machine code too, for annotating host profiles
-                        // (`perf script` addresses against `objdump -b binary`).
-                        let bin = format!("{path}.{:x}.bin", code.addr());
-                        if let Err(e) = std::fs::write(&bin, bytes) {
-                            eprintln!("jit dump: {bin}: {e}");
-                        }
-                    }
+                    dump_mapped(d.start, code, bytes);
                     self.note_compiled(base, bytes.len(), d.members, d.ns, st, ts);
                     if let Some(b) = waiting(d) {
                         b.jit.set(Slot::Code(code));
@@ -876,6 +867,7 @@ impl JitState {
         let isas = self.isas.as_mut().expect("made above");
         let (bytes, align) = worker::compile(isas, ms, &u)?;
         let code = self.mem.install(&[(&bytes, align)])?;
+        dump_mapped(block.start, code[0], &bytes);
         Ok(Compiled {
             code: code[0],
             bytes: bytes.len(),
@@ -894,8 +886,22 @@ impl JitState {
     }
 }
 
+/// With `WINTERP_JIT_DUMP`: where the unit headed at `start` was mapped, and its
+/// machine code, for annotating host profiles (`scripts/jit-annotate.py` matches
+/// `perf script` addresses against `objdump -b binary`).
+fn dump_mapped(start: u32, code: native::Code, bytes: &[u8]) {
+    if let Some(path) = worker::dump_file() {
+        let line = format!("unit 0x{:08x} at 0x{:x}\n", start, code.addr());
+        worker::append(&path, &line);
+        let bin = format!("{path}.{:x}.bin", code.addr());
+        if let Err(e) = std::fs::write(&bin, bytes) {
+            eprintln!("jit dump: {bin}: {e}");
+        }
+    }
+}
+
 /// The blocks besides the head a region's code may be entered at
-/// ([`entry_starts`]), and the byte ranges of all its blocks.
+/// (all of them, [`count_entries`]), and the byte ranges of all its blocks.
 pub(crate) struct Entries {
     starts: Vec<u32>,
     spans: Vec<(u32, u32)>,
@@ -957,7 +963,7 @@ fn fill(
             if unchecked {
                 spill_in(ms, &mut info);
             }
-            let ents = mark_entries(&mut info);
+            count_entries(&mut info);
             // A region of more than one block, or a block that branches to its own
             // start, keeps the guest registers in host registers across its internal
             // edges: every register some block assigns is written back at every
@@ -998,14 +1004,14 @@ fn fill(
                 }
                 b.ins().jump(blocks[m], &[]);
             };
-            if ents.is_empty() {
+            if ms.len() == 1 {
                 enter(&mut b, 0);
             } else {
-                // Entered at the head or another entry block (`mark_entries`); any
-                // other address (no link table entry or block slot hands the code
-                // out for one) leaves at once, having done nothing.
+                // Entered at one of its blocks (`count_entries`); any other address
+                // (no link table entry or block slot hands the code out for one)
+                // leaves at once, having done nothing.
                 let eip = b.block_params(entry)[1];
-                for m in std::iter::once(0).chain(ents.iter().copied()) {
+                for m in 0..ms.len() {
                     let (go, next) = (b.create_block(), b.create_block());
                     let is = b.ins().icmp_imm(IntCC::Equal, eip, ms[m].start as i64);
                     b.ins().brif(is, go, &[], next, &[]);
@@ -1044,21 +1050,12 @@ fn fill(
                 info,
                 blocks,
                 cur: 0,
-                // The entry blocks too: one may be reached from no other member
-                // (the return address of a call whose callee's RET is not in the
-                // region).
-                queue: std::iter::once(0).chain(ents.iter().copied()).collect(),
             };
-            g.info[0].queued = true;
-            for &m in &ents {
-                g.info[m].queued = true;
-            }
-            while let Some(m) = g.queue.pop_front() {
+            for m in 0..ms.len() {
                 g.b.switch_to_block(g.blocks[m]);
-                // A block with one predecessor edge in the region continues with
-                // the flag record its predecessor left in SSA values; a join (and
-                // the head) finds the flags in `cpu.flags`.
-                (g.rec, g.rec_stored) = g.info[m].state.take().unwrap_or((None, true));
+                // Every block is entered from outside too: it finds the flags in
+                // `cpu.flags`.
+                (g.rec, g.rec_stored) = (None, true);
                 g.cur = m;
                 g.start = ms[m].start;
                 g.ninsn = ms[m].ninsn;
@@ -1092,14 +1089,11 @@ pub(crate) struct Member {
 struct MemberInfo {
     start: u32,
     ninsn: u32,
-    /// Edges into the block: internal edges of the region, plus one for the head
-    /// (entered from outside).
+    /// Edges into the block: internal edges of the region, plus one for the
+    /// entry from outside (`count_entries`).
     preds: u32,
     /// The block can observe the flags it is entered with (`reads_incoming_flags`).
     reads_in: bool,
-    /// The flag record an only predecessor leaves it (set at that edge).
-    state: Option<(Option<Rec>, bool)>,
-    queued: bool,
     /// On some path into the block a store (or a helper) ran after the last
     /// spill point, and the registers that may differ from `cpu` there (see
     /// `Gen::spill`; `spill_in`).
@@ -1266,8 +1260,6 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
             ninsn: m.ninsn,
             preds: 0,
             reads_in: reads_incoming_flags(&m.plan),
-            state: None,
-            queued: false,
             need_spill: false,
             spill_regs: 0,
         })
@@ -1283,34 +1275,19 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
     info
 }
 
-/// The members other than the head that the region's code may be entered at
-/// (their block slots and link table entries then name it, see
-/// `JitState::set_entries`): all but a block whose only edge in the region carries
-/// the flag record its predecessor left in SSA values and that reads it (an entry
-/// from outside would make it a join, its flags stored at that edge). Each gets
-/// its entry counted as one more edge into it.
-fn mark_entries(info: &mut [MemberInfo]) -> Vec<usize> {
-    let mut ents = Vec::new();
-    for (m, i) in info.iter_mut().enumerate().skip(1) {
-        if !(i.preds == 1 && i.reads_in) {
-            i.preds += 1;
-            ents.push(m);
-        }
+/// Counts the entry from outside that every member of a region has besides its
+/// internal edges (its code may be entered at any of its blocks, see
+/// `JitState::set_entries`): no member continues with a flag record its only
+/// predecessor left in SSA values, so each finds its flags in `cpu` (stored at an
+/// internal edge into it where it reads them). Entering a hot loop at the block
+/// the run loop is at, rather than waiting for that block to head a region of
+/// its own, took lzhuff from 171 compiled regions to 124, and keeping the
+/// record for one-predecessor blocks that read it (not entries then) ran
+/// slower on all three of the vs-qemu programs (docs/tiers.md, tenth round).
+fn count_entries(info: &mut [MemberInfo]) {
+    for i in info.iter_mut().skip(1) {
+        i.preds += 1;
     }
-    ents
-}
-
-/// The starts of [`mark_entries`]' blocks for a region compiled with unchecked
-/// accesses or not (as `fill` decides them).
-fn entry_starts(ms: &[Member], unchecked: bool) -> Vec<u32> {
-    let mut info = region_info(ms);
-    if unchecked {
-        spill_in(ms, &mut info);
-    }
-    mark_entries(&mut info)
-        .into_iter()
-        .map(|m| ms[m].start)
-        .collect()
 }
 
 /// Whether the region has a cycle (a block that reaches itself through internal
@@ -2216,7 +2193,6 @@ struct Gen<'a> {
     conts: Vec<u32>,
     blocks: Vec<Cblock>,
     cur: usize,
-    queue: std::collections::VecDeque<usize>,
     /// Whether the flags the current instruction leaves can be observed (see
     /// [`Plan::flags_live_after`]); a dead IMUL record skips reading the flags it
     /// would keep.
@@ -3761,17 +3737,11 @@ impl Gen<'_> {
             self.checks(r, fail);
             fail
         });
-        if m != 0 && self.info[m].preds == 1 {
-            self.info[m].state = Some(state);
-        } else if self.info[m].reads_in {
+        if self.info[m].reads_in {
             self.flush_flags();
         }
         let target = self.blocks[m];
         self.b.ins().jump(target, &[]);
-        if !self.info[m].queued {
-            self.info[m].queued = true;
-            self.queue.push_back(m);
-        }
         let Some(fail) = fail else {
             (self.rec, self.rec_stored) = state;
             return;
