@@ -1479,66 +1479,31 @@ enum Term {
 
 /// Whether the block can observe the flags it was entered with before its first
 /// complete flag writer: a CF or condition read, or a memory access (its fault or
-/// code-write exit leaves `cpu.flags` as they are), or reaching the terminator. A
-/// self-loop that cannot need not store its flag record at the back edge.
+/// code-write exit leaves `cpu.flags` as they are), or reaching the terminator, and
+/// through the writers that keep some flags (INC/DEC, IMUL/MUL) wherever the flags
+/// they leave are observed (`Plan::flags_live`). A self-loop that cannot need not
+/// store its flag record at the back edge.
 fn reads_incoming_flags(p: &Plan) -> bool {
-    reads_incoming_flags_with(p, true)
-}
-
-/// [`reads_incoming_flags`], with `access` false when memory accesses do not
-/// count.
-fn reads_incoming_flags_with(p: &Plan, access: bool) -> bool {
-    for s in &p.steps {
-        if let Some(r) = incoming_flags_at(&s.ins, access) {
-            return r;
-        }
-    }
-    true
+    p.flags_live(&|_| true).1
 }
 
 /// [`reads_incoming_flags`] for unchecked accesses (`Gen::spill`), entered with
 /// `need` (`MemberInfo::need_spill`): an access observes the flags only where it
-/// spills, i.e. when a store (or the entry's `need`) came since the last spill.
+/// spills, i.e. when a store (or the entry's `need`) came since the last spill, as
+/// `Gen::test_access` and `Gen::store` track it.
 fn reads_incoming_flags_spilled(p: &Plan, mut need: bool) -> bool {
     let acc = access::plan_accesses(p);
+    let mut spills = vec![false; p.steps.len()];
     for (k, s) in p.steps.iter().enumerate() {
         let mut mine = acc.iter().filter(|a| a.k == k as u32).peekable();
         if mine.peek().is_some() {
-            if need {
-                return true;
-            }
+            spills[k] = need;
             need = mine.any(|a| a.store);
-        }
-        if let Some(r) = incoming_flags_at(&s.ins, false) {
-            return r;
+        } else if matches!(s.ins, Ins::Interp { .. }) {
+            need = true;
         }
     }
-    true
-}
-
-/// What instruction `ins` does with the flags it finds: `Some(true)` it can
-/// observe them (a CF or condition read, or with `access` a memory access),
-/// `Some(false)` it overwrites them all first, `None` neither.
-fn incoming_flags_at(ins: &Ins, access: bool) -> Option<bool> {
-    let mem = |o: &Opnd| access && matches!(o, Opnd::M(_));
-    match *ins {
-        Ins::Alu { op, d, s: src } => Some(op == ADC || op == SBB || mem(&d) || mem(&src)),
-        Ins::Unary { op, .. } if op == NEG => Some(false),
-        Ins::Unary { op, .. } if op != NOT => Some(true),
-        Ins::Mov { d, s: src } if mem(&d) || mem(&src) => Some(true),
-        Ins::Movx { s: src, .. } if mem(&src) => Some(true),
-        Ins::AluN { op, d, s: src, .. } => Some(op == ADC || op == SBB || mem(&d) || mem(&src)),
-        Ins::MovN { d, s: src, .. } if mem(&d) || mem(&src) => Some(true),
-        Ins::Setcc { .. } | Ins::Cmov { .. } => Some(true),
-        Ins::Push(_) | Ins::Pop(_) if access => Some(true),
-        Ins::Shift { .. } => Some(false),
-        // Its count-0 side exit leaves the incoming flags as they are.
-        Ins::ShiftCl { .. } => Some(true),
-        // IMUL and MUL keep SF ZF AF PF, DIV CF and OF.
-        Ins::Imul { .. } | Ins::Mul(_) | Ins::Div(_) => Some(true),
-        Ins::Interp { .. } => Some(true),
-        _ => None,
-    }
+    p.flags_live(&|k| spills[k]).1
 }
 
 struct Plan {
@@ -1614,41 +1579,55 @@ impl Plan {
     /// as they are) or by the block's end, before an instruction that writes all
     /// six arithmetic flags.
     fn flags_live_after(&self) -> Vec<bool> {
+        self.flags_live(&|_| true).0
+    }
+
+    /// Backward flag liveness: for each step whether the flags it leaves can be
+    /// observed, and whether those the block is entered with can be. A memory
+    /// access by step `k` observes them where `access(k)` (every access when
+    /// accesses are tested; only those that spill when unchecked).
+    fn flags_live(&self, access: &dyn Fn(usize) -> bool) -> (Vec<bool>, bool) {
         let mut live = vec![true; self.steps.len()];
         let mut after = true; // the block's end observes them
         for (k, s) in self.steps.iter().enumerate().rev() {
             live[k] = after;
-            let (mem, reads, writes_all) = match s.ins {
-                Ins::Alu { op, d, s } | Ins::AluN { op, d, s, .. } => {
-                    (d.is_mem() || s.is_mem(), op == ADC || op == SBB, true)
-                }
+            // (accesses memory, leaves early observing them, reads them,
+            // overwrites them all)
+            let (mem, exit, reads, writes_all) = match s.ins {
+                Ins::Alu { op, d, s } | Ins::AluN { op, d, s, .. } => (
+                    d.is_mem() || s.is_mem(),
+                    false,
+                    op == ADC || op == SBB,
+                    true,
+                ),
                 // INC/DEC keep CF and IMUL keeps SF ZF AF PF: what they read of
                 // the flags before them is observed exactly where the flags they
                 // leave are (`!writes_all && after` below), so they read nothing
                 // more themselves.
-                Ins::Unary { op, .. } => (false, false, op == NEG),
-                Ins::Shift { .. } => (false, false, true),
+                Ins::Unary { op, .. } => (false, false, false, op == NEG),
+                Ins::Shift { .. } => (false, false, false, true),
                 // Where its flags are observed, its count-0 side exit observes
                 // the flags before it; elsewhere it is one branchless shift.
-                Ins::ShiftCl { .. } => (after, false, true),
-                Ins::Imul { s, .. } | Ins::Mul(s) => (s.is_mem(), false, false),
+                Ins::ShiftCl { .. } => (false, after, false, true),
+                Ins::Imul { s, .. } | Ins::Mul(s) => (s.is_mem(), false, false, false),
                 // Its divide-error exit observes the flags before it.
-                Ins::Div(_) => (true, false, false),
-                Ins::Setcc { d, .. } => (d.is_mem(), true, false),
-                Ins::Cmov { .. } => (false, true, false),
+                Ins::Div(_) => (false, true, false, false),
+                Ins::Setcc { d, .. } => (d.is_mem(), false, true, false),
+                Ins::Cmov { .. } => (false, false, true, false),
                 Ins::Mov { d, s } | Ins::MovN { d, s, .. } => {
-                    (d.is_mem() || s.is_mem(), false, false)
+                    (d.is_mem() || s.is_mem(), false, false, false)
                 }
-                Ins::Movx { s, .. } => (s.is_mem(), false, false),
-                Ins::Push(_) | Ins::Pop(_) => (true, false, false),
-                Ins::Lea { .. } | Ins::Nop => (false, false, false),
-                Ins::Interp { .. } => (true, true, false),
+                Ins::Movx { s, .. } => (s.is_mem(), false, false, false),
+                Ins::Push(_) | Ins::Pop(_) => (true, false, false, false),
+                Ins::Lea { .. } | Ins::Nop => (false, false, false, false),
+                Ins::Interp { .. } => (false, true, true, false),
             };
-            // Flags before step k are observed if it accesses memory or reads
-            // them; not if it overwrites all of them; else as after it.
-            after = mem || reads || (!writes_all && after);
+            // Flags before step k are observed if it accesses memory (where
+            // that observes) or leaves or reads them; not if it overwrites all
+            // of them; else as after it.
+            after = (mem && access(k)) || exit || reads || (!writes_all && after);
         }
-        live
+        (live, after)
     }
 }
 
