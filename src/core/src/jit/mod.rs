@@ -28,7 +28,10 @@
 //! Code-write tracking: compiled code hangs off its interpreter block
 //! ([`Block::jit`]), so it is retired exactly when the block cache retires the block
 //! (a guest or host write into its bytes, replayed on every thread by
-//! `Executor::sync_code`; a tier switch or flush). Code memory is one Cranelift
+//! `Executor::sync_code`; a tier switch or flush). A region's code also hangs off
+//! the other blocks it may be entered at (`JitState::set_entries`); the head and
+//! each of those are registered in `JitState::regions` with the bytes of every block
+//! of the region, so a write into any of them retires them all. Code memory is one Cranelift
 //! module per executor, freed whole on a flush, and the executor flushes when it
 //! exceeds [`CODE_CAP`].
 
