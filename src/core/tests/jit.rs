@@ -695,6 +695,22 @@ fn jit_store_into_a_running_compiled_block_matches_the_interpreter() {
     assert!(sliced.blocks() > 2_000, "{sliced:?}");
 }
 
+/// Runs `code` in slices of 1000 with every tier off and with `jit` on, the host
+/// writing `value` at `at` after slice `k` in both; the two must end alike. Returns
+/// the on arm's counters.
+fn host_write_off_and_on(code: &[u8], k: usize, at: u32, value: u32, what: &str) -> JitSnapshot {
+    let patch = move |m: &mut Machine, slice: usize| {
+        if slice == k {
+            m.mem.write_bytes(at, &value.to_le_bytes()).unwrap();
+        }
+    };
+    let off = run_with(code, gates(false), 1000, &mut |m, s| patch(m, s));
+    let ton = gates(true);
+    let on = run_with(code, ton.clone(), 1000, &mut |m, s| patch(m, s));
+    same(&off, &on, what);
+    ton.jit.snapshot()
+}
+
 /// The host writes into a hot compiled loop between two runs (as another thread's
 /// store or the loader would): the compiled code is retired and the new bytes run.
 #[test]
@@ -716,20 +732,8 @@ fn jit_host_write_into_compiled_code_matches_the_interpreter() {
         .find(|i| i.code() == iced_x86::Code::Add_rm32_imm32)
         .expect("the patched ADD");
     let at = add.next_ip32() - 4;
-    let patch = move |m: &mut Machine, k: usize| {
-        if k == 40 {
-            m.mem
-                .write_bytes(at, &0x0300_0000u32.to_le_bytes())
-                .unwrap();
-        }
-    };
     // Slices of 1000: the write lands after 41,000 instructions, in the hot loop.
-    let toff = gates(false);
-    let off = run_with(&code, toff, 1000, &mut |m, k| patch(m, k));
-    let ton = gates(true);
-    let on = run_with(&code, ton.clone(), 1000, &mut |m, k| patch(m, k));
-    same(&off, &on, "host write");
-    let s = ton.jit.snapshot();
+    let s = host_write_off_and_on(&code, 40, at, 0x0300_0000, "host write");
     assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
     assert!(s.blocks() > 40_000, "{s:?}");
 }
@@ -806,17 +810,7 @@ fn jit_write_into_a_region_entered_at_another_block_retires_that_entry() {
     let (code, at) = member_entry_program();
     // Slices of 1000: the write lands after 60,000 instructions, in the second
     // phase (ECX about 11,500), lowering the bound to 5,000.
-    let patch = move |m: &mut Machine, k: usize| {
-        if k == 59 {
-            m.mem.write_bytes(at, &5_000u32.to_le_bytes()).unwrap();
-        }
-    };
-    let toff = gates(false);
-    let off = run_with(&code, toff, 1000, &mut |m, k| patch(m, k));
-    let ton = gates(true);
-    let on = run_with(&code, ton.clone(), 1000, &mut |m, k| patch(m, k));
-    same(&off, &on, "write into the region");
-    let s = ton.jit.snapshot();
+    let s = host_write_off_and_on(&code, 59, at, 5_000, "write into the region");
     assert!(s.entry_blocks >= 1, "{s:?}");
     assert!(s.compiled >= 2, "compiled again after the write: {s:?}");
     assert!(s.blocks() > 30_000, "{s:?}");

@@ -602,36 +602,31 @@ impl JitState {
                 }];
                 self.region(&mut ms, block, cache, stop, mem);
                 self.members.extend(ms[1..].iter().map(|m| m.start));
+                // The region's blocks, head first (`set_entries` hands the code
+                // to the others).
+                let spans: Vec<(u32, u32)> = ms
+                    .iter()
+                    .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
+                    .collect();
                 if ms.len() > 1 {
                     // A write into any of its blocks retires the head (and so the
                     // region) before the code runs again.
-                    let spans: Vec<(u32, u32)> = ms[1..]
-                        .iter()
-                        .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
-                        .collect();
                     self.regions.add(block.start, &spans);
                 }
-                let ents = Entries {
-                    starts: ms[1..].iter().map(|m| m.start).collect(),
-                    spans: ms
-                        .iter()
-                        .filter_map(|m| cache.lookup(m.start).map(|b| (b.start, b.end)))
-                        .collect(),
-                };
-                let (ms, ents) = if background {
-                    match self.queue(ms, ents, block, env) {
+                let (ms, spans) = if background {
+                    match self.queue(ms, spans, block, env) {
                         Ok(()) => return None,
                         Err(back) => back,
                     }
                 } else {
-                    (ms, ents)
+                    (ms, spans)
                 };
                 match self.build(&ms, block, env) {
                     Ok(c) => {
                         let ns = t0.elapsed().as_nanos() as u64;
                         self.note_compiled(env.base, c.bytes, ms.len(), ns, st, ts);
                         block.jit.set(Slot::Code(c.code));
-                        self.set_entries(cache, &ents, c.code, st);
+                        self.set_entries(cache, &spans, c.code, st);
                         Some(c.code)
                     }
                     Err(e) => {
@@ -728,26 +723,31 @@ impl JitState {
     fn queue(
         &mut self,
         ms: Vec<Member>,
-        ents: Entries,
+        spans: Vec<(u32, u32)>,
         block: &Block,
         env: &Env,
-    ) -> Result<(), (Vec<Member>, Entries)> {
+    ) -> Result<(), (Vec<Member>, Vec<(u32, u32)>)> {
         if self.worker.is_none() {
             match worker::Worker::spawn() {
                 Ok(w) => self.worker = Some(w),
                 Err(e) => {
                     log_failure(&e);
-                    return Err((ms, ents));
+                    return Err((ms, spans));
                 }
             }
         }
         let id = self.next_job;
         let unit = self.unit(block, env);
         let w = self.worker.as_mut().expect("started above");
-        if let Err(job) = w.send(Box::new(worker::Job { id, ms, ents, unit })) {
+        if let Err(job) = w.send(Box::new(worker::Job {
+            id,
+            ms,
+            spans,
+            unit,
+        })) {
             self.worker = None;
             self.pending = 0;
-            return Err((job.ms, job.ents));
+            return Err((job.ms, job.spans));
         }
         self.next_job += 1;
         self.pending += 1;
@@ -819,7 +819,7 @@ impl JitState {
                     self.note_compiled(base, bytes.len(), d.members, d.ns, st, ts);
                     if let Some(b) = waiting(d) {
                         b.jit.set(Slot::Code(code));
-                        self.set_entries(cache, &d.ents, code, st);
+                        self.set_entries(cache, &d.spans, code, st);
                     }
                 }
             }
@@ -846,16 +846,16 @@ impl JitState {
     fn set_entries(
         &mut self,
         cache: &crate::exec::cache::BlockCache,
-        ents: &Entries,
+        spans: &[(u32, u32)],
         code: native::Code,
         st: &JitStats,
     ) {
-        for &m in &ents.starts {
+        for &(m, _) in spans.iter().skip(1) {
             if let Some(b) = cache.lookup(m)
                 && matches!(b.jit.get(), Slot::Untried)
             {
                 b.jit.set(Slot::Code(code));
-                self.regions.add(m, &ents.spans);
+                self.regions.add(m, spans);
                 st.entry_blocks.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -901,13 +901,6 @@ fn dump_mapped(start: u32, code: native::Code, bytes: &[u8]) {
             eprintln!("jit dump: {bin}: {e}");
         }
     }
-}
-
-/// The blocks besides the head a region's code may be entered at
-/// (all of them, [`count_entries`]), and the byte ranges of all its blocks.
-pub(crate) struct Entries {
-    starts: Vec<u32>,
-    spans: Vec<(u32, u32)>,
 }
 
 /// A block to compile, besides its plan: its start and instruction count, and the

@@ -7,7 +7,7 @@
 //! the block's start and length, the addresses its code embeds), and its result is
 //! bytes.
 
-use super::{Entries, Member, Unit, fill, looped};
+use super::{Member, Unit, fill, looped};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use std::sync::Arc;
@@ -21,8 +21,9 @@ pub(super) struct Job {
     pub id: u64,
     /// The region's blocks, its head first.
     pub ms: Vec<Member>,
-    /// Handed back with the code (`JitState::set_entries`).
-    pub ents: Entries,
+    /// The byte ranges of the region's blocks, head first, handed back with the
+    /// code (`JitState::set_entries`).
+    pub spans: Vec<(u32, u32)>,
     pub unit: Unit,
 }
 
@@ -35,7 +36,7 @@ pub(super) struct Done {
     pub ns: u64,
     /// Blocks in the region.
     pub members: usize,
-    pub ents: Entries,
+    pub spans: Vec<(u32, u32)>,
 }
 
 pub(super) struct Worker {
@@ -74,7 +75,7 @@ impl Worker {
                         code,
                         ns,
                         members: job.ms.len(),
-                        ents: job.ents,
+                        spans: job.spans,
                     };
                     if done.send(d).is_err() {
                         break;
