@@ -1,25 +1,24 @@
 //! Everything `unsafe` the `jit` tier needs, in one place: the code memory
-//! (a Cranelift `JITModule` per executor), the call into compiled code, the
+//! (one reservation per executor, filled front to back), the call into compiled code, the
 //! `extern "C"` helpers compiled code calls back (an instruction through its
 //! interpreter handler, the lazy-flag readers), and the host-fault path of
 //! unchecked accesses ([`host_faults`]).
 //!
 //! A compiled block is a function `(cpu: *mut Cpu, eip: u32) -> u32` in Cranelift's
 //! `tail` calling convention (`eip` the guest address it is entered at: the head of
-//! its region or another block the region lets in), entered from the run loop through a per-module C-convention
-//! trampoline, and entering the next compiled block with a tail call (a link). It
+//! its region or another block the region lets in), entered from the run loop
+//! through a C-convention trampoline mapped at the start of the same memory, and entering the next compiled block with a tail call (a link). It
 //! touches the `Cpu` it is given (registers, EIP, lazy flags, segment bases, the
 //! retired and block counters) at offsets taken with `offset_of!` from the Rust
 //! layout, guest bytes through the permission table (`super::Env`), and calls the
 //! helpers below with the same pointer. It never keeps the pointer past its return.
 
 use crate::cpu::Cpu;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::Module;
 
 /// The entry trampoline every compiled block is entered through from the run loop:
 /// `extern "C" fn(cpu, block_fn) -> u32`, calling `block_fn` (tail calling
@@ -48,8 +47,8 @@ impl Code {
         if let Some(view) = cpu.mem.protected_view() {
             return guard::run(self, cpu, view as usize);
         }
-        // SAFETY: the trampoline and the function were compiled by
-        // `CodeMemory::compile` of the same module for exactly these signatures and
+        // SAFETY: the trampoline and the function were mapped by
+        // `CodeMemory::install` of the same memory for exactly these signatures and
         // are still mapped: the executor clears its code memory only after dropping
         // every block (and so every `Code`) of its cache, and bumps the link epoch so
         // no link table entry naming old code matches again. Compiled code reads and
@@ -67,71 +66,150 @@ impl Code {
     }
 }
 
-/// The host code of one executor (one guest thread): a Cranelift JIT module, created
-/// at the first compile and freed whole when the executor drops its decoded code.
+/// Address space reserved per executor for host code: twice the bytes it may hold
+/// before it drops all of them (`super::CODE_CAP`), which covers alignment padding
+/// (at most 15 bytes per function of at least a few dozen) and the batch that
+/// crosses the cap. Reserved, not committed: pages are mapped as code reaches them.
+const RESERVE: usize = 2 * super::CODE_CAP;
+
+/// The host code of one executor (one guest thread): one address-space reservation
+/// filled front to back, so hot regions sit next to each other whatever order they
+/// were compiled in (regions mapped one at a time into pages of their own took an
+/// instruction-TLB entry and the same cache set each; docs/performance.md), and
+/// freed whole when the executor drops its decoded code.
 #[derive(Default)]
 pub struct CodeMemory {
-    module: Option<(JITModule, Trampoline)>,
+    arena: Option<Arena>,
 }
 
+struct Arena {
+    alloc: region::Allocation,
+    /// Bytes written so far from the start (pages past them are still reserved
+    /// only).
+    used: usize,
+    tramp: Trampoline,
+}
+
+// SAFETY: the arena is plain memory owned by one executor; it moves with it between
+// threads only while no code in it runs (an executor runs on one thread at a time).
+unsafe impl Send for Arena {}
+
 impl CodeMemory {
-    fn module(&mut self) -> Result<&mut (JITModule, Trampoline), String> {
-        if self.module.is_none() {
-            let mut m = new_module()?;
-            let t = trampoline(&mut m)?;
-            self.module = Some((m, t));
+    fn arena(&mut self) -> Result<&mut Arena, String> {
+        if self.arena.is_none() {
+            let alloc = region::alloc(RESERVE, region::Protection::NONE)
+                .map_err(|e| format!("reserving jit code memory: {e}"))?;
+            let mut a = Arena {
+                alloc,
+                used: 0,
+                tramp: unreachable_tramp,
+            };
+            let (bytes, align) = trampoline()?;
+            let p = a.copy_in(&[(&bytes, align)])?[0];
+            // SAFETY: `p` is the start of the trampoline's bytes just mapped
+            // executable, compiled above for `extern "C" fn(*mut Cpu, *const u8) ->
+            // u32` with the host's default calling convention.
+            a.tramp = unsafe { std::mem::transmute::<*const u8, Trampoline>(p) };
+            self.arena = Some(a);
         }
-        Ok(self.module.as_mut().expect("created above"))
+        Ok(self.arena.as_mut().expect("created above"))
     }
 
     /// Maps compiled functions (`super::worker::compile`: position-independent
-    /// machine code with no relocations, and its alignment) with one finalize for
-    /// the batch.
+    /// machine code with no relocations, and its alignment), one after the other
+    /// behind the code mapped before them.
     pub fn install(&mut self, funcs: &[(&[u8], u64)]) -> Result<Vec<Code>, String> {
-        let (m, tramp) = self.module()?;
-        let tramp = *tramp;
-        let mut sig = Signature::new(CallConv::Tail);
-        sig.params
-            .push(AbiParam::new(m.target_config().pointer_type()));
-        sig.params.push(AbiParam::new(types::I32));
-        sig.returns.push(AbiParam::new(types::I32));
-        let mut ids = Vec::with_capacity(funcs.len());
-        for &(bytes, align) in funcs {
-            let id = m
-                .declare_anonymous_function(&sig)
-                .map_err(|e| e.to_string())?;
-            m.define_function_bytes(id, align, bytes, &[])
-                .map_err(|e| format!("{e:?}"))?;
-            ids.push(id);
-        }
-        m.finalize_definitions().map_err(|e| e.to_string())?;
-        Ok(ids
+        let a = self.arena()?;
+        let tramp = a.tramp;
+        Ok(a.copy_in(funcs)?
             .into_iter()
-            .map(|id| Code {
-                f: m.get_finalized_function(id),
-                tramp,
-            })
+            .map(|f| Code { f, tramp })
             .collect())
     }
 
     /// Frees all code. The caller has dropped every [`Code`] this memory handed out.
     pub fn clear(&mut self) {
-        if let Some((m, _)) = self.module.take() {
-            // SAFETY: no compiled function is running (this is called from the run
-            // loop, between blocks) and the executor dropped every block holding a
-            // `Code` from this module before calling (see `Executor::flush`), and
-            // bumped its link epoch so the link table names none of it.
-            unsafe { m.free_memory() };
-        }
+        // Unmapped when the allocation drops. No compiled function is running
+        // (this is called from the run loop, between blocks), the executor dropped
+        // every block holding a `Code` from this memory before calling (see
+        // `Executor::flush`), and bumped its link epoch so the link table names
+        // none of it.
+        self.arena = None;
     }
 }
 
-/// Compiles the entry trampoline of a module: a C-convention function calling the
-/// block function it is given with the `tail` convention (blocks link to each other
-/// with tail calls, which Rust cannot make).
-fn trampoline(m: &mut JITModule) -> Result<Trampoline, String> {
-    let ptr = m.target_config().pointer_type();
-    let mut ctx = m.make_context();
+/// Stands in for the trampoline while the arena is being set up (never called:
+/// no `Code` exists before the real one is in place).
+unsafe extern "C" fn unreachable_tramp(_: *mut Cpu, _: *const u8) -> u32 {
+    super::EXIT_BLOCK
+}
+
+impl Arena {
+    /// Copies `funcs` in behind the bytes already used, each at its alignment, and
+    /// makes them executable; returns their addresses.
+    fn copy_in(&mut self, funcs: &[(&[u8], u64)]) -> Result<Vec<*const u8>, String> {
+        let page = region::page::size();
+        let mut at = Vec::with_capacity(funcs.len());
+        let mut end = self.used;
+        for &(bytes, align) in funcs {
+            let align = (align as usize).clamp(1, page);
+            let o = end.next_multiple_of(align);
+            at.push(o);
+            end = o + bytes.len();
+        }
+        if end > self.alloc.len() {
+            return Err("jit code memory full".into());
+        }
+        // The pages written: the last one already holding code (executable, made
+        // writable again) through the first ones taken from the reservation.
+        let lo = self.used / page * page;
+        let hi = end.next_multiple_of(page);
+        let base = self.alloc.as_mut_ptr::<u8>();
+        // SAFETY: [lo, hi) lies inside the reservation (`end` was checked against
+        // its length and pages round within it, the length being whole pages). No
+        // code in these pages is running: the executor installs between blocks on
+        // the one thread that runs its code, so making them writable for the copy
+        // cannot pull them from under an instruction fetch.
+        unsafe {
+            region::protect(base.add(lo), hi - lo, region::Protection::READ_WRITE)
+                .map_err(|e| format!("jit code memory: {e}"))?;
+        }
+        for (&(bytes, _), &o) in funcs.iter().zip(&at) {
+            // SAFETY: [o, o + len) is inside [lo, hi), writable since the protect
+            // above, and disjoint from every other function's bytes (offsets grow).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(o), bytes.len()) };
+        }
+        // SAFETY: the same pages, now holding the finished code; the icache is
+        // cleaned for the bytes written before they become executable (a no-op on
+        // hosts whose instruction fetch sees stores, such as x86-64).
+        unsafe {
+            wasmtime_internal_jit_icache_coherence::clear_cache(
+                base.add(self.used) as *const std::ffi::c_void,
+                end - self.used,
+            )
+            .map_err(|e| format!("jit code memory: {e}"))?;
+            region::protect(base.add(lo), hi - lo, region::Protection::READ_EXECUTE)
+                .map_err(|e| format!("jit code memory: {e}"))?;
+        }
+        wasmtime_internal_jit_icache_coherence::pipeline_flush_mt()
+            .map_err(|e| format!("jit code memory: {e}"))?;
+        self.used = end;
+        // SAFETY: each offset is inside the reservation (checked above).
+        Ok(at
+            .iter()
+            .map(|&o| unsafe { base.add(o) } as *const u8)
+            .collect())
+    }
+}
+
+/// Compiles the entry trampoline: a C-convention function calling the block
+/// function it is given with the `tail` convention (blocks link to each other with
+/// tail calls, which Rust cannot make). Position-independent bytes, as blocks are.
+fn trampoline() -> Result<(Vec<u8>, u64), String> {
+    let isa = new_isa("speed")?;
+    let ptr = isa.pointer_type();
+    let mut ctx = cranelift_codegen::Context::new();
+    ctx.func.signature = Signature::new(isa.default_call_conv());
     ctx.func.signature.params.push(AbiParam::new(ptr));
     ctx.func.signature.params.push(AbiParam::new(ptr));
     ctx.func.signature.returns.push(AbiParam::new(types::I32));
@@ -161,25 +239,14 @@ fn trampoline(m: &mut JITModule) -> Result<Trampoline, String> {
         b.seal_all_blocks();
         b.finalize();
     }
-    let id = m
-        .declare_anonymous_function(&ctx.func.signature)
-        .map_err(|e| e.to_string())?;
-    m.define_function(id, &mut ctx)
-        .map_err(|e| format!("{e:?}"))?;
-    m.clear_context(&mut ctx);
-    m.finalize_definitions().map_err(|e| e.to_string())?;
-    let p = m.get_finalized_function(id);
-    // SAFETY: `p` is the entry of the function just finalized (mapped executable)
-    // whose signature was built above as `(pointer, pointer) -> i32` with the host's
-    // default calling convention, i.e. `extern "C" fn(*mut Cpu, *const u8) -> u32`.
-    Ok(unsafe { std::mem::transmute::<*const u8, Trampoline>(p) })
-}
-
-fn new_module() -> Result<JITModule, String> {
-    Ok(JITModule::new(JITBuilder::with_isa(
-        new_isa("speed")?,
-        cranelift_module::default_libcall_names(),
-    )))
+    let c = ctx
+        .compile(&*isa, &mut ControlPlane::default())
+        .map_err(|e| format!("jit trampoline: {:?}", e.inner))?;
+    if !c.buffer.relocs().is_empty() {
+        return Err("relocations in the jit trampoline".into());
+    }
+    let align = (c.buffer.alignment as u64).max(isa.function_alignment().minimum as u64);
+    Ok((c.code_buffer().to_vec(), align))
 }
 
 /// The host ISA with the tier's flags: the executor's module compiles with it, and
