@@ -33,7 +33,8 @@ def main():
                 units.append((int(m.group(2), 16), int(m.group(1), 16)))
     units.sort()
     starts = [u[0] for u in units]
-    out = subprocess.run(["perf", "script", "-i", perf, "-F", "ip,sym"],
+    sizes = [os.path.getsize(os.path.join(dd, f"dump.txt.{a:x}.bin")) for a, _ in units]
+    out = subprocess.run(["perf", "script", "-i", perf, "-F", "ip"],
                          capture_output=True, text=True, check=True).stdout
     hist = collections.Counter()
     total = 0
@@ -42,9 +43,11 @@ def main():
         if not p:
             continue
         total += 1
-        # Cranelift's perf map names compiled functions .LfnN.
-        if ".Lfn" in line:
-            hist[int(p[0], 16)] += 1
+        # A sample is in compiled code when its address lies in a dumped unit.
+        ip = int(p[0], 16)
+        i = bisect.bisect_right(starts, ip) - 1
+        if i >= 0 and ip < starts[i] + sizes[i]:
+            hist[ip] += 1
     per = collections.Counter()
     for ip, c in hist.items():
         i = bisect.bisect_right(starts, ip) - 1

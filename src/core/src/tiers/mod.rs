@@ -378,7 +378,11 @@ pub fn global() -> Arc<Tiers> {
     static G: OnceLock<Arc<Tiers>> = OnceLock::new();
     G.get_or_init(|| {
         let t = Tiers::new();
-        t.set_jit_background(true);
+        // `WINTERP_JIT_SYNC=1` compiles on the guest thread as deterministic runs
+        // do, with nothing else about the run changed: which code runs compiled then
+        // depends on the program alone, so host-instruction counts repeat (for
+        // comparing builds of the tier under cachegrind; docs/performance.md).
+        t.set_jit_background(std::env::var_os("WINTERP_JIT_SYNC").is_none_or(|v| v != "1"));
         match env_switches() {
             Ok(v) => {
                 for (tier, on) in v {
