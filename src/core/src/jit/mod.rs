@@ -2266,8 +2266,15 @@ impl Gen<'_> {
             .iconst(types::I16, r.sb as i64 | (r.op as u8 as i64) << 8);
         self.b.ins().store(lf, key, c, OFF_F_SB as i32);
         self.b.ins().store(f, r.res, c, OFF_F_RES as i32);
-        self.b.ins().store(f, r.a, c, OFF_F_A as i32);
-        self.b.ins().store(f, r.b, c, OFF_F_B as i32);
+        // A logic record's flags come from its result alone (`LazyFlags`: CF, OF
+        // and AF are 0 for `FlagOp::Logic` whatever `a` and `b` hold), so its
+        // operands are not stored: two stores less at every spill of an
+        // AND/OR/XOR/TEST record. The interpreter's record holds them; only the
+        // materialised flags are compared, and they cannot differ.
+        if r.op != FlagOp::Logic {
+            self.b.ins().store(f, r.a, c, OFF_F_A as i32);
+            self.b.ins().store(f, r.b, c, OFF_F_B as i32);
+        }
         if let Some(x) = r.aux {
             self.b.ins().store(f, x, c, OFF_F_AUX as i32);
         }
