@@ -1539,13 +1539,13 @@ fn jit_cross_thread_code_write_retires_compiled_code() {
         let mut exec = Executor::new();
         exec.set_stop_range(EXIT, EXIT + 1);
         exec.set_tiers(tb2);
-        for _ in 0..100_000 {
-            let s = exec.run(&mut cpu, 1_000_000);
-            if s != StopReason::BudgetSpent {
-                return s;
-            }
-        }
-        StopReason::BudgetSpent
+        // One run with room for minutes of B's loop: the run loop hands the last
+        // instructions of a budget (under the margin compiled code keeps) to the
+        // interpreter, and with runs of a million B's store into A's code landed
+        // there once in a full suite run under load, taking no compiled path.
+        // Within one run compiled code only returns where an entry's instruction
+        // room ends, and is entered again at once.
+        exec.run(&mut cpu, 200_000_000_000)
     });
     let mut stop = StopReason::BudgetSpent;
     for _ in 0..100_000 {

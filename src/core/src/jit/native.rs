@@ -69,7 +69,8 @@ impl Code {
 /// Address space reserved per executor for host code: twice the bytes it may hold
 /// before it drops all of them (`super::CODE_CAP`), which covers alignment padding
 /// (at most 15 bytes per function of at least a few dozen) and the batch that
-/// crosses the cap. Reserved, not committed: pages are mapped as code reaches them.
+/// crosses the cap. Mapped inaccessible: a page takes host memory only once code
+/// reaches it (Windows counts the whole reservation against its commit limit).
 const RESERVE: usize = 2 * super::CODE_CAP;
 
 /// The host code of one executor (one guest thread): one address-space reservation
