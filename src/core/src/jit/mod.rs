@@ -31,9 +31,9 @@
 //! `Executor::sync_code`; a tier switch or flush). A region's code also hangs off
 //! the other blocks it may be entered at (`JitState::set_entries`); the head and
 //! each of those are registered in `JitState::regions` with the bytes of every block
-//! of the region, so a write into any of them retires them all. Code memory is one Cranelift
-//! module per executor, freed whole on a flush, and the executor flushes when it
-//! exceeds [`CODE_CAP`].
+//! of the region, so a write into any of them retires them all. Code memory is one reservation
+//! per executor (`native::CodeMemory`), freed whole on a flush, and the executor
+//! flushes when it exceeds [`CODE_CAP`].
 
 mod access;
 mod hist;
@@ -1201,35 +1201,23 @@ fn spill_in(ms: &[Member], info: &mut [MemberInfo]) {
 /// What a block entered with (`need`, `regs`) leaves to its successors, as
 /// `Gen::spill` makes it (or more): an access spills when needed; a store or a
 /// helper needs a spill again; a helper leaves every register in `cpu`.
-fn spill_out(p: &Plan, mut need: bool, mut regs: u8) -> (bool, u8) {
-    let acc = access::plan_accesses(p);
-    let n = p.steps.len() as u32;
-    for k in 0..=n {
+fn spill_out(p: &Plan, need: bool, mut regs: u8) -> (bool, u8) {
+    let (spills, need) = spill_points(p, need);
+    let n = p.steps.len();
+    for (k, &spill) in spills.iter().enumerate() {
         let (mut rd, mut wr) = (0u8, 0u8);
-        let interp = if k < n {
-            let ins = &p.steps[k as usize].ins;
+        if k < n {
+            let ins = &p.steps[k].ins;
+            if matches!(ins, Ins::Interp { .. }) {
+                regs = 0;
+                continue;
+            }
             ins_regs(ins, &mut rd, &mut wr);
-            matches!(ins, Ins::Interp { .. })
         } else {
             term_regs(&p.term, &mut rd, &mut wr);
-            false
-        };
-        // The terminator's accesses carry its index, `term_k` = n.
-        let mine = || acc.iter().filter(|a| a.k == k);
-        let any = mine().next().is_some();
-        if interp {
-            need = true;
-            regs = 0;
-            continue;
         }
-        if any {
-            if need {
-                need = false;
-                regs = 0;
-            }
-            if mine().any(|a| a.store) {
-                need = true;
-            }
+        if spill {
+            regs = 0;
         }
         regs |= wr;
     }
@@ -1487,19 +1475,32 @@ fn reads_incoming_flags(p: &Plan) -> bool {
 /// `need` (`MemberInfo::need_spill`): an access observes the flags only where it
 /// spills, i.e. when a store (or the entry's `need`) came since the last spill, as
 /// `Gen::test_access` and `Gen::store` track it.
-fn reads_incoming_flags_spilled(p: &Plan, mut need: bool) -> bool {
+fn reads_incoming_flags_spilled(p: &Plan, need: bool) -> bool {
+    let (spills, _) = spill_points(p, need);
+    p.flags_live(&|k| spills[k]).1
+}
+
+/// Where a block entered with `need` spills (`Gen::spill`; index `k` for step `k`,
+/// the last for the terminator's accesses), and whether it leaves needing a spill:
+/// the first access after a store, a helper or an entry with `need` spills; a store
+/// or a helper needs one again.
+fn spill_points(p: &Plan, mut need: bool) -> (Vec<bool>, bool) {
     let acc = access::plan_accesses(p);
-    let mut spills = vec![false; p.steps.len()];
-    for (k, s) in p.steps.iter().enumerate() {
+    let n = p.steps.len();
+    let mut spills = vec![false; n + 1];
+    for (k, spill) in spills.iter_mut().enumerate() {
+        if k < n && matches!(p.steps[k].ins, Ins::Interp { .. }) {
+            need = true;
+            continue;
+        }
+        // The terminator's accesses carry its index, `term_k` = n.
         let mut mine = acc.iter().filter(|a| a.k == k as u32).peekable();
         if mine.peek().is_some() {
-            spills[k] = need;
+            *spill = need;
             need = mine.any(|a| a.store);
-        } else if matches!(s.ins, Ins::Interp { .. }) {
-            need = true;
         }
     }
-    p.flags_live(&|k| spills[k]).1
+    (spills, need)
 }
 
 struct Plan {
