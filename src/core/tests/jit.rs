@@ -647,6 +647,41 @@ fn jit_fault_after_a_store_in_a_join_block_keeps_the_incoming_flags() {
     assert!(one_slow_path(&whole), "{whole:?}");
 }
 
+/// A loop head joined by the loop's own edge and by a path that stores, then
+/// changes a register and the flags: the store path spills on its edge into the
+/// head (the head, whose first instruction loads, would otherwise spill on every
+/// turn). The load walks into an unmapped page right after the 512th store
+/// path, so the fault finds the state that edge left: EDI and EBP assigned after
+/// the store, SUB's flags, the counters (and resumes after the store: the ADD
+/// into memory repeated would show).
+#[test]
+fn jit_fault_at_a_loop_head_after_a_storing_edge_matches_the_interpreter() {
+    let code = assemble(|a| {
+        let mut head = a.create_label();
+        a.xor(edi, edi)?;
+        a.xor(edx, edx)?;
+        a.mov(ebp, 0x7fff_fff0)?;
+        a.set_label(&mut head)?;
+        a.mov(eax, dword_ptr(edi * 4 + (DATA + DATA_SIZE - 0x800)))?;
+        a.inc(edx)?;
+        a.test(edx, 7)?;
+        a.jnz(head)?;
+        a.add(dword_ptr(DST), edx)?;
+        a.add(edi, 1)?;
+        a.sub(ebp, 0x7654_3210)?;
+        a.jmp(head)
+    });
+    let (whole, _) = equivalent(&code);
+    assert!(whole.blocks() > 4_000, "{whole:?}");
+    assert!(one_slow_path(&whole), "{whole:?}");
+    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
 /// A hot compiled block stores into its own bytes (the immediate of an ADD after
 /// the store, in the same block) at one iteration: the compiled code hands the
 /// store to the interpreter (a page holding code is a slow path), which leaves

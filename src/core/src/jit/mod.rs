@@ -1095,6 +1095,12 @@ struct MemberInfo {
     /// `Gen::spill`; `spill_in`).
     need_spill: bool,
     spill_regs: u8,
+    /// The block may leave needing a spill (`spill_out` of what it is entered with).
+    out_need: bool,
+    /// Entered needing a spill, the block would spill for it (it has an access
+    /// before any store or helper of its own): an edge needing one spills on the
+    /// edge instead (`spill_in`).
+    takes_need: bool,
 }
 
 /// The blocks a region takes in after a block: its static jump targets, and for a
@@ -1171,14 +1177,27 @@ fn region_edges(ms: &[Member]) -> Vec<Vec<u32>> {
 /// registers may have been assigned since. The function's entry is a spill point (the head's start with nothing assigned);
 /// a block passes on what it was entered with, what it assigns and whether it
 /// still needs a spill at its end (`spill_out`; a superset is safe: it only
-/// spills more).
+/// spills more). An internal edge that leaves needing a spill into a block that
+/// would spill for it (`takes_need`) spills on the edge instead (`Gen::internal`),
+/// so the block itself is entered needing nothing from that edge: a loop head
+/// joined by one path with a store (lzhuff's `longest()`) spills only on that
+/// path, not on every turn of the loop.
 fn spill_in(ms: &[Member], info: &mut [MemberInfo]) {
     let edges = member_edges(ms);
+    for (i, m) in info.iter_mut().zip(ms) {
+        i.takes_need = spill_points(&m.plan, true).0 != spill_points(&m.plan, false).0;
+    }
     loop {
         let mut changed = false;
         for (p, ts) in edges.iter().enumerate() {
             let (need, regs) = spill_out(&ms[p].plan, info[p].need_spill, info[p].spill_regs);
+            info[p].out_need = need;
             for &m in ts {
+                let (need, regs) = if need && info[m].takes_need {
+                    (false, 0)
+                } else {
+                    (need, regs)
+                };
                 let i = &mut info[m];
                 if (need && !i.need_spill) || regs & !i.spill_regs != 0 {
                     i.need_spill |= need;
@@ -1246,6 +1265,8 @@ fn region_info(ms: &[Member]) -> Vec<MemberInfo> {
             reads_in: reads_incoming_flags(&m.plan),
             need_spill: false,
             spill_regs: 0,
+            out_need: false,
+            takes_need: false,
         })
         .collect();
     info[0].preds = 1;
@@ -2459,6 +2480,26 @@ impl Gen<'_> {
         let w = self.b.ins().iconst(types::I64, resume_word(self.start, k));
         self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
         self.need_spill = false;
+    }
+
+    /// The spill of an internal edge into the block at `to` (`spill_in`): `cpu`
+    /// gets what [`Gen::spill`] would leave for that block's first instruction,
+    /// with `count` (this block charged) as the counters. The state of the block
+    /// being generated is left as it was, for its other edges.
+    fn spill_edge(&mut self, to: u32, count: Value) {
+        self.flush_flags();
+        let f = MemFlags::trusted();
+        for r in 0..8u8 {
+            if self.spill_regs & (1 << r) != 0 {
+                let v = self.b.use_var(self.regs[r as usize]);
+                self.b
+                    .ins()
+                    .store(f, v, self.cpu, (OFF_REGS + 4 * r as usize) as i32);
+            }
+        }
+        self.store_counts(count);
+        let w = self.b.ins().iconst(types::I64, resume_word(to, 0));
+        self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
     }
 
     /// How the access instruction `k` makes next tests its page: as planned
@@ -3722,6 +3763,9 @@ impl Gen<'_> {
         });
         if self.info[m].reads_in {
             self.flush_flags();
+        }
+        if self.unchecked && self.info[self.cur].out_need && self.info[m].takes_need {
+            self.spill_edge(to, r);
         }
         let target = self.blocks[m];
         self.b.ins().jump(target, &[]);
