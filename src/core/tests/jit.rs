@@ -171,6 +171,16 @@ fn one_slow_path(s: &JitSnapshot) -> bool {
     }
 }
 
+/// Run whole with the tier on, `code` stops at a guest exception.
+fn ends_in_an_exception(code: &[u8]) {
+    let on = run_with(code, gates(true), u64::MAX, &mut |_, _| {});
+    assert!(
+        matches!(on.stops.last(), Some(StopReason::Exception(_))),
+        "{:?}",
+        on.stops.last()
+    );
+}
+
 fn equivalent(code: &[u8]) -> (JitSnapshot, JitSnapshot) {
     equivalent_with(code, &|_, _| {})
 }
@@ -430,12 +440,7 @@ fn jit_fault_in_the_middle_of_a_block_matches_the_interpreter() {
     let (whole, _) = equivalent(&code);
     assert!(whole.blocks() > 2_000, "{whole:?}");
     assert!(one_slow_path(&whole), "{whole:?}");
-    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
-    assert!(
-        matches!(on.stops.last(), Some(StopReason::Exception(_))),
-        "{:?}",
-        on.stops.last()
-    );
+    ends_in_an_exception(&code);
 }
 
 /// Forms the tier does not generate code for run inside compiled blocks through
@@ -557,12 +562,7 @@ fn jit_divide_error_in_a_compiled_block_matches_the_interpreter() {
         whole.exit_fault + whole.exit_resume + whole.exit_host_fault == 1 || one_slow_path(&whole),
         "{whole:?}"
     );
-    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
-    assert!(
-        matches!(on.stops.last(), Some(StopReason::Exception(_))),
-        "{:?}",
-        on.stops.last()
-    );
+    ends_in_an_exception(&code);
     // A quotient over 32 bits: EDX:EAX = 2^32 + ECX over 1 when the byte is 1.
     let overflow = assemble(|a| {
         let mut head = a.create_label();
@@ -674,12 +674,7 @@ fn jit_fault_at_a_loop_head_after_a_storing_edge_matches_the_interpreter() {
     let (whole, _) = equivalent(&code);
     assert!(whole.blocks() > 4_000, "{whole:?}");
     assert!(one_slow_path(&whole), "{whole:?}");
-    let on = run_with(&code, gates(true), u64::MAX, &mut |_, _| {});
-    assert!(
-        matches!(on.stops.last(), Some(StopReason::Exception(_))),
-        "{:?}",
-        on.stops.last()
-    );
+    ends_in_an_exception(&code);
 }
 
 /// A hot compiled block stores into its own bytes (the immediate of an ADD after

@@ -2311,8 +2311,13 @@ impl Gen<'_> {
     }
 
     fn write_back(&mut self) {
+        self.store_regs(self.dirty);
+    }
+
+    /// Stores the guest registers in `mask` to `cpu`.
+    fn store_regs(&mut self, mask: u8) {
         for r in 0..8u8 {
-            if self.dirty & (1 << r) != 0 {
+            if mask & (1 << r) != 0 {
                 let v = self.b.use_var(self.regs[r as usize]);
                 self.b.ins().store(
                     MemFlags::trusted(),
@@ -2462,23 +2467,14 @@ impl Gen<'_> {
             return;
         }
         self.flush_flags();
-        let f = MemFlags::trusted();
-        for r in 0..8u8 {
-            if self.spill_regs & (1 << r) != 0 {
-                let v = self.b.use_var(self.regs[r as usize]);
-                self.b
-                    .ins()
-                    .store(f, v, self.cpu, (OFF_REGS + 4 * r as usize) as i32);
-            }
-        }
+        self.store_regs(self.spill_regs);
         self.spill_regs = 0;
         if self.need_eip_counts {
             let r = self.b.use_var(self.vret);
             self.store_counts(r);
             self.need_eip_counts = false;
         }
-        let w = self.b.ins().iconst(types::I64, resume_word(self.start, k));
-        self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
+        self.store_resume(self.start, k);
         self.need_spill = false;
     }
 
@@ -2488,18 +2484,18 @@ impl Gen<'_> {
     /// being generated is left as it was, for its other edges.
     fn spill_edge(&mut self, to: u32, count: Value) {
         self.flush_flags();
-        let f = MemFlags::trusted();
-        for r in 0..8u8 {
-            if self.spill_regs & (1 << r) != 0 {
-                let v = self.b.use_var(self.regs[r as usize]);
-                self.b
-                    .ins()
-                    .store(f, v, self.cpu, (OFF_REGS + 4 * r as usize) as i32);
-            }
-        }
+        self.store_regs(self.spill_regs);
         self.store_counts(count);
-        let w = self.b.ins().iconst(types::I64, resume_word(to, 0));
-        self.b.ins().store(f, w, self.cpu, OFF_RESUME as i32);
+        self.store_resume(to, 0);
+    }
+
+    /// `cpu.jit_resume` for a spill point before instruction `k` of the block at
+    /// `start`.
+    fn store_resume(&mut self, start: u32, k: u32) {
+        let w = self.b.ins().iconst(types::I64, resume_word(start, k));
+        self.b
+            .ins()
+            .store(MemFlags::trusted(), w, self.cpu, OFF_RESUME as i32);
     }
 
     /// How the access instruction `k` makes next tests its page: as planned
