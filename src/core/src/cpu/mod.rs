@@ -144,6 +144,16 @@ pub struct Cpu {
     /// `retired` and `chain.blocks` (`jit::counts`).
     pub jit_count: u64,
     pub jit_base: [u64; 2],
+    /// The protected view's host base while compiled code runs (set at every
+    /// entry): compiled code loads it once per function into a register its
+    /// accesses add to, where a 64-bit constant would be materialized at each.
+    pub jit_view: u64,
+    /// The address of the executor's attention limit (`attention::Attention`: the
+    /// budget end the run loop armed, zeroed by every raise), set before every
+    /// entry too: compiled code loads it once per function, and each budget check
+    /// then loads the limit through it (where a 64-bit constant address was
+    /// materialized at each).
+    pub jit_limit: u64,
 }
 
 /// How a handler chain ended.
@@ -182,6 +192,8 @@ impl Cpu {
             jit_resume: 0,
             jit_count: 0,
             jit_base: [0; 2],
+            jit_view: 0,
+            jit_limit: 0,
         }
     }
 

@@ -506,7 +506,6 @@ impl Executor {
                     Some(c)
                 } else if self.tiers.is_on(Tier::Jit) {
                     let env = crate::jit::Env {
-                        limit: self.halt.limit_ptr() as usize,
                         perms: cpu.mem.perm_table() as usize,
                         base: cpu.mem.host_base() as usize,
                         view: match cpu.mem.protected_view() {
@@ -540,6 +539,7 @@ impl Executor {
                     ))
                 });
                 if let Some(code) = code {
+                    cpu.jit_limit = self.halt.limit_ptr() as usize as u64;
                     self.jit.enter(eip, code);
                     let (before, blocks) = (cpu.retired, cpu.chain.blocks);
                     let mut kind = code.run(cpu);

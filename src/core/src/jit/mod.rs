@@ -63,7 +63,7 @@ pub const HOT: u64 = 16;
 /// entered from the run loop before it heads a region itself.
 pub const MEMBER_HOT: u64 = 1024;
 /// Bounds of a region: blocks and guest instructions.
-pub const REGION_BLOCKS: usize = 8;
+pub const REGION_BLOCKS: usize = 16;
 pub const REGION_INSNS: u32 = 128;
 /// Compiled code runs only while more than this many instructions of the run
 /// loop's budget are left: the run loop enters it only then, and every link and
@@ -302,16 +302,12 @@ impl JitSnapshot {
 }
 
 /// Addresses compiled code reads, fixed for the life of the code that embeds them
-/// (constants in the code): the executor's halt flag, the gate epoch and the epoch
-/// the code was compiled under, the guest memory's code-write epoch, permission table
-/// and host base, and this executor's link state. The executor flushes all code when
-/// any of them would change (a new `Tiers`, a new guest memory).
+/// (constants in the code): the guest memory's permission table, host base and
+/// protected view, and the segment bases (the attention limit and the view's base
+/// it finds through `cpu`: `Cpu::jit_limit`, `Cpu::jit_view`). The executor flushes
+/// all code when any of them would change (a new `Tiers`, a new guest memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Env {
-    /// The executor's `attention::Attention` limit: the budget end the run loop
-    /// armed, zeroed when another thread asked it to stop, a gate switched or code
-    /// was written.
-    pub limit: usize,
     /// `GuestMemory::perm_table` and `host_base`.
     pub perms: usize,
     pub base: usize,
@@ -394,6 +390,12 @@ pub struct JitState {
     /// Starts of the blocks compiled into some region other than as its head
     /// (until the next flush).
     members: rustc_hash::FxHashSet<u32>,
+    /// Starts of the blocks of regions sent to the background compiler and not
+    /// yet back, other than their heads (which hold `Slot::Pending`).
+    waiting: rustc_hash::FxHashSet<u32>,
+    /// Jobs queued and not yet handed to the background compiler, which holds at
+    /// most [`IN_FLIGHT`] at a time (see [`JitState::feed`]).
+    backlog: Vec<worker::Job>,
     /// Host faults of unchecked code by the block compiled code resumed at, and
     /// the region heads compiled with tested accesses since (see
     /// [`JitState::host_fault`]; until the next flush).
@@ -408,6 +410,11 @@ pub struct JitState {
 /// and again, a store into a page that also holds code would pay that and a
 /// signal (a few microseconds) per turn where a tested access takes a side exit.
 pub const HOST_FAULTS_MAX: u32 = 1;
+
+/// Jobs the background compiler holds at a time (one compiling, one next): the
+/// rest wait in the executor's backlog, so that the one handed over next is the
+/// hottest then, not the oldest.
+const IN_FLIGHT: u64 = 2;
 
 impl Default for JitState {
     fn default() -> Self {
@@ -425,6 +432,8 @@ impl Default for JitState {
             keep: Vec::new(),
             regions: Default::default(),
             members: Default::default(),
+            waiting: Default::default(),
+            backlog: Vec::new(),
             host_faults: Default::default(),
             checked: Default::default(),
         }
@@ -441,6 +450,9 @@ impl JitState {
         self.keep.clear();
         self.regions.clear();
         self.members.clear();
+        self.waiting.clear();
+        self.pending -= self.backlog.len();
+        self.backlog.clear();
         self.host_faults.clear();
         self.checked.clear();
         st.code_bytes_live
@@ -562,6 +574,12 @@ impl JitState {
         match block.jit.get() {
             Slot::Code(c) => Some(c),
             Slot::Declined | Slot::Pending(_) => None,
+            // A block of a region still being compiled gets that region's code
+            // when it arrives (`set_entries`). Heading a region of its own
+            // meanwhile compiled the same loop again under each block the
+            // interpreter ran often enough while it waited (lzhuff's `longest()`:
+            // four copies, each delaying every job queued behind it).
+            Slot::Untried if self.waiting.contains(&block.start) => None,
             // A block some region already compiles inside it heads a region of
             // its own only once it is entered from outside much more: every
             // block of a loop is entered from the run loop now and then (a link
@@ -614,7 +632,7 @@ impl JitState {
                     self.regions.add(block.start, &spans);
                 }
                 let (ms, spans) = if background {
-                    match self.queue(ms, spans, block, env) {
+                    match self.queue(ms, spans, block, env, cache) {
                         Ok(()) => return None,
                         Err(back) => back,
                     }
@@ -717,15 +735,16 @@ impl JitState {
         st.code_bytes_peak.fetch_max(live, Ordering::Relaxed);
     }
 
-    /// Sends the region `ms` headed by `block` to the background compiler; gives
-    /// it back if there is none (it could not be started, or ended), and the
-    /// caller compiles here.
+    /// Queues the region `ms` headed by `block` for the background compiler (see
+    /// [`JitState::feed`]); gives it back if there is none (it could not be
+    /// started), and the caller compiles here.
     fn queue(
         &mut self,
         ms: Vec<Member>,
         spans: Vec<(u32, u32)>,
         block: &Block,
         env: &Env,
+        cache: &BlockCache,
     ) -> Result<(), (Vec<Member>, Vec<(u32, u32)>)> {
         if self.worker.is_none() {
             match worker::Worker::spawn() {
@@ -737,21 +756,18 @@ impl JitState {
             }
         }
         let id = self.next_job;
+        self.next_job += 1;
+        self.pending += 1;
+        self.waiting.extend(spans.iter().skip(1).map(|&(m, _)| m));
+        block.jit.set(Slot::Pending(id));
         let unit = self.unit(block, env);
-        let w = self.worker.as_mut().expect("started above");
-        if let Err(job) = w.send(Box::new(worker::Job {
+        self.backlog.push(worker::Job {
             id,
             ms,
             spans,
             unit,
-        })) {
-            self.worker = None;
-            self.pending = 0;
-            return Err((job.ms, job.spans));
-        }
-        self.next_job += 1;
-        self.pending += 1;
-        block.jit.set(Slot::Pending(id));
+        });
+        self.feed(cache);
         Ok(())
     }
 
@@ -761,9 +777,63 @@ impl JitState {
         self.pending != 0
     }
 
-    /// Whether the background compiler is still working on a job.
+    /// Whether the background compiler is still working on a job, or has jobs
+    /// to come.
     pub fn compiling(&self) -> bool {
-        self.worker.as_ref().is_some_and(|w| !w.idle())
+        !self.backlog.is_empty() || self.worker.as_ref().is_some_and(|w| !w.idle())
+    }
+
+    /// Hands the background compiler the hottest jobs of the backlog while it
+    /// holds fewer than [`IN_FLIGHT`]: the one whose head the interpreter entered
+    /// most while it waited. A job whose head was retired meanwhile (a code
+    /// write, a flush) is dropped.
+    fn feed(&mut self, cache: &crate::exec::cache::BlockCache) {
+        let Some(w) = &mut self.worker else { return };
+        while w.in_flight() < IN_FLIGHT && !self.backlog.is_empty() {
+            let heat = |j: &worker::Job| {
+                cache
+                    .lookup(j.unit.start)
+                    .filter(|b| matches!(b.jit.get(), Slot::Pending(id) if id == j.id))
+                    .map(|b| b.entries.get())
+            };
+            let mut best: Option<(usize, u64)> = None;
+            let mut k = 0;
+            while k < self.backlog.len() {
+                match heat(&self.backlog[k]) {
+                    None => {
+                        let j = self.backlog.swap_remove(k);
+                        for (m, _) in j.spans.iter().skip(1) {
+                            self.waiting.remove(m);
+                        }
+                        self.pending -= 1;
+                    }
+                    Some(h) => {
+                        if best.is_none_or(|(_, b)| h > b) {
+                            best = Some((k, h));
+                        }
+                        k += 1;
+                    }
+                }
+            }
+            let Some((k, _)) = best else { break };
+            let job = self.backlog.swap_remove(k);
+            if let Err(job) = w.send(Box::new(job)) {
+                // The worker ended: what it held never comes back, and what it
+                // was to get is compiled on this thread at the next ask.
+                self.backlog.push(*job);
+                for j in self.backlog.drain(..) {
+                    if let Some(b) = cache.lookup(j.unit.start)
+                        && matches!(b.jit.get(), Slot::Pending(id) if id == j.id)
+                    {
+                        b.jit.set(Slot::Untried);
+                    }
+                }
+                self.waiting.clear();
+                self.worker = None;
+                self.pending = 0;
+                return;
+            }
+        }
     }
 
     /// Maps the code the background compiler has finished (one finalize for all)
@@ -791,6 +861,12 @@ impl JitState {
             return;
         }
         self.pending -= done.len();
+        for d in &done {
+            for (m, _) in d.spans.iter().skip(1) {
+                self.waiting.remove(m);
+            }
+        }
+        self.feed(cache);
         let waiting = |d: &worker::Done| {
             cache
                 .lookup(d.start)
@@ -983,6 +1059,12 @@ fn fill(
                     b.def_var(v, x);
                 }
             }
+            let view = if unchecked {
+                b.ins().load(ptr, rf, cpu, OFF_VIEW as i32)
+            } else {
+                b.ins().iconst(ptr, 0)
+            };
+            let limit_at = b.ins().load(ptr, rf, cpu, OFF_LIMIT as i32);
             let vret = b.declare_var(types::I64);
             let r0 = b
                 .ins()
@@ -1023,6 +1105,8 @@ fn fill(
             let mut g = Gen {
                 b,
                 cpu,
+                view,
+                limit_at,
                 ptr,
                 regs,
                 dirty: if whole { written } else { 0 },
@@ -2120,6 +2204,8 @@ const OFF_F_B: usize = OFF_F + offset_of!(LazyFlags, b);
 const OFF_F_AUX: usize = OFF_F + offset_of!(LazyFlags, aux);
 const OFF_COUNT: usize = offset_of!(Cpu, jit_count);
 const OFF_RESUME: usize = offset_of!(Cpu, jit_resume);
+const OFF_VIEW: usize = offset_of!(Cpu, jit_view);
+const OFF_LIMIT: usize = offset_of!(Cpu, jit_limit);
 
 /// `Cpu::jit_resume` for a spill point before instruction `k` of the block at
 /// `start`.
@@ -2164,6 +2250,10 @@ struct Rec {
 struct Gen<'a> {
     b: FunctionBuilder<'a>,
     cpu: Value,
+    /// `Cpu::jit_view`, loaded at the function's entry (unchecked code only).
+    view: Value,
+    /// `Cpu::jit_limit`, loaded at the function's entry.
+    limit_at: Value,
     ptr: Type,
     regs: [Variable; 8],
     /// Registers assigned so far (written back at exits).
@@ -2408,11 +2498,11 @@ impl Gen<'_> {
 
     /// The host address of guest `addr`.
     fn host(&mut self, addr: Value) -> Value {
-        let base = self.konst(if self.unchecked {
-            self.env.view
+        let base = if self.unchecked {
+            self.view
         } else {
-            self.env.base
-        });
+            self.konst(self.env.base)
+        };
         let a = self.b.ins().uextend(self.ptr, addr);
         self.b.ins().iadd(base, a)
     }
@@ -3619,8 +3709,10 @@ impl Gen<'_> {
     /// boundary where the run loop would stop: the run loop arms the limit with the
     /// budget end less the margin, so this is one compare with a memory operand.
     fn checks(&mut self, retired: Value, fail: Cblock) {
-        let a = self.konst(self.env.limit);
-        let limit = self.b.ins().load(types::I64, MemFlags::trusted(), a, 0);
+        let limit = self
+            .b
+            .ins()
+            .load(types::I64, MemFlags::trusted(), self.limit_at, 0);
         let spent = self
             .b
             .ins()

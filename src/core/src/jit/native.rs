@@ -43,8 +43,10 @@ impl Code {
     /// exit word of the last one (see `super::EXIT_BLOCK`).
     #[inline(always)]
     pub fn run(self, cpu: &mut Cpu) -> u32 {
+        let view = cpu.mem.protected_view();
+        cpu.jit_view = view.map_or(0, |v| v as u64);
         #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-        if let Some(view) = cpu.mem.protected_view() {
+        if let Some(view) = view {
             return guard::run(self, cpu, view as usize);
         }
         // SAFETY: the trampoline and the function were mapped by
@@ -266,6 +268,11 @@ pub(super) fn new_isa(opt_level: &str) -> Result<cranelift_codegen::isa::OwnedTa
         .set("use_colocated_libcalls", "false")
         .map_err(|e| e.to_string())?;
     flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+    // Nothing unwinds through compiled code (a host fault lands on the entry's
+    // saved stack pointer, `guard`); the unwind records cost compile time.
+    flags
+        .set("unwind_info", "false")
+        .map_err(|e| e.to_string())?;
     // Cranelift's tail calls (the links between blocks) rely on frame pointers.
     flags
         .set("preserve_frame_pointers", "true")

@@ -116,6 +116,11 @@ impl Worker {
         }
     }
 
+    /// Jobs sent and not yet compiled.
+    pub fn in_flight(&self) -> u64 {
+        self.queued - self.sent.load(Ordering::Acquire)
+    }
+
     /// Whether every job queued has been compiled (its result may still wait in
     /// the channel for the run loop).
     pub fn idle(&self) -> bool {
