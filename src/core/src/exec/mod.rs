@@ -195,8 +195,8 @@ impl Executor {
 
     /// Whether this executor's background compiler is working (`jit`): the bench
     /// counts the wait for it in the arm that asked ([`crate::bench::run_pair`]).
-    pub fn jit_compiling(&self) -> bool {
-        self.jit.compiling()
+    pub fn jit_compiling(&mut self) -> bool {
+        self.jit.compiling(&self.cache)
     }
 
     /// A flag another thread can set to stop this executor at its next block boundary.

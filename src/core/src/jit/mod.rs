@@ -778,8 +778,10 @@ impl JitState {
     }
 
     /// Whether the background compiler is still working on a job, or has jobs
-    /// to come.
-    pub fn compiling(&self) -> bool {
+    /// to come (handing it the next ones as it frees up: the run loop, which
+    /// does that at its block boundaries, may not be running).
+    pub fn compiling(&mut self, cache: &BlockCache) -> bool {
+        self.feed(cache);
         !self.backlog.is_empty() || self.worker.as_ref().is_some_and(|w| !w.idle())
     }
 
@@ -1059,12 +1061,12 @@ fn fill(
                     b.def_var(v, x);
                 }
             }
-            let view = if unchecked {
-                b.ins().load(ptr, rf, cpu, OFF_VIEW as i32)
-            } else {
-                b.ins().iconst(ptr, 0)
-            };
-            let limit_at = b.ins().load(ptr, rf, cpu, OFF_LIMIT as i32);
+            let view = (unchecked
+                && ms
+                    .iter()
+                    .any(|m| !access::plan_accesses(&m.plan).is_empty()))
+            .then(|| b.ins().load(ptr, rf, cpu, OFF_VIEW as i32));
+            let limit_at = looped(ms).then(|| b.ins().load(ptr, rf, cpu, OFF_LIMIT as i32));
             let vret = b.declare_var(types::I64);
             let r0 = b
                 .ins()
@@ -2250,10 +2252,12 @@ struct Rec {
 struct Gen<'a> {
     b: FunctionBuilder<'a>,
     cpu: Value,
-    /// `Cpu::jit_view`, loaded at the function's entry (unchecked code only).
-    view: Value,
-    /// `Cpu::jit_limit`, loaded at the function's entry.
-    limit_at: Value,
+    /// `Cpu::jit_view`, loaded at the function's entry where unchecked code
+    /// accesses guest memory; `Cpu::jit_limit`, loaded there in a region with a
+    /// cycle (else at each check: a function-wide value is a register held
+    /// across the whole function, and Cranelift keeps a load nothing uses).
+    view: Option<Value>,
+    limit_at: Option<Value>,
     ptr: Type,
     regs: [Variable; 8],
     /// Registers assigned so far (written back at exits).
@@ -2499,7 +2503,10 @@ impl Gen<'_> {
     /// The host address of guest `addr`.
     fn host(&mut self, addr: Value) -> Value {
         let base = if self.unchecked {
-            self.view
+            match self.view {
+                Some(v) => v,
+                None => self.konst(self.env.view),
+            }
         } else {
             self.konst(self.env.base)
         };
@@ -3709,10 +3716,12 @@ impl Gen<'_> {
     /// boundary where the run loop would stop: the run loop arms the limit with the
     /// budget end less the margin, so this is one compare with a memory operand.
     fn checks(&mut self, retired: Value, fail: Cblock) {
-        let limit = self
-            .b
-            .ins()
-            .load(types::I64, MemFlags::trusted(), self.limit_at, 0);
+        let f = MemFlags::trusted();
+        let at = match self.limit_at {
+            Some(a) => a,
+            None => self.b.ins().load(self.ptr, f, self.cpu, OFF_LIMIT as i32),
+        };
+        let limit = self.b.ins().load(types::I64, f, at, 0);
         let spent = self
             .b
             .ins()
