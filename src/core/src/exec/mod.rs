@@ -497,7 +497,9 @@ impl Executor {
                 && cpu.retired.saturating_add(crate::jit::BUDGET_MARGIN) < target
                 && matches!(
                     block.jit.get(),
-                    crate::jit::Slot::Untried | crate::jit::Slot::Code(_)
+                    crate::jit::Slot::Untried
+                        | crate::jit::Slot::Code(_)
+                        | crate::jit::Slot::Pending(_)
                 )
             {
                 // Code is only ever compiled under the gates in force (a switch

@@ -416,6 +416,9 @@ pub const HOST_FAULTS_MAX: u32 = 1;
 /// hottest then, not the oldest.
 const IN_FLIGHT: u64 = 2;
 
+/// See [`JitState::take_back`].
+pub const TAKE_BACK: u64 = 64;
+
 impl Default for JitState {
     fn default() -> Self {
         JitState {
@@ -573,6 +576,9 @@ impl JitState {
     ) -> Option<native::Code> {
         match block.jit.get() {
             Slot::Code(c) => Some(c),
+            Slot::Pending(id) if block.entries.get() >= HOT * TAKE_BACK => {
+                self.take_back(id, block, cache, st, ts)
+            }
             Slot::Declined | Slot::Pending(_) => None,
             // A block of a region still being compiled gets that region's code
             // when it arrives (`set_entries`). Heading a region of its own
@@ -771,6 +777,43 @@ impl JitState {
         Ok(())
     }
 
+    /// A block waiting in the backlog for its region's compile that the
+    /// interpreter has entered [`TAKE_BACK`] times [`HOT`] since: its region is
+    /// compiled here and now, as the worker, busy with others, would have made
+    /// the guest thread interpret it for as long again (see docs/tiers.md). A
+    /// job the worker holds already is left to it.
+    fn take_back(
+        &mut self,
+        id: u64,
+        block: &Block,
+        cache: &BlockCache,
+        st: &JitStats,
+        ts: &crate::tiers::TierStats,
+    ) -> Option<native::Code> {
+        let k = self.backlog.iter().position(|j| j.id == id)?;
+        let job = self.backlog.swap_remove(k);
+        self.pending -= 1;
+        for (m, _) in job.spans.iter().skip(1) {
+            self.waiting.remove(m);
+        }
+        let t0 = std::time::Instant::now();
+        match self.build_unit(&job.ms, &job.unit) {
+            Ok(c) => {
+                let ns = t0.elapsed().as_nanos() as u64;
+                self.note_compiled(job.unit.env.base, c.bytes, job.ms.len(), ns, st, ts);
+                block.jit.set(Slot::Code(c.code));
+                self.set_entries(cache, &job.spans, c.code, st);
+                Some(c.code)
+            }
+            Err(e) => {
+                log_failure(&e);
+                st.failed.fetch_add(1, Ordering::Relaxed);
+                block.jit.set(Slot::Declined);
+                None
+            }
+        }
+    }
+
     /// Whether background compiles are outstanding (see [`JitState::poll`]).
     #[inline(always)]
     pub fn pending(&self) -> bool {
@@ -941,14 +984,18 @@ impl JitState {
 
     /// Compiles on this thread, as the background compiler would, and maps it.
     fn build(&mut self, ms: &[Member], block: &Block, env: &Env) -> Result<Compiled, String> {
+        let u = self.unit(block, env);
+        self.build_unit(ms, &u)
+    }
+
+    fn build_unit(&mut self, ms: &[Member], u: &Unit) -> Result<Compiled, String> {
         if self.isas.is_none() {
             self.isas = Some(worker::Isas::new()?);
         }
-        let u = self.unit(block, env);
         let isas = self.isas.as_mut().expect("made above");
-        let (bytes, align) = worker::compile(isas, ms, &u)?;
+        let (bytes, align) = worker::compile(isas, ms, u)?;
         let code = self.mem.install(&[(&bytes, align)])?;
-        dump_mapped(block.start, code[0], &bytes);
+        dump_mapped(u.start, code[0], &bytes);
         Ok(Compiled {
             code: code[0],
             bytes: bytes.len(),
