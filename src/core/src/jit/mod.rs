@@ -393,9 +393,9 @@ pub struct JitState {
     /// Starts of the blocks of regions sent to the background compiler and not
     /// yet back, other than their heads (which hold `Slot::Pending`).
     waiting: rustc_hash::FxHashSet<u32>,
-    /// Jobs queued and not yet handed to the background compiler, which holds at
-    /// most [`IN_FLIGHT`] at a time (see [`JitState::feed`]).
-    backlog: Vec<worker::Job>,
+    /// Jobs queued and not yet handed to the background compiler, by id: it holds
+    /// at most [`IN_FLIGHT`] at a time (see [`JitState::feed`]).
+    backlog: rustc_hash::FxHashMap<u64, worker::Job>,
     /// Host faults of unchecked code by the block compiled code resumed at, and
     /// the region heads compiled with tested accesses since (see
     /// [`JitState::host_fault`]; until the next flush).
@@ -436,7 +436,7 @@ impl Default for JitState {
             regions: Default::default(),
             members: Default::default(),
             waiting: Default::default(),
-            backlog: Vec::new(),
+            backlog: Default::default(),
             host_faults: Default::default(),
             checked: Default::default(),
         }
@@ -767,12 +767,15 @@ impl JitState {
         self.waiting.extend(spans.iter().skip(1).map(|&(m, _)| m));
         block.jit.set(Slot::Pending(id));
         let unit = self.unit(block, env);
-        self.backlog.push(worker::Job {
+        self.backlog.insert(
             id,
-            ms,
-            spans,
-            unit,
-        });
+            worker::Job {
+                id,
+                ms,
+                spans,
+                unit,
+            },
+        );
         self.feed(cache);
         Ok(())
     }
@@ -790,8 +793,7 @@ impl JitState {
         st: &JitStats,
         ts: &crate::tiers::TierStats,
     ) -> Option<native::Code> {
-        let k = self.backlog.iter().position(|j| j.id == id)?;
-        let job = self.backlog.swap_remove(k);
+        let job = self.backlog.remove(&id)?;
         self.pending -= 1;
         for (m, _) in job.spans.iter().skip(1) {
             self.waiting.remove(m);
@@ -832,7 +834,7 @@ impl JitState {
     /// holds fewer than [`IN_FLIGHT`]: the one whose head the interpreter entered
     /// most while it waited. A job whose head was retired meanwhile (a code
     /// write, a flush) is dropped.
-    fn feed(&mut self, cache: &crate::exec::cache::BlockCache) {
+    fn feed(&mut self, cache: &BlockCache) {
         let Some(w) = &mut self.worker else { return };
         while w.in_flight() < IN_FLIGHT && !self.backlog.is_empty() {
             let heat = |j: &worker::Job| {
@@ -841,32 +843,28 @@ impl JitState {
                     .filter(|b| matches!(b.jit.get(), Slot::Pending(id) if id == j.id))
                     .map(|b| b.entries.get())
             };
-            let mut best: Option<(usize, u64)> = None;
-            let mut k = 0;
-            while k < self.backlog.len() {
-                match heat(&self.backlog[k]) {
-                    None => {
-                        let j = self.backlog.swap_remove(k);
-                        for (m, _) in j.spans.iter().skip(1) {
-                            self.waiting.remove(m);
-                        }
-                        self.pending -= 1;
-                    }
-                    Some(h) => {
-                        if best.is_none_or(|(_, b)| h > b) {
-                            best = Some((k, h));
-                        }
-                        k += 1;
-                    }
+            let mut best: Option<(u64, u64)> = None;
+            let mut gone = Vec::new();
+            for (&id, j) in &self.backlog {
+                match heat(j) {
+                    None => gone.push(id),
+                    Some(h) if best.is_none_or(|(_, b)| h > b) => best = Some((id, h)),
+                    Some(_) => {}
                 }
             }
-            let Some((k, _)) = best else { break };
-            let job = self.backlog.swap_remove(k);
+            for id in gone {
+                let j = self.backlog.remove(&id).expect("listed above");
+                for (m, _) in j.spans.iter().skip(1) {
+                    self.waiting.remove(m);
+                }
+                self.pending -= 1;
+            }
+            let Some((id, _)) = best else { break };
+            let job = self.backlog.remove(&id).expect("listed above");
             if let Err(job) = w.send(Box::new(job)) {
                 // The worker ended: what it held never comes back, and what it
                 // was to get is compiled on this thread at the next ask.
-                self.backlog.push(*job);
-                for j in self.backlog.drain(..) {
+                for j in std::iter::once(*job).chain(self.backlog.drain().map(|(_, j)| j)) {
                     if let Some(b) = cache.lookup(j.unit.start)
                         && matches!(b.jit.get(), Slot::Pending(id) if id == j.id)
                     {
