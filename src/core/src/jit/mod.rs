@@ -795,9 +795,7 @@ impl JitState {
     ) -> Option<native::Code> {
         let job = self.backlog.remove(&id)?;
         self.pending -= 1;
-        for (m, _) in job.spans.iter().skip(1) {
-            self.waiting.remove(m);
-        }
+        unwait(&mut self.waiting, &job.spans);
         let t0 = std::time::Instant::now();
         match self.build_unit(&job.ms, &job.unit) {
             Ok(c) => {
@@ -854,9 +852,7 @@ impl JitState {
             }
             for id in gone {
                 let j = self.backlog.remove(&id).expect("listed above");
-                for (m, _) in j.spans.iter().skip(1) {
-                    self.waiting.remove(m);
-                }
+                unwait(&mut self.waiting, &j.spans);
                 self.pending -= 1;
             }
             let Some((id, _)) = best else { break };
@@ -905,9 +901,7 @@ impl JitState {
         }
         self.pending -= done.len();
         for d in &done {
-            for (m, _) in d.spans.iter().skip(1) {
-                self.waiting.remove(m);
-            }
+            unwait(&mut self.waiting, &d.spans);
         }
         self.feed(cache);
         let waiting = |d: &worker::Done| {
@@ -1009,6 +1003,14 @@ impl JitState {
             links: &*self.links as *const Links as usize,
             table: self.table.as_ptr() as usize,
         }
+    }
+}
+
+/// A region's job is done with (compiled, taken back or dropped): its blocks other
+/// than the head (`spans[1..]`) no longer wait for it (`JitState::waiting`).
+fn unwait(waiting: &mut rustc_hash::FxHashSet<u32>, spans: &[(u32, u32)]) {
+    for (m, _) in spans.iter().skip(1) {
+        waiting.remove(m);
     }
 }
 
