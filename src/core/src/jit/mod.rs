@@ -645,21 +645,8 @@ impl JitState {
                 } else {
                     (ms, spans)
                 };
-                match self.build(&ms, block, env) {
-                    Ok(c) => {
-                        let ns = t0.elapsed().as_nanos() as u64;
-                        self.note_compiled(env.base, c.bytes, ms.len(), ns, st, ts);
-                        block.jit.set(Slot::Code(c.code));
-                        self.set_entries(cache, &spans, c.code, st);
-                        Some(c.code)
-                    }
-                    Err(e) => {
-                        log_failure(&e);
-                        st.failed.fetch_add(1, Ordering::Relaxed);
-                        block.jit.set(Slot::Declined);
-                        None
-                    }
-                }
+                let u = self.unit(block, env);
+                self.build_here(&ms, &u, &spans, t0, block, cache, st, ts)
             }
         }
     }
@@ -797,12 +784,30 @@ impl JitState {
         self.pending -= 1;
         unwait(&mut self.waiting, &job.spans);
         let t0 = std::time::Instant::now();
-        match self.build_unit(&job.ms, &job.unit) {
+        self.build_here(&job.ms, &job.unit, &job.spans, t0, block, cache, st, ts)
+    }
+
+    /// Compiles the region `ms` (unit `u`, blocks `spans`) on this thread and hands
+    /// its code to `block` and the region's other entries, or declines `block` if
+    /// Cranelift refused; `t0` is when the compile (planning included) began.
+    #[allow(clippy::too_many_arguments)]
+    fn build_here(
+        &mut self,
+        ms: &[Member],
+        u: &Unit,
+        spans: &[(u32, u32)],
+        t0: std::time::Instant,
+        block: &Block,
+        cache: &BlockCache,
+        st: &JitStats,
+        ts: &crate::tiers::TierStats,
+    ) -> Option<native::Code> {
+        match self.build_unit(ms, u) {
             Ok(c) => {
                 let ns = t0.elapsed().as_nanos() as u64;
-                self.note_compiled(job.unit.env.base, c.bytes, job.ms.len(), ns, st, ts);
+                self.note_compiled(u.env.base, c.bytes, ms.len(), ns, st, ts);
                 block.jit.set(Slot::Code(c.code));
-                self.set_entries(cache, &job.spans, c.code, st);
+                self.set_entries(cache, spans, c.code, st);
                 Some(c.code)
             }
             Err(e) => {
@@ -975,11 +980,6 @@ impl JitState {
     }
 
     /// Compiles on this thread, as the background compiler would, and maps it.
-    fn build(&mut self, ms: &[Member], block: &Block, env: &Env) -> Result<Compiled, String> {
-        let u = self.unit(block, env);
-        self.build_unit(ms, &u)
-    }
-
     fn build_unit(&mut self, ms: &[Member], u: &Unit) -> Result<Compiled, String> {
         if self.isas.is_none() {
             self.isas = Some(worker::Isas::new()?);
