@@ -373,7 +373,8 @@ fn demo_lut_off_at_200_on_at_400_matches_all_on() {
         .into_iter()
         .filter(|t| t != "jit")
         .collect();
-    let all_on = switches(&tiers, "on");
+    let mut all_on = switches(&tiers, "on");
+    all_on.extend(["--tier".to_string(), "jit=off".to_string()]);
     let with = |extra: &[&str]| -> Vec<String> {
         let mut v = all_on.clone();
         v.extend(extra.iter().map(|s| s.to_string()));

@@ -73,7 +73,7 @@ impl ShapeResult {
 pub struct RunConfig {
     /// Block chaining (branches enter decoded successors directly).
     pub chaining: bool,
-    /// One tier gate forced on or off (the others keep their defaults).
+    /// One tier gate forced on or off (the others as the process-wide gates have them).
     pub tier: Option<(Tier, bool)>,
 }
 
@@ -137,7 +137,13 @@ fn machine(shape: &Shape, cfg: RunConfig) -> Result<Machine, String> {
     let mut m = Machine::new();
     m.exec.chaining = cfg.chaining;
     // Private gates per run: the arms must not see each other's switches or stats.
+    // They start as the process-wide gates stand (defaults, `WINTERP_TIERS`,
+    // `winterp --tier`), so `winterp --tier jit=off bench` measures the interpreter.
     let tiers = Tiers::new();
+    let global = crate::tiers::global();
+    for t in crate::tiers::ALL.into_iter().filter(|t| t.available()) {
+        tiers.set(t, global.is_on(t)).map_err(|e| e.to_string())?;
+    }
     // As the process-wide gates (`tiers::global`): `jit` compiles in the background.
     tiers.set_jit_background(true);
     if let Some((t, on)) = cfg.tier {

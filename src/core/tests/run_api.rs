@@ -5,14 +5,16 @@
 use iced_x86::code_asm::*;
 use winterp_core::StopReason;
 use winterp_core::harness::{CODE, DATA, EXIT, Machine, assemble};
-use winterp_core::tiers::Tiers;
+use winterp_core::tiers::{Tier, Tiers};
 
-/// A machine on the default gates of its own, whatever `WINTERP_TIERS` says: these
-/// tests count the threaded interpreter's dispatches (one per instruction), which
-/// compiled code does not make (state, instructions and blocks are the same).
+/// A machine on gates of its own with `jit` off, whatever `WINTERP_TIERS` says:
+/// these tests count the threaded interpreter's dispatches (one per instruction),
+/// which compiled code does not make (state, instructions and blocks are the same).
 fn plain_machine() -> Machine {
     let mut m = Machine::new();
-    m.exec.set_tiers(std::sync::Arc::new(Tiers::new()));
+    let tiers = Tiers::new();
+    tiers.set(Tier::Jit, false).expect("jit is a built tier");
+    m.exec.set_tiers(std::sync::Arc::new(tiers));
     m
 }
 

@@ -94,12 +94,21 @@ fn fpu_of(m: &Machine) -> Fpu {
     }
 }
 
-/// Runs `code` to the end (or its first exception) in slices of `slice` instructions
-/// with x87_fusion `on` or off (every other gate at its default); every slice
-/// boundary's registers and x87 state are folded into the result.
-fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
+/// Gates for these tests: x87_fusion `on` or off, `jit` off (compiled regions take
+/// the x87 loops these tests fuse; tests/jit.rs checks them there), every other gate
+/// at its default.
+fn gates(on: bool) -> Arc<Tiers> {
     let tiers = Arc::new(Tiers::new());
     tiers.set(Tier::X87Fusion, on).unwrap();
+    tiers.set(Tier::Jit, false).unwrap();
+    tiers
+}
+
+/// Runs `code` to the end (or its first exception) in slices of `slice` instructions
+/// with x87_fusion `on` or off ([`gates`]); every slice boundary's registers and x87
+/// state are folded into the result.
+fn run(code: &[u8], on: bool, slice: u64) -> (End, Arc<Tiers>, u64) {
+    let tiers = gates(on);
     let mut m = Machine::new();
     m.exec.set_tiers(tiers.clone());
     init(&m);
@@ -705,8 +714,7 @@ fn handler_forms_inside_runs() {
 fn gate_switch_mid_program() {
     let code = pipeline(2000);
     let (plain, _, _) = run(&code, false, u64::MAX);
-    let tiers = Arc::new(Tiers::new());
-    tiers.set(Tier::X87Fusion, true).unwrap();
+    let tiers = gates(true);
     let mut m = Machine::new();
     m.exec.set_tiers(tiers.clone());
     init(&m);

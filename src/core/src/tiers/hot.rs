@@ -347,13 +347,16 @@ mod tests {
         })
     }
 
-    /// A machine on the default gates of its own, whatever `WINTERP_TIERS` says:
+    /// A machine on gates of its own with `jit` off, whatever `WINTERP_TIERS` says:
     /// these tests count every entry of the loop block, which the run loop counts
     /// and compiled code (`jit`), entering blocks by links, does not.
     fn plain_machine() -> Machine {
         let mut m = Machine::new();
-        m.exec
-            .set_tiers(std::sync::Arc::new(crate::tiers::Tiers::new()));
+        let tiers = crate::tiers::Tiers::new();
+        tiers
+            .set(crate::tiers::Tier::Jit, false)
+            .expect("jit is a built tier");
+        m.exec.set_tiers(std::sync::Arc::new(tiers));
         m
     }
 

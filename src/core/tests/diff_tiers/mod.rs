@@ -527,7 +527,7 @@ impl TierLoops {
             // entered 16 times (`jit::HOT`), well inside the 48 passes.
             ("jit", vec![Tier::Jit], [true, false]),
             ("folds", folds, [false, true]),
-            // The default gates (the folds and `x87_fusion`), as programs run, and
+            // The default gates (the folds, `x87_fusion` and `jit`), as programs run, and
             // every tier at once (`block_exec` then claims the blocks the others
             // would take).
             (
