@@ -22,6 +22,10 @@ pub struct BenchArgs {
     /// arms in one process, interleaved, order rotated each round.
     #[arg(long)]
     toggle: Option<String>,
+    /// Switch a tier for every run: NAME=on|off (repeatable; `--toggle` still sets
+    /// its own tier per arm). `--tier jit=off` measures without the native-code tier.
+    #[arg(long, value_name = "NAME=on|off")]
+    pub tier: Vec<String>,
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {

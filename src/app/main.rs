@@ -103,7 +103,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Measures the interpreter on guest-code benchmark shapes.
+    /// Measures the executor (the interpreter and the tiers that are on) on guest-code
+    /// benchmark shapes.
     Bench(bench_cmd::BenchArgs),
     /// Says whether a program will run: its runtime and packer, every import marked
     /// implemented, unimplemented or missing, and a headless run of N frames (exit
@@ -125,7 +126,13 @@ fn main() -> Result<()> {
         apply_tier(t)?;
     }
     match cli.command {
-        Some(Command::Bench(args)) => bench_cmd::run(args),
+        Some(Command::Bench(args)) => {
+            // The shapes' gates start from the process-wide ones (core's bench).
+            for t in &args.tier {
+                apply_tier(t)?;
+            }
+            bench_cmd::run(args)
+        }
         Some(Command::Check(args)) => std::process::exit(check::run(args)?),
         None if !cli.headless => {
             if cli.stats.is_some()

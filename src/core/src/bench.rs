@@ -138,7 +138,8 @@ fn machine(shape: &Shape, cfg: RunConfig) -> Result<Machine, String> {
     m.exec.chaining = cfg.chaining;
     // Private gates per run: the arms must not see each other's switches or stats.
     // They start as the process-wide gates stand (defaults, `WINTERP_TIERS`,
-    // `winterp --tier`), so `winterp --tier jit=off bench` measures the interpreter.
+    // `winterp bench --tier`), so `winterp bench --tier jit=off` measures without
+    // the native-code tier.
     let tiers = Tiers::new();
     let global = crate::tiers::global();
     for t in crate::tiers::ALL.into_iter().filter(|t| t.available()) {
@@ -316,6 +317,15 @@ pub fn paired_ratio_median(off: &ShapeResult, on: &ShapeResult) -> f64 {
 
 /// Runs every shape `reps` times, interleaving shapes so drift hits all alike.
 pub fn run_all(shapes: &[Shape], reps: usize) -> Result<Vec<ShapeResult>, String> {
+    run_all_with(shapes, reps, RunConfig::default())
+}
+
+/// [`run_all`] under `cfg`.
+pub fn run_all_with(
+    shapes: &[Shape],
+    reps: usize,
+    cfg: RunConfig,
+) -> Result<Vec<ShapeResult>, String> {
     let mut res: Vec<ShapeResult> = shapes
         .iter()
         .map(|s| ShapeResult {
@@ -326,9 +336,12 @@ pub fn run_all(shapes: &[Shape], reps: usize) -> Result<Vec<ShapeResult>, String
         .collect();
     for _ in 0..reps {
         for (k, s) in shapes.iter().enumerate() {
-            let sample = run_once(s)?;
+            let sample = run_once_with(s, cfg)?;
+            // Equal work is the guest's: instructions and blocks. Dispatches and
+            // decodes depend on when background compiles land (`jit`), run to run.
             if let Some(first) = res[k].samples.first()
-                && first.counters != sample.counters
+                && (first.counters.insns, first.counters.blocks)
+                    != (sample.counters.insns, sample.counters.blocks)
             {
                 return Err(format!(
                     "shape {} did different work on a repeat run",

@@ -894,6 +894,31 @@ fn jit_bench_shapes_end_identically() {
     assert!(ran >= 5, "the tier ran in only {ran} shapes");
 }
 
+/// `winterp bench` (no toggle) with the tier on, as it now runs by default: repeat
+/// runs of a shape do the same guest work (instructions and blocks) though the
+/// dispatches they make depend on when the background compiles land (the check
+/// compared every counter and refused the second run).
+#[test]
+fn jit_bench_repeats_with_background_compiles() {
+    use winterp_core::bench;
+    let mut shapes = bench::standard(1);
+    shapes.retain(|s| ["reg_alu", "block_mix"].contains(&s.name));
+    let cfg = bench::RunConfig::default().with("jit", true).unwrap();
+    let res = bench::run_all_with(&shapes, 3, cfg).unwrap();
+    for r in &res {
+        assert_eq!(r.samples.len(), 3, "{}", r.name);
+        let work = |k: usize| (r.samples[k].counters.insns, r.samples[k].counters.blocks);
+        assert!((1..3).all(|k| work(k) == work(0)), "{}: guest work", r.name);
+        // Compiled code ran: far fewer dispatches than instructions.
+        assert!(
+            r.dispatches_per_insn() < 0.5,
+            "{}: {} dispatches per instruction",
+            r.name,
+            r.dispatches_per_insn()
+        );
+    }
+}
+
 /// `winterp bench --toggle jit` without the app: the same `bench::run_toggle` on
 /// the shapes, paired ratios printed (a measurement, not a check; run with
 /// `cargo test --release -p winterp-core --test jit -- --ignored --nocapture`).
