@@ -664,6 +664,28 @@ pub fn blit_masked(
             let ys = axis(a.top - r.top, a.height(), dh, sy, sh, s.h);
             (s, xs, ys)
         });
+        // SRCCOPY without stretch or mirror between two colour targets (the blit
+        // of sprites and back buffers): whole rows of the source, not a ROP per
+        // pixel. The maps are then the identity, inside the source.
+        if let Some((s, xs, ys)) = &maps
+            && code == 0xcc
+            && mask.is_none()
+            && !s.mono
+            && !d.mono
+            && dw > 0
+            && dh > 0
+            && src.is_some_and(|(_, (_, _, sw, sh))| (sw, sh) == (dw, dh))
+            && xs.iter().enumerate().all(|(k, &i)| i == xs[0] + k as i64)
+            && xs[0] >= 0
+            && ys.iter().all(|&j| j >= 0)
+        {
+            let (i0, n) = (xs[0] as usize, xs.len());
+            for (y, &j) in (a.top..a.bottom).zip(ys) {
+                let at = j as usize * s.w as usize + i0;
+                ras.copy_span(y, a.left, &s.px[at..at + n]);
+            }
+            return;
+        }
         for y in a.top..a.bottom {
             let row = maps
                 .as_ref()

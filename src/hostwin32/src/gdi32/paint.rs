@@ -117,6 +117,15 @@ pub fn write_rect(proc: &Process, p: u32, r: Rect) -> ApiResult<()> {
 fn fill_dev(proc: &Process, d: &DrawCtx, r: Rect, brush: &Brush) -> ApiResult<()> {
     with_raster(proc, d, r, |ras| {
         let r = r.intersect(&ras.area());
+        if let Brush::Solid(c) = brush {
+            // One colour everywhere: resolved once (FillRect is most of what GDI
+            // games draw a frame with).
+            let c = d.color(*c);
+            for y in r.top..r.bottom {
+                ras.fill_span(y, r.left, r.right, c);
+            }
+            return;
+        }
         for y in r.top..r.bottom {
             ras.span(y, r.left, r.right, |x, old| {
                 raster::brush_pixel(d, brush, x, y).unwrap_or(old)

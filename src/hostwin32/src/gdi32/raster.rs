@@ -81,6 +81,49 @@ impl Raster<'_> {
         }
     }
 
+    /// `span` with one colour for every pixel (a solid brush): the colour is
+    /// converted for the target once, not per pixel.
+    pub fn fill_span(&mut self, y: i32, x0: i32, x1: i32, c: u32) {
+        let c = if self.mono { to_mono(c) } else { c & 0xff_ffff };
+        for k in 0..self.clip.len() {
+            let r = self.clip[k];
+            if y < r.top || y >= r.bottom {
+                continue;
+            }
+            let (a, b) = (x0.max(r.left), x1.min(r.right));
+            if a < b {
+                let i = self.index(a, y);
+                self.px[i..i + (b - a) as usize].fill(c);
+            }
+        }
+    }
+
+    /// `span` for a plain copy: pixel x of row y becomes `src[x - x0]`, for x in
+    /// `x0..x0 + src.len()` (a blit with SRCCOPY and no stretch).
+    pub fn copy_span(&mut self, y: i32, x0: i32, src: &[u32]) {
+        let x1 = x0.saturating_add(src.len() as i32);
+        for k in 0..self.clip.len() {
+            let r = self.clip[k];
+            if y < r.top || y >= r.bottom {
+                continue;
+            }
+            let (a, b) = (x0.max(r.left), x1.min(r.right));
+            if a >= b {
+                continue;
+            }
+            let i = self.index(a, y);
+            let from = &src[(a - x0) as usize..(b - x0) as usize];
+            let to = &mut self.px[i..i + from.len()];
+            if self.mono {
+                to.iter_mut().zip(from).for_each(|(d, &s)| *d = to_mono(s));
+            } else {
+                to.iter_mut()
+                    .zip(from)
+                    .for_each(|(d, &s)| *d = s & 0xff_ffff);
+            }
+        }
+    }
+
     pub fn clip_rects(&self) -> &[Rect] {
         &self.clip
     }
@@ -230,14 +273,22 @@ pub fn read_area(proc: &Process, dc: &DrawCtx, r: Rect) -> ApiResult<Vec<u32>> {
     match &dc.target {
         Target::Surface { surf, origin, .. } => {
             let s = surf.lock().unwrap_or_else(|e| e.into_inner());
-            for y in vis.top..vis.bottom {
-                for x in vis.left..vis.right {
-                    let (sx, sy) = (x + origin.0, y + origin.1);
-                    if sx >= 0 && sy >= 0 && (sx as u32) < s.width && (sy as u32) < s.height {
-                        out[(y - r.top) as usize * w + (x - r.left) as usize] =
-                            s.pixels[sy as usize * s.width as usize + sx as usize];
-                    }
-                }
+            // The part of `vis` on the surface, copied a row at a time.
+            let on = vis.intersect(&Rect::new(
+                -origin.0,
+                -origin.1,
+                s.width as i32 - origin.0,
+                s.height as i32 - origin.1,
+            ));
+            if on.is_empty() {
+                return Ok(out);
+            }
+            let n = on.width() as usize;
+            for y in on.top..on.bottom {
+                let from =
+                    (y + origin.1) as usize * s.width as usize + (on.left + origin.0) as usize;
+                let to = (y - r.top) as usize * w + (on.left - r.left) as usize;
+                out[to..to + n].copy_from_slice(&s.pixels[from..from + n]);
             }
         }
         Target::Dib { bits, fmt } => {
@@ -350,6 +401,72 @@ pub fn brush_pixel(dc: &DrawCtx, b: &Brush, x: i32, y: i32) -> Option<u32> {
                 })
             } else {
                 Some(c)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two rasters over the same pixels and clip (three rectangles, the rows drawn
+    /// running past the clip on both sides), one drawn with `span`, one with the
+    /// fast path.
+    fn both(mono: bool, fast: impl Fn(&mut Raster, i32), slow: impl Fn(&mut Raster, i32)) {
+        let (w, h) = (40usize, 12usize);
+        let start: Vec<u32> = (0..w * h)
+            .map(|k| (k as u32).wrapping_mul(0x9e37_79b9))
+            .collect();
+        // Inside the pixels (device x 3..43, y 1..13), as `with_raster` clips.
+        let clip = vec![
+            Rect::new(7, 2, 19, 9),
+            Rect::new(25, 1, 43, 5),
+            Rect::new(3, 8, 6, 13),
+        ];
+        let run = |f: &dyn Fn(&mut Raster, i32)| {
+            let mut px = start.clone();
+            let mut r = Raster {
+                px: &mut px,
+                stride: w,
+                bx: 3,
+                by: 1,
+                clip: clip.clone(),
+                mono,
+            };
+            for y in -2..14 {
+                f(&mut r, y);
+            }
+            px
+        };
+        assert_eq!(run(&fast), run(&slow), "mono {mono}");
+    }
+
+    #[test]
+    fn fill_span_is_span_with_one_colour() {
+        for mono in [false, true] {
+            for c in [0x12_3456u32, 0xff_ffff_ffu32, 0x80_8080, 0] {
+                both(
+                    mono,
+                    |r, y| r.fill_span(y, 2, 38, c),
+                    |r, y| r.span(y, 2, 38, |_, _| c),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn copy_span_is_span_reading_the_source_row() {
+        let src: Vec<u32> = (0..50u32)
+            .map(|k| k.wrapping_mul(0x0107_0503) | 0xff00_0000)
+            .collect();
+        for mono in [false, true] {
+            for x0 in [-5, 0, 6, 30] {
+                both(
+                    mono,
+                    |r, y| r.copy_span(y, x0, &src[..33]),
+                    |r, y| r.span(y, x0, x0 + 33, |x, _| src[(x - x0) as usize]),
+                );
             }
         }
     }
