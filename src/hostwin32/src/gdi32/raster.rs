@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn fill_span_is_span_with_one_colour() {
         for mono in [false, true] {
-            for c in [0x12_3456u32, 0xff_ffff_ffu32, 0x80_8080, 0] {
+            for c in [0x12_3456u32, 0xffff_ffffu32, 0x80_8080, 0] {
                 both(
                     mono,
                     |r, y| r.fill_span(y, 2, 38, c),
