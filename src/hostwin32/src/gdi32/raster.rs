@@ -65,14 +65,19 @@ impl Raster<'_> {
         }
     }
 
+    /// The part `a..b` of row `y`'s `x0..x1` inside clip rectangle `k`, if any.
+    fn run_in(&self, k: usize, y: i32, x0: i32, x1: i32) -> Option<(i32, i32)> {
+        let r = self.clip[k];
+        let (a, b) = (x0.max(r.left), x1.min(r.right));
+        (y >= r.top && y < r.bottom && a < b).then_some((a, b))
+    }
+
     /// Applies `f(x, old) -> new` to the visible pixels of row `y` in `x0..x1`.
     pub fn span(&mut self, y: i32, x0: i32, x1: i32, mut f: impl FnMut(i32, u32) -> u32) {
         for k in 0..self.clip.len() {
-            let r = self.clip[k];
-            if y < r.top || y >= r.bottom {
+            let Some((a, b)) = self.run_in(k, y, x0, x1) else {
                 continue;
-            }
-            let (a, b) = (x0.max(r.left), x1.min(r.right));
+            };
             for x in a..b {
                 let i = self.index(x, y);
                 let c = f(x, self.px[i]);
@@ -86,12 +91,7 @@ impl Raster<'_> {
     pub fn fill_span(&mut self, y: i32, x0: i32, x1: i32, c: u32) {
         let c = if self.mono { to_mono(c) } else { c & 0xff_ffff };
         for k in 0..self.clip.len() {
-            let r = self.clip[k];
-            if y < r.top || y >= r.bottom {
-                continue;
-            }
-            let (a, b) = (x0.max(r.left), x1.min(r.right));
-            if a < b {
+            if let Some((a, b)) = self.run_in(k, y, x0, x1) {
                 let i = self.index(a, y);
                 self.px[i..i + (b - a) as usize].fill(c);
             }
@@ -103,14 +103,9 @@ impl Raster<'_> {
     pub fn copy_span(&mut self, y: i32, x0: i32, src: &[u32]) {
         let x1 = x0.saturating_add(src.len() as i32);
         for k in 0..self.clip.len() {
-            let r = self.clip[k];
-            if y < r.top || y >= r.bottom {
+            let Some((a, b)) = self.run_in(k, y, x0, x1) else {
                 continue;
-            }
-            let (a, b) = (x0.max(r.left), x1.min(r.right));
-            if a >= b {
-                continue;
-            }
+            };
             let i = self.index(a, y);
             let from = &src[(a - x0) as usize..(b - x0) as usize];
             let to = &mut self.px[i..i + from.len()];
