@@ -664,17 +664,15 @@ pub fn blit_masked(
             let ys = axis(a.top - r.top, a.height(), dh, sy, sh, s.h);
             (s, xs, ys)
         });
-        // SRCCOPY without stretch or mirror between two colour targets (the blit
-        // of sprites and back buffers): whole rows of the source, not a ROP per
-        // pixel. The maps are then the identity, inside the source.
+        // SRCCOPY between two colour targets whose columns map onto one run of
+        // source columns (no horizontal stretch or mirror: the blit of sprites and
+        // back buffers): whole source rows, not a ROP per pixel. The maps say which
+        // source row each destination row takes.
         if let Some((s, xs, ys)) = &maps
             && code == 0xcc
             && mask.is_none()
             && !s.mono
             && !d.mono
-            && dw > 0
-            && dh > 0
-            && src.is_some_and(|(_, (_, _, sw, sh))| (sw, sh) == (dw, dh))
             && xs.iter().enumerate().all(|(k, &i)| i == xs[0] + k as i64)
             && xs[0] >= 0
             && ys.iter().all(|&j| j >= 0)
